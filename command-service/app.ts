@@ -1,0 +1,97 @@
+import express, { type Router } from 'express';
+import { randomUUID } from 'node:crypto';
+import { pinoHttp } from 'pino-http';
+import { NotFoundError, UnavailableError } from '../shared/errors';
+import { authenticate, environmentScope } from './http/auth';
+import { errorMiddleware } from './http/error-middleware';
+import { ApiRegistry } from './http/openapi';
+import { MIN_POSITION_HEADER, type Services } from './http/services';
+import { assignmentRoutes } from './routes/assignments';
+import { instanceRoutes } from './routes/instances';
+import { orgRoutes } from './routes/org';
+import { relationRoutes } from './routes/relations';
+import { resourceRoutes } from './routes/resources';
+import { roleRoutes } from './routes/roles';
+import type { RouteContext } from './routes/route-context';
+import { tenantAndUserRoutes } from './routes/tenants-users';
+import { tupleRoutes } from './routes/tuples';
+
+/** Route groups a feature module can add to (permission checks, background tasks). */
+export interface RouteGroups {
+  /** Authenticated routes at the root (`/v2/...`, `/allowed`). */
+  root: RouteContext;
+  /** `/v2/schema/{proj_id}/{env_id}`, environment resolved in `res.locals.env`. */
+  schema: RouteContext;
+  /** `/v2/facts/{proj_id}/{env_id}`, environment resolved in `res.locals.env`. */
+  facts: RouteContext;
+}
+
+export type RouteModule = (groups: RouteGroups) => void;
+
+/** Builds the HTTP API over the given services. Feature modules plug in their routes. */
+export function createApp(services: Services, modules: RouteModule[] = []): express.Express {
+  const app = express();
+  const api = new ApiRegistry();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const requestId = req.header('x-request-id') ?? randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('x-request-id', requestId);
+    next();
+  });
+  app.use(pinoHttp({ logger: services.logger, genReqId: (_req, res) => String(res.locals?.requestId ?? randomUUID()), quietReqLogger: true }));
+  app.use(express.json({ limit: services.config.MAX_BODY_BYTES, type: () => true }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    const ready = services.freshness.ready;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting', position: services.freshness.position });
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(api.document());
+  });
+
+  app.use(authenticate(services.readModels));
+  app.use(async (req, _res, next) => {
+    // "At least as fresh as": a client may send back the position a write returned.
+    const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);
+    if (Number.isFinite(wanted) && wanted > 0) {
+      const reached = await services.freshness.waitForPosition(wanted, services.config.READ_YOUR_WRITES_TIMEOUT_MS);
+      if (!reached) throw new UnavailableError(`The read models have not reached position ${wanted} yet; retry shortly`);
+    }
+    next();
+  });
+
+  const root = express.Router();
+  const schema = express.Router({ mergeParams: true });
+  const facts = express.Router({ mergeParams: true });
+  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base });
+  const groups: RouteGroups = {
+    root: group(root, ''),
+    schema: group(schema, '/v2/schema/{proj_id}/{env_id}'),
+    facts: group(facts, '/v2/facts/{proj_id}/{env_id}'),
+  };
+
+  orgRoutes(groups.root);
+  resourceRoutes(groups.schema);
+  roleRoutes(groups.schema);
+  relationRoutes(groups.schema);
+  tenantAndUserRoutes(groups.facts);
+  instanceRoutes(groups.facts);
+  assignmentRoutes(groups.facts);
+  tupleRoutes(groups.facts);
+  for (const module of modules) module(groups);
+
+  app.use('/v2/schema/:proj_id/:env_id', environmentScope(services.readModels), schema);
+  app.use('/v2/facts/:proj_id/:env_id', environmentScope(services.readModels), facts);
+  app.use(root);
+  app.use((req) => {
+    throw new NotFoundError(`No route for ${req.method} ${req.path}`);
+  });
+  app.use(errorMiddleware(services.logger));
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { NextFunction, Request, Response } from 'express';
+import { hashApiKeySecret, sameHash } from '../../shared/api-keys';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../shared/errors';
+import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../projection-service/read-models';
+
+export interface AuthContext {
+  keyId: string;
+  organizationId: string;
+  /** null for an organisation key */
+  projectId: string | null;
+  /** null for an organisation or project key */
+  environmentId: string | null;
+}
+
+/** Resolves `Authorization: Bearer <key>` to the key's scope, or answers 401. */
+export function authenticate(rm: ReadModels) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const header = req.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
+    const hash = hashApiKeySecret(match[1]!);
+    const key = await rm.apiKeys.findOne({ _secret_hash: hash });
+    if (!key || !sameHash(key._secret_hash, hash)) throw new UnauthorizedError('Invalid API key');
+    res.locals.auth = {
+      keyId: key.id,
+      organizationId: key.organization_id,
+      projectId: key.project_id,
+      environmentId: key.environment_id,
+    } satisfies AuthContext;
+    next();
+  };
+}
+
+export const authOf = (res: Response): AuthContext => res.locals.auth as AuthContext;
+
+/**
+ * Finds a project of the key's organisation by key or id. A narrower key asking
+ * for another project gets 403 whether or not it exists (no existence oracle).
+ */
+export async function resolveProject(rm: ReadModels, auth: AuthContext, ref: string): Promise<ProjectDoc> {
+  const project =
+    (await rm.projects.findOne({ organization_id: auth.organizationId, key: ref })) ??
+    (await rm.projects.get(ref).then((p) => (p?.organization_id === auth.organizationId ? p : null)));
+  if (auth.projectId !== null && project?.id !== auth.projectId) throw new ForbiddenError('This API key has no access to that project');
+  if (!project) throw new NotFoundError(`Project '${ref}' not found`, { project: ref });
+  return project;
+}
+
+export async function resolveEnvironment(rm: ReadModels, auth: AuthContext, project: ProjectDoc, ref: string): Promise<EnvironmentDoc> {
+  const env =
+    (await rm.environments.findOne({ project_id: project.id, key: ref })) ??
+    (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)));
+  if (auth.environmentId !== null && env?.id !== auth.environmentId) throw new ForbiddenError('This API key has no access to that environment');
+  if (!env) throw new NotFoundError(`Environment '${ref}' not found in project '${project.key}'`, { environment: ref });
+  return env;
+}
+
+/** Middleware for `/:proj_id/:env_id` route groups: puts the environment in `res.locals.env`. */
+export function environmentScope(rm: ReadModels) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const auth = authOf(res);
+    const project = await resolveProject(rm, auth, String(req.params.proj_id));
+    res.locals.env = await resolveEnvironment(rm, auth, project, String(req.params.env_id));
+    next();
+  };
+}
+
+export const envOf = (res: Response): EnvironmentDoc => res.locals.env as EnvironmentDoc;
+
+/** The environment an API key is bound to, for the PDP endpoints (`/allowed`), which have no path ids. */
+export async function keyEnvironment(rm: ReadModels, auth: AuthContext): Promise<EnvironmentDoc> {
+  if (auth.environmentId === null) throw new ForbiddenError('Permission checks need an environment-scoped API key');
+  const env = await rm.environments.get(auth.environmentId);
+  if (!env) throw new NotFoundError(`Environment '${auth.environmentId}' not found`);
+  return env;
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+interface OperationDoc {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** OpenAPI path, e.g. `/v2/facts/{proj_id}/{env_id}/tenants`. */
+  path: string;
+  summary: string;
+  tag: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Success status and what it returns. */
+  status?: number;
+  response?: string;
+}
+
+/**
+ * Collects the operations the routes register (with the same zod schemas they
+ * parse with) and renders an OpenAPI 3.1 document from them, so the document
+ * cannot drift from what the server validates.
+ */
+export class ApiRegistry {
+  private readonly operations: OperationDoc[] = [];
+
+  add(operation: OperationDoc): void {
+    this.operations.push(operation);
+  }
+
+  document(): Record<string, unknown> {
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const op of this.operations) {
+      const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+      if (op.query) {
+        const schema = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+        for (const [name, property] of Object.entries(schema.properties ?? {})) {
+          parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property as { type: string } });
+        }
+      }
+      const status = String(op.status ?? 200);
+      (paths[op.path] ??= {})[op.method] = {
+        summary: op.summary,
+        tags: [op.tag],
+        parameters,
+        ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } } } } : {}),
+        responses: {
+          [status]: { description: op.response ?? 'OK' },
+          '401': { description: 'Missing or invalid API key' },
+          '403': { description: 'The key has no access to this project or environment' },
+          '404': { description: 'A referenced object does not exist' },
+          '422': { description: 'Invalid body or query: {detail: [{loc, msg, type}]}' },
+        },
+      };
+    }
+    return {
+      openapi: '3.1.0',
+      info: { title: 'ReBAC policy service', version: '2', description: 'Permit.io v2-compatible authorization policy API, event-sourced.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+      paths,
+    };
+  }
+}

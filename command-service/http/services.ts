@@ -1,0 +1,71 @@
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { ReadModels } from '../../projection-service/read-models';
+import type { Config } from '../../shared/config';
+import type { CommandOutcome, CommandPipeline } from '../../shared/cqrs/command-pipeline';
+import type { EnvCommand } from '../../shared/domain/env/commands';
+import type { EnvState } from '../../shared/domain/env/state';
+import type { OrgCommand, OrgState } from '../../shared/domain/org/decider';
+import { UnavailableError } from '../../shared/errors';
+import type { EnvEvent, EventMetadata, OrgEvent } from '../../shared/events';
+import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
+import { authOf } from './auth';
+
+/** How far the read models are: lets a write wait until its own events are visible. */
+export interface Freshness {
+  readonly position: number;
+  readonly ready: boolean;
+  waitForPosition(position: number, timeoutMs: number): Promise<boolean>;
+}
+
+/** Everything the HTTP layer needs, built by a composition root; no module singletons. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  readModels: ReadModels;
+  envCommands: CommandPipeline<EnvCommand, EnvState, EnvEvent>;
+  orgCommands: CommandPipeline<OrgCommand, OrgState, OrgEvent>;
+  freshness: Freshness;
+}
+
+/** The header that carries a write's log position, and that a read may send back to be at least that fresh. */
+export const POSITION_HEADER = 'X-Event-Position';
+export const MIN_POSITION_HEADER = 'X-Min-Event-Position';
+
+export function metadataOf(req: Request, res: Response): EventMetadata {
+  const requestId = String(res.locals.requestId ?? '');
+  return {
+    actor: res.locals.auth ? authOf(res).keyId : null,
+    requestId,
+    correlationId: req.header('x-correlation-id') ?? requestId,
+    timestamp: new Date().toISOString(),
+    schemaVersion: CURRENT_SCHEMA_VERSION,
+  };
+}
+
+/**
+ * Read-your-writes: answers only once the read models reflect `position`
+ * (bounded by READ_YOUR_WRITES_TIMEOUT_MS), and tells the client the position.
+ */
+export async function awaitReadModels(services: Services, res: Response, position: number): Promise<void> {
+  if (position <= 0) return;
+  res.setHeader(POSITION_HEADER, String(position));
+  const reached = await services.freshness.waitForPosition(position, services.config.READ_YOUR_WRITES_TIMEOUT_MS);
+  if (!reached) {
+    throw new UnavailableError(
+      `The write was stored at position ${position}, but the read models did not reflect it within ${services.config.READ_YOUR_WRITES_TIMEOUT_MS} ms; read again later with ${MIN_POSITION_HEADER}: ${position}`,
+    );
+  }
+}
+
+export async function executeEnvCommand(services: Services, req: Request, res: Response, environmentId: string, command: EnvCommand): Promise<CommandOutcome<EnvEvent>> {
+  const outcome = await services.envCommands.execute(streams.environment(environmentId), command, metadataOf(req, res));
+  await awaitReadModels(services, res, outcome.position);
+  return outcome;
+}
+
+export async function executeOrgCommand(services: Services, req: Request, res: Response, organizationId: string, command: OrgCommand): Promise<CommandOutcome<OrgEvent>> {
+  const outcome = await services.orgCommands.execute(streams.organization(organizationId), command, metadataOf(req, res));
+  await awaitReadModels(services, res, outcome.position);
+  return outcome;
+}

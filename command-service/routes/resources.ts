@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { NotFoundError } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import { envOf } from '../http/auth';
+import { listPage } from '../http/pagination';
+import { executeEnvCommand } from '../http/services';
+import { keySchema, paginationSchema, parse } from '../http/validation';
+import type { RouteContext } from './route-context';
+
+const actionBlock = z.object({ name: z.string().optional(), description: z.string().optional(), attributes: z.record(z.string(), z.unknown()).optional() });
+export const resourceCreateSchema = z.object({
+  key: keySchema,
+  name: z.string().min(1),
+  description: z.string().optional(),
+  urn: z.string().optional(),
+  actions: z.record(keySchema, actionBlock),
+  attributes: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Resource types and their actions: `/v2/schema/{proj_id}/{env_id}/resources`. */
+export function resourceRoutes({ router, services, api, base }: RouteContext): void {
+  const rm = services.readModels;
+
+  api.add({ method: 'post', path: `${base}/resources`, summary: 'Create a resource type', tag: 'Resources', body: resourceCreateSchema });
+  router.post('/resources', async (req, res) => {
+    const body = parse(resourceCreateSchema, req.body, 'body');
+    const env = envOf(res);
+    const id = newId();
+    await executeEnvCommand(services, req, res, env.id, {
+      type: 'CreateResource', id, key: body.key, name: body.name, description: body.description ?? '', attributes: body.attributes ?? {},
+      actions: Object.entries(body.actions).map(([key, a]) => ({ id: newId(), key, name: a.name ?? key, description: a.description ?? '' })),
+    });
+    res.json(await rm.resources.get(id));
+  });
+
+  api.add({ method: 'get', path: `${base}/resources`, summary: 'List resource types', tag: 'Resources', query: paginationSchema });
+  router.get('/resources', async (req, res) => {
+    res.json(await listPage(rm.resources, { environment_id: envOf(res).id }, parse(paginationSchema, req.query, 'query')));
+  });
+
+  api.add({ method: 'get', path: `${base}/resources/{resource_id}`, summary: 'Get a resource type', tag: 'Resources' });
+  router.get('/resources/:resource_id', async (req, res) => {
+    const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, req.params.resource_id);
+    if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);
+    res.json(resource);
+  });
+
+  api.add({ method: 'delete', path: `${base}/resources/{resource_id}`, summary: 'Delete a resource type with its roles, relations and instances', tag: 'Resources', status: 204 });
+  router.delete('/resources/:resource_id', async (req, res) => {
+    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteResource', resource: req.params.resource_id });
+    res.status(204).end();
+  });
+}

@@ -1,0 +1,12 @@
+import type { Router } from 'express';
+import type { ApiRegistry } from '../http/openapi';
+import type { Services } from '../http/services';
+
+/** What a route module gets: the router of its group, the services, and the OpenAPI registry with its group's base path. */
+export interface RouteContext {
+  router: Router;
+  services: Services;
+  api: ApiRegistry;
+  /** OpenAPI form of the group's base path, e.g. `/v2/schema/{proj_id}/{env_id}`. */
+  base: string;
+}

@@ -1,0 +1,113 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp, type RouteModule } from './command-service/app';
+import { bootstrapIfEmpty } from './command-service/bootstrap';
+import type { Services } from './command-service/http/services';
+import { factsProjection } from './projection-service/projections/facts-projection';
+import { orgProjection } from './projection-service/projections/org-projection';
+import type { Projection } from './projection-service/projections/projection';
+import { schemaProjection } from './projection-service/projections/schema-projection';
+import { ReadModels } from './projection-service/read-models';
+import { ProjectionRunner } from './projection-service/runner';
+import type { Config } from './shared/config';
+import { createDocumentStore, createEventStore } from './shared/composition/stores';
+import { CommandPipeline } from './shared/cqrs/command-pipeline';
+import { envDecider } from './shared/domain/env/decider';
+import { orgDecider } from './shared/domain/org/decider';
+import type { DocumentStore } from './shared/docstore/port';
+import type { EventStore } from './shared/eventstore/port';
+
+/** What a feature (permission checks, environment copy, …) adds to a running service. */
+export interface Feature {
+  name: string;
+  projections?(readModels: ReadModels): Projection[];
+  routes?(context: FeatureContext): RouteModule;
+  /** Background work (e.g. the task service's consumer); stopped on shutdown. */
+  start?(context: FeatureContext): Promise<{ stop(): Promise<void> }>;
+}
+
+export interface FeatureContext {
+  config: Config;
+  logger: Logger;
+  eventStore: EventStore;
+  documentStore: DocumentStore;
+  services: Services;
+}
+
+export interface EmbeddedService {
+  url: string;
+  server: Server;
+  services: Services;
+  eventStore: EventStore;
+  documentStore: DocumentStore;
+  runner: ProjectionRunner;
+  close(): Promise<void>;
+}
+
+export const coreProjections = (rm: ReadModels): Projection[] => [orgProjection(rm), schemaProjection(rm), factsProjection(rm)];
+
+/**
+ * The embedded composition root: command service, projection service and task
+ * service in one process, each port on its configured engine (SQLite and the
+ * in-process queue by default).
+ */
+export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
+  const eventStore = await createEventStore(config);
+  const documentStore = await createDocumentStore(config);
+  const readModels = new ReadModels(documentStore);
+  const projections = [...coreProjections(readModels), ...features.flatMap((f) => f.projections?.(readModels) ?? [])];
+  const runner = new ProjectionRunner(eventStore, documentStore, projections, logger.child({ component: 'projections' }));
+  await runner.start();
+
+  const services: Services = {
+    config,
+    logger,
+    readModels,
+    envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' })),
+    orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' })),
+    freshness: runner,
+  };
+  const context: FeatureContext = { config, logger, eventStore, documentStore, services };
+
+  const workers: Array<{ stop(): Promise<void> }> = [];
+  try {
+    await waitUntilReady(runner);
+    const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger);
+    await runner.waitForPosition(bootstrapped, 10_000);
+    for (const feature of features) if (feature.start) workers.push(await feature.start(context));
+  } catch (error) {
+    await runner.stop();
+    await eventStore.close();
+    await documentStore.close();
+    throw error;
+  }
+
+  const app = createApp(services, features.flatMap((f) => (f.routes ? [f.routes(context)] : [])));
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.HOST}:${port}`;
+  logger.info({ url, dataDir: config.DATA_DIR }, 'service listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url, server, services, eventStore, documentStore, runner,
+    close: () =>
+      (closing ??= (async () => {
+        // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await closed;
+        for (const worker of workers.reverse()) await worker.stop();
+        await runner.stop();
+        await eventStore.close();
+        await documentStore.close();
+      })()),
+  };
+}
+
+async function waitUntilReady(runner: ProjectionRunner): Promise<void> {
+  while (!runner.ready) await new Promise((r) => setTimeout(r, 10));
+}

@@ -1,0 +1,27 @@
+import { startEmbedded } from './embedded';
+import { loadConfig } from './shared/config';
+import { createRootLogger } from './shared/logger';
+import { embeddedFeatures } from './features';
+
+/** `npm start`: the whole service in one process on the configured engines. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createRootLogger(config.LOG_LEVEL, 'rebac');
+  const service = await startEmbedded(config, logger, embeddedFeatures());
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await service.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

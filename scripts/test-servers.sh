@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Install/start/stop all real servers used by the integration/e2e tests:
+# Kafka (scripts/kafka.sh) and FerretDB (scripts/ferretdb.sh).
+#
+#   scripts/test-servers.sh install   # both, in parallel (cold: ~2 min, dominated by the FerretDB Go build)
+#   scripts/test-servers.sh start     # install if needed, start both, print KAFKA_BROKERS= / MONGODB_URL=
+#   scripts/test-servers.sh stop      # stop both, delete their data dirs
+#   scripts/test-servers.sh status
+#
+# `start` prints the connection settings as KEY=value lines on stdout (logs go to stderr), so
+#   export $(scripts/test-servers.sh start)
+# starts everything and exports KAFKA_BROKERS and MONGODB_URL into the calling shell.
+# If $GITHUB_ENV is set (GitHub Actions) they are also appended there for later steps.
+set -euo pipefail
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+install_all() {
+  # The two installs use different tools (mvn vs go) and mostly different resources
+  # (network vs CPU), so run them concurrently.
+  local kpid fpid rc=0
+  "$SCRIPTS/kafka.sh" install &
+  kpid=$!
+  "$SCRIPTS/ferretdb.sh" install &
+  fpid=$!
+  wait "$kpid" || rc=1
+  wait "$fpid" || rc=1
+  return "$rc"
+}
+
+start_all() {
+  local out
+  install_all
+  out="$("$SCRIPTS/kafka.sh" start)"
+  if ! out+=$'\n'"$("$SCRIPTS/ferretdb.sh" start)"; then
+    # Don't leave Kafka running if FerretDB could not start.
+    "$SCRIPTS/kafka.sh" stop || true
+    exit 1
+  fi
+  echo "$out"
+  if [[ -n "${GITHUB_ENV:-}" ]]; then
+    echo "$out" >>"$GITHUB_ENV"
+  fi
+}
+
+stop_all() {
+  local rc=0
+  "$SCRIPTS/ferretdb.sh" stop || rc=1
+  "$SCRIPTS/kafka.sh" stop || rc=1
+  return "$rc"
+}
+
+status_all() {
+  local rc=0
+  "$SCRIPTS/kafka.sh" status || rc=1
+  "$SCRIPTS/ferretdb.sh" status || rc=1
+  return "$rc"
+}
+
+case "${1:-}" in
+  install) install_all ;;
+  start) start_all ;;
+  stop) stop_all ;;
+  status) status_all ;;
+  *)
+    echo "usage: $0 install|start|stop|status" >&2
+    exit 2
+    ;;
+esac

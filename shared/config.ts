@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * All configuration comes from environment variables, parsed once at start.
+ * Each port picks its engine independently; the embedded engines are the
+ * defaults, and an engine name we do not know fails loudly at start.
+ */
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(7766),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Event store engine: `sqlite` (embedded) or `eventstoredb`. */
+  EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
+  EVENTSTORE_CONNECTION_STRING: z.string().optional(),
+  /** SQLite event log path; default `${DATA_DIR}/events.sqlite`. Several processes may share it. */
+  EVENTS_SQLITE_PATH: z.string().optional(),
+  /** Read-model engine: `sqlite` (embedded) or `mongodb`. */
+  READ_MODEL_STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  READ_MODELS_SQLITE_PATH: z.string().optional(),
+  MONGODB_URL: z.string().optional(),
+  MONGODB_DATABASE: z.string().default('rebac'),
+  /** Task queue engine: `memory` (in-process, embedded) or `kafka`. */
+  TASK_QUEUE: z.enum(['memory', 'kafka']).default('memory'),
+  KAFKA_BROKERS: z.string().optional(),
+  KAFKA_TOPIC_PREFIX: z.string().default('rebac'),
+  /** Becomes the organisation API key on first start; otherwise one is generated into DATA_DIR. */
+  ADMIN_API_KEY: z.string().min(16).optional(),
+  /** Largest JSON body accepted, in bytes (larger: 413). */
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** How long a write waits for the read models to reflect it before answering anyway. */
+  READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const config = parsed.data;
+  if (config.EVENT_STORE === 'eventstoredb' && !config.EVENTSTORE_CONNECTION_STRING) throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING');
+  if (config.READ_MODEL_STORE === 'mongodb' && !config.MONGODB_URL) throw new Error('READ_MODEL_STORE=mongodb needs MONGODB_URL');
+  if (config.TASK_QUEUE === 'kafka' && !config.KAFKA_BROKERS) throw new Error('TASK_QUEUE=kafka needs KAFKA_BROKERS');
+  return config;
+}

@@ -1,0 +1,151 @@
+import type { Logger } from 'pino';
+import { DomainError, StreamVersionConflictError } from '../errors';
+import type { EventData, EventMetadata, NewEvent } from '../events/envelope';
+import type { EventStore } from '../eventstore/port';
+import type { Decider } from './decider';
+
+export interface CommandOutcome<Event extends EventData> {
+  events: Event[];
+  /** Global position at or after which the read models reflect this command. */
+  position: number;
+  streamVersion: number;
+}
+
+interface Queued<Command, Event extends EventData> {
+  command: Command;
+  metadata: EventMetadata;
+  resolve: (outcome: CommandOutcome<Event>) => void;
+  reject: (error: unknown) => void;
+}
+
+interface StreamSlot<Command, State, Event extends EventData> {
+  state: State;
+  /** Version of the last event folded into `state` (-1: none). */
+  version: number;
+  queue: Queued<Command, Event>[];
+  draining: boolean;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * The one command pipeline: load state → pure decide → append with the
+ * expected stream version → bounded retry on a version conflict.
+ *
+ * Commands for one stream are queued and handled in batches: each queued command
+ * is decided against the state left by the previous one, and the batch's events
+ * go to the log in one append. A refused command refuses alone and appends
+ * nothing. State is cached per stream and caught up from the log before each
+ * batch, so another process writing the same stream is noticed (and a conflict
+ * at append time makes the whole batch start again on fresh state).
+ */
+export class CommandPipeline<Command, State, Event extends EventData> {
+  private readonly slots = new Map<string, StreamSlot<Command, State, Event>>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly decider: Decider<Command, State, Event>,
+    private readonly logger: Logger,
+  ) {}
+
+  execute(streamId: string, command: Command, metadata: EventMetadata): Promise<CommandOutcome<Event>> {
+    const slot = this.slot(streamId);
+    return new Promise((resolve, reject) => {
+      slot.queue.push({ command, metadata, resolve, reject });
+      if (!slot.draining) void this.drain(streamId, slot);
+    });
+  }
+
+  /** The current state of a stream, caught up with the log (for queries that need the decider's view). */
+  async currentState(streamId: string): Promise<State> {
+    const slot = this.slot(streamId);
+    await this.catchUp(streamId, slot);
+    return slot.state;
+  }
+
+  private slot(streamId: string): StreamSlot<Command, State, Event> {
+    let slot = this.slots.get(streamId);
+    if (!slot) {
+      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false };
+      this.slots.set(streamId, slot);
+    }
+    return slot;
+  }
+
+  private async drain(streamId: string, slot: StreamSlot<Command, State, Event>): Promise<void> {
+    slot.draining = true;
+    try {
+      while (slot.queue.length > 0) {
+        const batch = slot.queue.splice(0, slot.queue.length);
+        await this.handleBatch(streamId, slot, batch);
+      }
+    } finally {
+      slot.draining = false;
+    }
+  }
+
+  private async handleBatch(streamId: string, slot: StreamSlot<Command, State, Event>, batch: Queued<Command, Event>[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.catchUp(streamId, slot);
+      } catch (error) {
+        this.reset(slot);
+        batch.forEach((item) => item.reject(error));
+        return;
+      }
+      const expected = slot.version;
+      const decided = batch.map((item) => this.decideOne(slot, item));
+      const toAppend: NewEvent[] = decided.flatMap((d, i) =>
+        d.ok ? d.events.map((e) => ({ type: e.type, data: e.data, metadata: batch[i]!.metadata })) : [],
+      );
+      if (toAppend.length === 0) {
+        decided.forEach((d, i) => (d.ok ? batch[i]!.resolve({ events: [], position: 0, streamVersion: expected }) : batch[i]!.reject(d.error)));
+        return;
+      }
+      try {
+        const result = await this.store.append(streamId, toAppend, expected === -1 ? 'no_stream' : expected);
+        slot.version = result.streamVersion;
+        decided.forEach((d, i) =>
+          d.ok ? batch[i]!.resolve({ events: d.events, position: result.position, streamVersion: result.streamVersion }) : batch[i]!.reject(d.error),
+        );
+        return;
+      } catch (error) {
+        // The state already holds the refused events: start again from the log.
+        this.reset(slot);
+        if (error instanceof StreamVersionConflictError && attempt < MAX_ATTEMPTS) {
+          this.logger.debug({ streamId, attempt }, 'version conflict, retrying command batch');
+          continue;
+        }
+        batch.forEach((item) => item.reject(error));
+        return;
+      }
+    }
+  }
+
+  private decideOne(slot: StreamSlot<Command, State, Event>, item: Queued<Command, Event>): { ok: true; events: Event[] } | { ok: false; error: unknown } {
+    try {
+      const events = this.decider.decide(item.command, slot.state);
+      for (const event of events) slot.state = this.decider.evolve(slot.state, event);
+      return { ok: true, events };
+    } catch (error) {
+      if (!(error instanceof DomainError)) this.logger.error({ err: error }, 'decider failed unexpectedly');
+      return { ok: false, error };
+    }
+  }
+
+  private async catchUp(streamId: string, slot: StreamSlot<Command, State, Event>): Promise<void> {
+    for (;;) {
+      const events = await this.store.readStream(streamId, slot.version + 1, 5000);
+      for (const event of events) {
+        slot.state = this.decider.evolve(slot.state, { type: event.type, data: event.data } as Event);
+        slot.version = event.streamVersion;
+      }
+      if (events.length < 5000) return;
+    }
+  }
+
+  private reset(slot: StreamSlot<Command, State, Event>): void {
+    slot.state = this.decider.initialState();
+    slot.version = -1;
+  }
+}

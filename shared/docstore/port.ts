@@ -1,0 +1,60 @@
+/**
+ * The read-model port: named collections of JSON documents keyed by `id`, with
+ * equality queries on declared fields. Small on purpose, so that SQLite and
+ * MongoDB implement it the same way and every projection and query runs on both.
+ */
+
+export type FieldValue = string | number | boolean | null;
+/** Equality on declared fields; `{$in: [...]}` matches any of the values. */
+export type Filter = Record<string, FieldValue | { $in: FieldValue[] }>;
+
+export interface CollectionSpec {
+  name: string;
+  /** Fields that filters and sorts may use. Each adapter makes them queryable. */
+  fields: string[];
+  /** Composite indexes, leftmost field first; every query shape should have one. */
+  indexes: string[][];
+}
+
+export interface FindOptions {
+  skip?: number;
+  limit?: number;
+  /** Declared field to sort by, ascending; `id` is the tiebreak. */
+  sortBy?: string;
+}
+
+export interface Collection<T extends { id: string }> {
+  get(id: string): Promise<T | null>;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+  /** Inserts or replaces the document with this id (idempotent). */
+  put(doc: T): Promise<void>;
+  putMany(docs: T[]): Promise<void>;
+  /** Removes the document if present (idempotent). */
+  delete(id: string): Promise<void>;
+  deleteMany(filter: Filter): Promise<number>;
+}
+
+export type CheckpointSaveResult = { ok: true } | { ok: false; reason: 'MISMATCH'; current: number | null };
+
+export interface DocumentStore {
+  collection<T extends { id: string }>(spec: CollectionSpec): Collection<T>;
+
+  /**
+   * Runs `work` atomically where the engine can (SQLite); elsewhere the writes
+   * inside are applied one by one, and callers must stay correct under partial
+   * application plus replay (projections are idempotent for that reason).
+   */
+  transaction<R>(work: () => Promise<R>): Promise<R>;
+  readonly atomicTransactions: boolean;
+
+  /** Last processed position of a named consumer (null when never saved). */
+  loadCheckpoint(name: string): Promise<number | null>;
+  /** Compare-and-set: stores `next` only if the stored value is still `expected`. */
+  saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult>;
+
+  /** Drops every collection and checkpoint (rebuilding read models from the log). */
+  dropAll(): Promise<void>;
+  close(): Promise<void>;
+}

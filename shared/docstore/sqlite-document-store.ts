@@ -1,0 +1,206 @@
+import Database from 'better-sqlite3';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
+
+/**
+ * Read models on SQLite. Each collection is a table `rm_<name>` with one column
+ * per declared field (indexed as declared) and the document as JSON.
+ *
+ * Two connections: the projection writes through one inside transactions, and
+ * queries read through the other, so a query never sees a half-applied batch
+ * even when a long projection batch yields to the event loop. Which connection
+ * a call uses follows the async context (AsyncLocalStorage), not a flag.
+ */
+export class SqliteDocumentStore implements DocumentStore {
+  readonly atomicTransactions = true;
+  private readonly writer: Database.Database;
+  private readonly reader: Database.Database;
+  private readonly inTransaction = new AsyncLocalStorage<true>();
+  private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
+
+  constructor(path: string) {
+    this.writer = open(path);
+    this.writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
+    this.reader = open(path);
+  }
+
+  /** The connection for the current async context. */
+  connection(): Database.Database {
+    return this.inTransaction.getStore() ? this.writer : this.reader;
+  }
+
+  writeConnection(): Database.Database {
+    return this.writer;
+  }
+
+  collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
+    let existing = this.collections.get(spec.name);
+    if (!existing) {
+      existing = new SqliteCollection(this, spec);
+      this.collections.set(spec.name, existing);
+    }
+    return existing as unknown as Collection<T>;
+  }
+
+  async transaction<R>(work: () => Promise<R>): Promise<R> {
+    if (this.inTransaction.getStore()) return work();
+    this.writer.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await this.inTransaction.run(true, work);
+      this.writer.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  async loadCheckpoint(name: string): Promise<number | null> {
+    const row = this.connection().prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as
+      | { position: number }
+      | undefined;
+    return row?.position ?? null;
+  }
+
+  async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
+    const info =
+      expected === null
+        ? this.writer.prepare('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)').run(name, next)
+        : this.writer.prepare('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?').run(next, name, expected);
+    if (info.changes === 1) return { ok: true };
+    return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
+  }
+
+  async dropAll(): Promise<void> {
+    const tables = this.writer
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'")
+      .all() as Array<{ name: string }>;
+    for (const { name } of tables) this.writer.exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
+  }
+
+  async close(): Promise<void> {
+    this.reader.close();
+    this.writer.close();
+  }
+}
+
+function open(path: string): Database.Database {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // Read models can always be rebuilt from the log, so they need not fsync each commit.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  return db;
+}
+
+const column = (field: string) => `"f_${field}"`;
+
+class SqliteCollection<T extends { id: string }> implements Collection<T> {
+  private readonly table: string;
+  private readonly fields: Set<string>;
+  private readonly upsertSql: string;
+
+  constructor(
+    private readonly store: SqliteDocumentStore,
+    private readonly spec: CollectionSpec,
+  ) {
+    if (!/^[a-z_]+$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
+    this.table = `rm_${spec.name}`;
+    this.fields = new Set(spec.fields);
+    const db = store.writeConnection();
+    const columns = spec.fields.map((f) => `${column(f)} ANY`).join(', ');
+    db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)`);
+    spec.indexes.forEach((index) => {
+      const name = `${this.table}__${index.join('_')}`;
+      db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${index.map(column).join(', ')})`);
+    });
+    const names = ['id', ...spec.fields.map(column), 'doc'];
+    const updates = [...spec.fields.map(column), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
+    this.upsertSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
+  }
+
+  async get(id: string): Promise<T | null> {
+    const row = this.store.connection().prepare(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const { where, params } = this.where(filter);
+    let sql = `SELECT doc FROM ${this.table}${where}`;
+    if (options.sortBy) sql += ` ORDER BY ${this.columnFor(options.sortBy)}, id`;
+    if (options.limit !== undefined || options.skip !== undefined) {
+      sql += ' LIMIT ? OFFSET ?';
+      params.push(options.limit ?? -1, options.skip ?? 0);
+    }
+    const rows = this.store.connection().prepare(sql).all(...params) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const { where, params } = this.where(filter);
+    const row = this.store.connection().prepare(`SELECT COUNT(*) AS n FROM ${this.table}${where}`).get(...params) as { n: number };
+    return row.n;
+  }
+
+  async put(doc: T): Promise<void> {
+    this.store.writeConnection().prepare(this.upsertSql).run(...this.rowValues(doc));
+  }
+
+  async putMany(docs: T[]): Promise<void> {
+    const statement = this.store.writeConnection().prepare(this.upsertSql);
+    for (const doc of docs) statement.run(...this.rowValues(doc));
+  }
+
+  async delete(id: string): Promise<void> {
+    this.store.writeConnection().prepare(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const { where, params } = this.where(filter);
+    return this.store.writeConnection().prepare(`DELETE FROM ${this.table}${where}`).run(...params).changes;
+  }
+
+  private rowValues(doc: T): unknown[] {
+    const record = doc as unknown as Record<string, unknown>;
+    return [doc.id, ...this.spec.fields.map((f) => toSqlValue(record[f])), JSON.stringify(doc)];
+  }
+
+  private columnFor(field: string): string {
+    if (field === 'id') return 'id';
+    if (!this.fields.has(field)) throw new Error(`field ${field} is not declared on collection ${this.spec.name}`);
+    return column(field);
+  }
+
+  private where(filter: Filter): { where: string; params: unknown[] } {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    for (const [field, condition] of Object.entries(filter)) {
+      const col = this.columnFor(field);
+      if (condition !== null && typeof condition === 'object') {
+        if (condition.$in.length === 0) {
+          clauses.push('0');
+          continue;
+        }
+        clauses.push(`${col} IN (${condition.$in.map(() => '?').join(', ')})`);
+        params.push(...condition.$in.map(toSqlValue));
+      } else if (condition === null) {
+        clauses.push(`${col} IS NULL`);
+      } else {
+        clauses.push(`${col} = ?`);
+        params.push(toSqlValue(condition));
+      }
+    }
+    return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
+  }
+}
+
+function toSqlValue(value: unknown): FieldValue | number {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  return JSON.stringify(value);
+}

@@ -1,0 +1,100 @@
+import type { DerivationRule, EnvEvent } from '../../events';
+import type { AssignmentState, EnvState, InstanceState, RelationState, ResourceState, RoleState, TupleState } from './state';
+import { assignmentKey, instanceRef, roleKey, tupleKey } from './state';
+
+/**
+ * Deleting an object deletes what depends on it, as explicit events (the log
+ * says exactly what went, and projections never have to infer a cascade).
+ * A Cascade collects deletions from several roots without repeating any, then
+ * emits them dependents-first so every event is valid when folded in order.
+ */
+export class Cascade {
+  private readonly tuples = new Map<string, TupleState>();
+  private readonly assignments = new Map<string, AssignmentState>();
+  private readonly instances = new Map<string, InstanceState>();
+  private readonly relations = new Map<string, RelationState>();
+  private readonly roles = new Map<string, RoleState>();
+  private readonly resources = new Map<string, ResourceState>();
+  private readonly tenants = new Map<string, { id: string; key: string }>();
+
+  constructor(private readonly state: EnvState) {}
+
+  instance(instance: InstanceState): this {
+    const ref = instanceRef(instance.resource, instance.key);
+    if (this.instances.has(ref)) return this;
+    this.instances.set(ref, instance);
+    for (const tuple of this.state.tuples.values()) if (tuple.subject === ref || tuple.object === ref) this.tuples.set(tupleKey(tuple), tuple);
+    for (const a of this.state.assignments.values()) if (a.resourceInstance === ref) this.assignments.set(assignmentKey(a), a);
+    return this;
+  }
+
+  role(role: RoleState): this {
+    const key = roleKey(role.resource, role.key);
+    if (this.roles.has(key)) return this;
+    this.roles.set(key, role);
+    for (const a of this.state.assignments.values()) {
+      if (a.role === role.key && a.resource === role.resource) this.assignments.set(assignmentKey(a), a);
+    }
+    return this;
+  }
+
+  relation(relation: RelationState): this {
+    const key = `${relation.objectResource}#${relation.key}`;
+    if (this.relations.has(key)) return this;
+    this.relations.set(key, relation);
+    for (const tuple of this.state.tuples.values()) {
+      if (tuple.relation === relation.key && tuple.object.startsWith(`${relation.objectResource}:`) && tuple.subject.startsWith(`${relation.subjectResource}:`)) {
+        this.tuples.set(tupleKey(tuple), tuple);
+      }
+    }
+    return this;
+  }
+
+  resource(resource: ResourceState): this {
+    if (this.resources.has(resource.key)) return this;
+    this.resources.set(resource.key, resource);
+    for (const instance of this.state.instances.values()) if (instance.resource === resource.key) this.instance(instance);
+    for (const role of this.state.roles.values()) if (role.resource === resource.key) this.role(role);
+    for (const relation of this.state.relations.values()) {
+      if (relation.objectResource === resource.key || relation.subjectResource === resource.key) this.relation(relation);
+    }
+    return this;
+  }
+
+  tenant(tenant: { id: string; key: string }): this {
+    this.tenants.set(tenant.key, tenant);
+    for (const instance of this.state.instances.values()) if (instance.tenant === tenant.key) this.instance(instance);
+    for (const a of this.state.assignments.values()) if (a.tenant === tenant.key) this.assignments.set(assignmentKey(a), a);
+    return this;
+  }
+
+  /** A derivation rule stops being valid when its role, relation or resource goes. */
+  private ruleSurvives(rule: DerivationRule, owner: RoleState): boolean {
+    if (this.resources.has(rule.onResource)) return false;
+    if (this.roles.has(roleKey(rule.onResource, rule.role))) return false;
+    return !this.relations.has(`${owner.resource ?? ''}#${rule.relation}`);
+  }
+
+  events(): EnvEvent[] {
+    const out: EnvEvent[] = [];
+    for (const t of this.tuples.values()) out.push({ type: 'RelationshipTupleDeleted', data: { ...t } });
+    for (const a of this.assignments.values()) out.push({ type: 'RoleUnassigned', data: { ...a } });
+    for (const role of this.state.roles.values()) {
+      if (this.roles.has(roleKey(role.resource, role.key))) continue;
+      const ref = { id: role.id, key: role.key, resource: role.resource };
+      const rules = role.rules.filter((r) => this.ruleSurvives(r, role));
+      if (rules.length !== role.rules.length) out.push({ type: 'RoleDerivationsReplaced', data: { ...ref, rules } });
+      if (role.resource === null) {
+        // Top-level roles name `resource:action`; drop the permissions of a deleted resource.
+        const permissions = role.permissions.filter((p) => !this.resources.has(p.split(':')[0] ?? ''));
+        if (permissions.length !== role.permissions.length) out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
+      }
+    }
+    for (const i of this.instances.values()) out.push({ type: 'ResourceInstanceDeleted', data: { id: i.id, key: i.key, resource: i.resource, tenant: i.tenant } });
+    for (const r of this.relations.values()) out.push({ type: 'RelationDeleted', data: { id: r.id, key: r.key, objectResource: r.objectResource, subjectResource: r.subjectResource } });
+    for (const r of this.roles.values()) out.push({ type: 'RoleDeleted', data: { id: r.id, key: r.key, resource: r.resource } });
+    for (const r of this.resources.values()) out.push({ type: 'ResourceDeleted', data: { id: r.id, key: r.key } });
+    for (const t of this.tenants.values()) out.push({ type: 'TenantDeleted', data: { id: t.id, key: t.key } });
+    return out;
+  }
+}

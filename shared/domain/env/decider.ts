@@ -1,0 +1,36 @@
+import type { Decider } from '../../cqrs/decider';
+import type { EnvEvent } from '../../events';
+import type { EnvCommand } from './commands';
+import * as facts from './facts-decisions';
+import * as schema from './schema-decisions';
+import { evolveEnv, initialEnvState, type EnvState } from './state';
+
+function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
+  switch (command.type) {
+    case 'CreateResource': return schema.createResource(command, state);
+    case 'DeleteResource': return schema.deleteResource(command, state);
+    case 'CreateRole': return schema.createRole(command, state);
+    case 'UpdateRole': return schema.updateRole(command, state);
+    case 'DeleteRole': return schema.deleteRole(command, state);
+    case 'AddImplicitGrant': return schema.addImplicitGrant(command, state);
+    case 'RemoveImplicitGrant': return schema.removeImplicitGrant(command, state);
+    case 'CreateRelation': return schema.createRelation(command, state);
+    case 'DeleteRelation': return schema.deleteRelation(command, state);
+    case 'CreateTenant': return facts.createTenant(command, state);
+    case 'DeleteTenant': return facts.deleteTenant(command, state);
+    case 'CreateUser': return facts.createUser(command, state);
+    case 'CreateInstance': return facts.createInstance(command, state);
+    case 'DeleteInstance': return facts.deleteInstance(command, state);
+    case 'AssignRole': return facts.assignRole(command, state);
+    case 'UnassignRole': return facts.unassignRole(command, state);
+    case 'CreateTuple': return facts.createTuple(command, state);
+    case 'DeleteTuple': return facts.deleteTuple(command, state);
+  }
+}
+
+/** The environment stream's decider: schema and facts of one environment. */
+export const envDecider: Decider<EnvCommand, EnvState, EnvEvent> = {
+  initialState: initialEnvState,
+  evolve: evolveEnv,
+  decide,
+};

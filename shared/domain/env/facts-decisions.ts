@@ -1,0 +1,125 @@
+import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
+import type { EnvEvent } from '../../events';
+import { Cascade } from './cascade';
+import type { EnvCommand } from './commands';
+import { findInstance, findResource, findRole, findTenant } from './lookup';
+import type { EnvState, InstanceState } from './state';
+import { assignmentKey, instanceRef, relationKey, tupleKey } from './state';
+
+type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
+
+export function createTenant(c: Cmd<'CreateTenant'>, s: EnvState): EnvEvent[] {
+  if (s.tenants.has(c.key)) throw new DuplicateEntityError(`Tenant '${c.key}' already exists`);
+  const { type: _type, ...data } = c;
+  return [{ type: 'TenantCreated', data }];
+}
+
+export function deleteTenant(c: Cmd<'DeleteTenant'>, s: EnvState): EnvEvent[] {
+  return new Cascade(s).tenant(findTenant(s, c.tenant)).events();
+}
+
+export function createUser(c: Cmd<'CreateUser'>, s: EnvState): EnvEvent[] {
+  if (s.users.has(c.key)) throw new DuplicateEntityError(`User '${c.key}' already exists`);
+  const { type: _type, ...data } = c;
+  return [{ type: 'UserCreated', data }];
+}
+
+export function createInstance(c: Cmd<'CreateInstance'>, s: EnvState): EnvEvent[] {
+  const resource = findResource(s, c.resource).key;
+  const tenant = findTenant(s, c.tenant).key;
+  if (s.instances.has(instanceRef(resource, c.key))) throw new DuplicateEntityError(`Resource instance '${resource}:${c.key}' already exists`);
+  return [{ type: 'ResourceInstanceCreated', data: { id: c.id, key: c.key, resource, tenant, attributes: c.attributes } }];
+}
+
+export function deleteInstance(c: Cmd<'DeleteInstance'>, s: EnvState): EnvEvent[] {
+  return new Cascade(s).instance(findInstance(s, c.instance)).events();
+}
+
+/** Where an assignment applies: one instance (tenant taken from it), or a whole tenant for a top-level role. */
+function assignmentTarget(s: EnvState, c: { role: string; tenant: string | null; resourceInstance: string | null }) {
+  if (c.resourceInstance !== null) {
+    const instance = findInstance(s, c.resourceInstance);
+    if (c.tenant !== null && findTenant(s, c.tenant).key !== instance.tenant) {
+      throw new InvalidRequestError(
+        `Resource instance '${instanceRef(instance.resource, instance.key)}' is in tenant '${instance.tenant}', not in tenant '${c.tenant}'`,
+      );
+    }
+    const role = findRole(s, instance.resource, c.role);
+    return { role: role.key, resource: instance.resource, tenant: instance.tenant, resourceInstance: instanceRef(instance.resource, instance.key) };
+  }
+  if (c.tenant === null) throw new InvalidRequestError('A role assignment needs a tenant or a resource_instance');
+  const tenant = findTenant(s, c.tenant).key;
+  const role = findRole(s, null, c.role);
+  return { role: role.key, resource: null, tenant, resourceInstance: null };
+}
+
+export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
+  const target = assignmentTarget(s, c);
+  const assignment = { id: c.id, user: c.user, ...target };
+  if (s.assignments.has(assignmentKey(assignment))) {
+    throw new DuplicateEntityError(`User '${c.user}' already has role '${target.role}' ${describeTarget(target)}`);
+  }
+  const events: EnvEvent[] = [];
+  if (!s.users.has(c.user)) {
+    events.push({ type: 'UserCreated', data: { id: c.newUserId, key: c.user, email: null, firstName: null, lastName: null, attributes: {} } });
+  }
+  events.push({ type: 'RoleAssigned', data: assignment });
+  return events;
+}
+
+export function unassignRole(c: Cmd<'UnassignRole'>, s: EnvState): EnvEvent[] {
+  const target = assignmentTarget(s, c);
+  const existing = s.assignments.get(assignmentKey({ user: c.user, ...target }));
+  if (!existing) throw new NotFoundError(`User '${c.user}' has no role '${target.role}' ${describeTarget(target)}`);
+  return [{ type: 'RoleUnassigned', data: { ...existing } }];
+}
+
+function describeTarget(t: { tenant: string; resourceInstance: string | null }): string {
+  return t.resourceInstance ? `on '${t.resourceInstance}'` : `in tenant '${t.tenant}'`;
+}
+
+function parseInstanceRef(s: EnvState, ref: string, field: 'subject' | 'object'): InstanceState {
+  if (!ref.includes(':') && !s.ids.has(ref)) {
+    throw new InvalidRequestError(`The ${field} '${ref}' must have the form '<resource_type>:<instance_key>'`);
+  }
+  return findInstance(s, ref);
+}
+
+/** Checks that a tuple is allowed by the schema; returns its normalised form. */
+function tupleTarget(s: EnvState, c: { subject: string; relation: string; object: string }) {
+  const subject = parseInstanceRef(s, c.subject, 'subject');
+  const object = parseInstanceRef(s, c.object, 'object');
+  const relation = s.relations.get(relationKey(object.resource, c.relation));
+  if (!relation) throw new NotFoundError(`Relation '${c.relation}' not found on resource '${object.resource}'`, { relation: c.relation });
+  if (relation.subjectResource !== subject.resource) {
+    throw new InvalidRequestError(
+      `Relation '${c.relation}' of resource '${object.resource}' takes subjects of type '${relation.subjectResource}', not '${subject.resource}'`,
+    );
+  }
+  return { subject, object, relation: relation.key };
+}
+
+export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
+  const { subject, object, relation } = tupleTarget(s, c);
+  if (subject.tenant !== object.tenant) {
+    throw new InvalidRequestError(
+      `Subject '${instanceRef(subject.resource, subject.key)}' is in tenant '${subject.tenant}' but object '${instanceRef(object.resource, object.key)}' is in tenant '${object.tenant}'; both must be in the same tenant`,
+    );
+  }
+  if (c.tenant !== null && findTenant(s, c.tenant).key !== subject.tenant) {
+    throw new InvalidRequestError(`The tuple's instances are in tenant '${subject.tenant}', not in tenant '${c.tenant}'`);
+  }
+  const tuple = { id: c.id, subject: instanceRef(subject.resource, subject.key), relation, object: instanceRef(object.resource, object.key), tenant: subject.tenant };
+  if (s.tuples.has(tupleKey(tuple))) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
+  return [{ type: 'RelationshipTupleCreated', data: tuple }];
+}
+
+export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
+  const { subject, object, relation } = tupleTarget(s, c);
+  const key = tupleKey({ subject: instanceRef(subject.resource, subject.key), relation, object: instanceRef(object.resource, object.key) });
+  const existing = s.tuples.get(key);
+  if (!existing) throw new NotFoundError(`Relationship tuple '${key}' not found`);
+  return [{ type: 'RelationshipTupleDeleted', data: { ...existing } }];
+}
+
+

@@ -1,0 +1,178 @@
+import type { DerivationRule, EnvEvent } from '../../events';
+
+/**
+ * What the environment decider knows: every object's identity and the
+ * references it must validate. Keys identify; ids are kept so that any path
+ * id may be a key or a UUID.
+ */
+export interface ResourceState {
+  id: string;
+  key: string;
+  actions: Set<string>;
+}
+export interface RoleState {
+  id: string;
+  key: string;
+  resource: string | null;
+  permissions: string[];
+  /** `granted_to.users_with_role` and implicit grants are one list: both are derivation rules. */
+  rules: DerivationRule[];
+}
+export interface RelationState {
+  id: string;
+  key: string;
+  objectResource: string;
+  subjectResource: string;
+}
+export interface InstanceState {
+  id: string;
+  key: string;
+  resource: string;
+  tenant: string;
+}
+export interface AssignmentState {
+  id: string;
+  user: string;
+  role: string;
+  resource: string | null;
+  tenant: string;
+  resourceInstance: string | null;
+}
+export interface TupleState {
+  id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  tenant: string;
+}
+
+export interface EnvState {
+  resources: Map<string, ResourceState>;
+  /** `${resource ?? ''}#${role}`; top-level roles have an empty resource part. */
+  roles: Map<string, RoleState>;
+  /** `${objectResource}#${relation}` */
+  relations: Map<string, RelationState>;
+  tenants: Map<string, { id: string; key: string }>;
+  users: Map<string, { id: string; key: string }>;
+  /** `${resource}:${key}` */
+  instances: Map<string, InstanceState>;
+  /** assignmentKey(...) */
+  assignments: Map<string, AssignmentState>;
+  /** `${subject}|${relation}|${object}` */
+  tuples: Map<string, TupleState>;
+  /** id → map key, for every object kind (ids are UUIDs, unique across kinds). */
+  ids: Map<string, string>;
+}
+
+export const roleKey = (resource: string | null, role: string) => `${resource ?? ''}#${role}`;
+export const relationKey = (objectResource: string, relation: string) => `${objectResource}#${relation}`;
+export const instanceRef = (resource: string, key: string) => `${resource}:${key}`;
+export const tupleKey = (t: { subject: string; relation: string; object: string }) => `${t.subject}|${t.relation}|${t.object}`;
+export const assignmentKey = (a: { user: string; role: string; resource: string | null; tenant: string; resourceInstance: string | null }) =>
+  `${a.user}|${a.role}|${a.resource ?? ''}|${a.tenant}|${a.resourceInstance ?? ''}`;
+export const ruleEquals = (a: DerivationRule, b: DerivationRule) => a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
+
+export function initialEnvState(): EnvState {
+  return {
+    resources: new Map(),
+    roles: new Map(),
+    relations: new Map(),
+    tenants: new Map(),
+    users: new Map(),
+    instances: new Map(),
+    assignments: new Map(),
+    tuples: new Map(),
+    ids: new Map(),
+  };
+}
+
+export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
+  switch (event.type) {
+    case 'ResourceCreated': {
+      const d = event.data;
+      state.resources.set(d.key, { id: d.id, key: d.key, actions: new Set(d.actions.map((a) => a.key)) });
+      state.ids.set(d.id, d.key);
+      break;
+    }
+    case 'ResourceDeleted':
+      state.resources.delete(event.data.key);
+      state.ids.delete(event.data.id);
+      break;
+    case 'RoleCreated': {
+      const d = event.data;
+      state.roles.set(roleKey(d.resource, d.key), { id: d.id, key: d.key, resource: d.resource, permissions: d.permissions, rules: [] });
+      state.ids.set(d.id, roleKey(d.resource, d.key));
+      break;
+    }
+    case 'RoleUpdated': {
+      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
+      if (role) role.permissions = event.data.permissions;
+      break;
+    }
+    case 'RoleDerivationsReplaced': {
+      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
+      if (role) role.rules = [...event.data.rules];
+      break;
+    }
+    case 'ImplicitGrantAdded': {
+      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
+      if (role && !role.rules.some((r) => ruleEquals(r, event.data.rule))) role.rules.push(event.data.rule);
+      break;
+    }
+    case 'ImplicitGrantRemoved': {
+      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
+      if (role) role.rules = role.rules.filter((r) => !ruleEquals(r, event.data.rule));
+      break;
+    }
+    case 'RoleDeleted':
+      state.roles.delete(roleKey(event.data.resource, event.data.key));
+      state.ids.delete(event.data.id);
+      break;
+    case 'RelationCreated': {
+      const d = event.data;
+      state.relations.set(relationKey(d.objectResource, d.key), { id: d.id, key: d.key, objectResource: d.objectResource, subjectResource: d.subjectResource });
+      state.ids.set(d.id, relationKey(d.objectResource, d.key));
+      break;
+    }
+    case 'RelationDeleted':
+      state.relations.delete(relationKey(event.data.objectResource, event.data.key));
+      state.ids.delete(event.data.id);
+      break;
+    case 'TenantCreated':
+      state.tenants.set(event.data.key, { id: event.data.id, key: event.data.key });
+      state.ids.set(event.data.id, event.data.key);
+      break;
+    case 'TenantDeleted':
+      state.tenants.delete(event.data.key);
+      state.ids.delete(event.data.id);
+      break;
+    case 'UserCreated':
+      state.users.set(event.data.key, { id: event.data.id, key: event.data.key });
+      state.ids.set(event.data.id, event.data.key);
+      break;
+    case 'ResourceInstanceCreated': {
+      const d = event.data;
+      const ref = instanceRef(d.resource, d.key);
+      state.instances.set(ref, { id: d.id, key: d.key, resource: d.resource, tenant: d.tenant });
+      state.ids.set(d.id, ref);
+      break;
+    }
+    case 'ResourceInstanceDeleted':
+      state.instances.delete(instanceRef(event.data.resource, event.data.key));
+      state.ids.delete(event.data.id);
+      break;
+    case 'RoleAssigned':
+      state.assignments.set(assignmentKey(event.data), { ...event.data });
+      break;
+    case 'RoleUnassigned':
+      state.assignments.delete(assignmentKey(event.data));
+      break;
+    case 'RelationshipTupleCreated':
+      state.tuples.set(tupleKey(event.data), { ...event.data });
+      break;
+    case 'RelationshipTupleDeleted':
+      state.tuples.delete(tupleKey(event.data));
+      break;
+  }
+  return state;
+}

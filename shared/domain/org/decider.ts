@@ -1,0 +1,106 @@
+import type { Decider } from '../../cqrs/decider';
+import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
+import type { ApiKeyScope, OrgEvent } from '../../events';
+
+/** The organisation stream: the organisation, its projects, environments and API keys. */
+
+export interface OrgState {
+  created: boolean;
+  /** project key → id, and id → key */
+  projects: Map<string, string>;
+  projectIds: Map<string, string>;
+  /** `${projectId}#${envKey}` → env id; env id → project id */
+  environments: Map<string, string>;
+  environmentProjects: Map<string, string>;
+  apiKeys: Set<string>;
+}
+
+export interface NewEnvironment {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  customBranchName: string;
+  jwks: Record<string, unknown>;
+  settings: Record<string, unknown>;
+}
+
+export type OrgCommand =
+  | { type: 'BootstrapOrganization'; organization: { id: string; key: string; name: string }; project: { id: string; key: string; name: string }; environment: NewEnvironment; apiKey: { id: string; secretHash: string } }
+  | { type: 'CreateProject'; id: string; key: string; name: string; description: string }
+  | { type: 'CreateEnvironment'; project: string; environment: NewEnvironment; copiedFromTaskId?: string }
+  | { type: 'CreateApiKey'; id: string; name: string; secretHash: string; scope: ApiKeyScope };
+
+export function findProjectId(state: OrgState, ref: string): string {
+  const id = state.projects.get(ref) ?? (state.projectIds.has(ref) ? ref : undefined);
+  if (!id) throw new NotFoundError(`Project '${ref}' not found`, { project: ref });
+  return id;
+}
+
+export function findEnvironmentId(state: OrgState, projectId: string, ref: string): string {
+  const id = state.environments.get(`${projectId}#${ref}`) ?? (state.environmentProjects.get(ref) === projectId ? ref : undefined);
+  if (!id) throw new NotFoundError(`Environment '${ref}' not found in project '${state.projectIds.get(projectId) ?? projectId}'`, { environment: ref });
+  return id;
+}
+
+function environmentCreated(state: OrgState, projectId: string, env: NewEnvironment, copiedFromTaskId?: string): OrgEvent {
+  if (state.environments.has(`${projectId}#${env.key}`)) {
+    throw new DuplicateEntityError(`Environment '${env.key}' already exists in project '${state.projectIds.get(projectId)}'`);
+  }
+  return { type: 'EnvironmentCreated', data: { ...env, projectId, ...(copiedFromTaskId ? { copiedFromTaskId } : {}) } };
+}
+
+function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
+  switch (command.type) {
+    case 'BootstrapOrganization': {
+      if (state.created) throw new DuplicateEntityError('The organization already exists');
+      const { organization, project, environment, apiKey } = command;
+      return [
+        { type: 'OrganizationCreated', data: organization },
+        { type: 'ProjectCreated', data: { ...project, description: '' } },
+        { type: 'EnvironmentCreated', data: { ...environment, projectId: project.id } },
+        { type: 'ApiKeyCreated', data: { id: apiKey.id, name: 'admin', secretHash: apiKey.secretHash, scope: { level: 'organization', projectId: null, environmentId: null } } },
+      ];
+    }
+    case 'CreateProject':
+      if (state.projects.has(command.key)) throw new DuplicateEntityError(`Project '${command.key}' already exists`);
+      return [{ type: 'ProjectCreated', data: { id: command.id, key: command.key, name: command.name, description: command.description } }];
+    case 'CreateEnvironment':
+      return [environmentCreated(state, findProjectId(state, command.project), command.environment, command.copiedFromTaskId)];
+    case 'CreateApiKey': {
+      const { scope } = command;
+      if (scope.level !== 'organization' && scope.projectId === null) throw new InvalidRequestError('A project or environment key needs a project');
+      if (scope.projectId !== null && !state.projectIds.has(scope.projectId)) throw new NotFoundError(`Project '${scope.projectId}' not found`);
+      if (scope.level === 'environment' && (scope.environmentId === null || state.environmentProjects.get(scope.environmentId) !== scope.projectId)) {
+        throw new NotFoundError(`Environment '${scope.environmentId}' not found in project '${scope.projectId}'`);
+      }
+      return [{ type: 'ApiKeyCreated', data: { id: command.id, name: command.name, secretHash: command.secretHash, scope } }];
+    }
+  }
+}
+
+function evolve(state: OrgState, event: OrgEvent): OrgState {
+  switch (event.type) {
+    case 'OrganizationCreated':
+      state.created = true;
+      break;
+    case 'ProjectCreated':
+      state.projects.set(event.data.key, event.data.id);
+      state.projectIds.set(event.data.id, event.data.key);
+      break;
+    case 'EnvironmentCreated':
+      state.environments.set(`${event.data.projectId}#${event.data.key}`, event.data.id);
+      state.environmentProjects.set(event.data.id, event.data.projectId);
+      break;
+    case 'ApiKeyCreated':
+      state.apiKeys.add(event.data.id);
+      break;
+  }
+  return state;
+}
+
+export const orgDecider: Decider<OrgCommand, OrgState, OrgEvent> = {
+  initialState: () => ({ created: false, projects: new Map(), projectIds: new Map(), environments: new Map(), environmentProjects: new Map(), apiKeys: new Set() }),
+  evolve,
+  decide,
+};

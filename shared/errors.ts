@@ -1,0 +1,80 @@
+/**
+ * Errors named by what they mean, not by where they happen. The HTTP layer maps
+ * each to a status and an `error_code` in one place (command-service/http/error-middleware.ts).
+ * Foreign errors (driver, engine) are translated into these where they are caught.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly errorCode: string;
+  abstract readonly title: string;
+  constructor(message: string, readonly additionalInfo?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A referenced object does not exist. The message names what is missing. */
+export class NotFoundError extends DomainError {
+  readonly errorCode = 'NOT_FOUND';
+  readonly title = 'Not found';
+}
+
+/** An object with the same key (or identity) already exists. */
+export class DuplicateEntityError extends DomainError {
+  readonly errorCode = 'DUPLICATE_ENTITY';
+  readonly title = 'Duplicate entity';
+}
+
+/** The request is well-formed but breaks a domain rule (e.g. tenant mismatch). */
+export class InvalidRequestError extends DomainError {
+  readonly errorCode = 'UNEXPECTED_REQUEST';
+  readonly title = 'Invalid request';
+}
+
+/** Missing, malformed or unknown API key. */
+export class UnauthorizedError extends DomainError {
+  readonly errorCode = 'UNAUTHORIZED';
+  readonly title = 'Unauthorized';
+}
+
+/** A valid API key used outside the project/environment it is scoped to. */
+export class ForbiddenError extends DomainError {
+  readonly errorCode = 'FORBIDDEN_ACCESS';
+  readonly title = 'Forbidden';
+}
+
+/** The request body is larger than the documented limit. */
+export class PayloadTooLargeError extends DomainError {
+  readonly errorCode = 'PAYLOAD_TOO_LARGE';
+  readonly title = 'Payload too large';
+}
+
+/** Field-level validation problems, reported as Permit's 422 `{detail: [...]}`. */
+export class ValidationError extends Error {
+  constructor(readonly detail: Array<{ loc: Array<string | number>; msg: string; type: string }>) {
+    super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}
+
+/**
+ * An append found the stream at another version than expected. The command
+ * pipeline retries on it a bounded number of times; it never reaches a client
+ * unless retries run out (then it is a 409 the client may retry).
+ */
+export class StreamVersionConflictError extends DomainError {
+  readonly errorCode = 'CONFLICT';
+  readonly title = 'Concurrent modification';
+  constructor(
+    readonly streamId: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`stream ${streamId} is at version ${actual}, expected ${expected}`);
+  }
+}
+
+/** A dependency (engine, projection) did not answer within its bound. */
+export class UnavailableError extends DomainError {
+  readonly errorCode = 'SERVICE_UNAVAILABLE';
+  readonly title = 'Service unavailable';
+}

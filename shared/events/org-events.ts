@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Events of an organisation stream: the organisation, its projects, environments and API keys. */
+
+const organizationCreated = z.object({
+  type: z.literal('OrganizationCreated'),
+  data: z.object({ id: z.string(), key: z.string(), name: z.string() }),
+});
+
+const projectCreated = z.object({
+  type: z.literal('ProjectCreated'),
+  data: z.object({ id: z.string(), key: z.string(), name: z.string(), description: z.string() }),
+});
+
+export const environmentFieldsSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  key: z.string(),
+  name: z.string(),
+  description: z.string(),
+  customBranchName: z.string(),
+  jwks: z.record(z.string(), z.unknown()),
+  settings: z.record(z.string(), z.unknown()),
+});
+
+const environmentCreated = z.object({
+  type: z.literal('EnvironmentCreated'),
+  data: environmentFieldsSchema.extend({
+    /** Set when the environment was made by a copy task (audit trail). */
+    copiedFromTaskId: z.string().optional(),
+  }),
+});
+
+export const apiKeyScopeSchema = z.object({
+  level: z.enum(['organization', 'project', 'environment']),
+  projectId: z.string().nullable(),
+  environmentId: z.string().nullable(),
+});
+export type ApiKeyScope = z.infer<typeof apiKeyScopeSchema>;
+
+const apiKeyCreated = z.object({
+  type: z.literal('ApiKeyCreated'),
+  data: z.object({
+    id: z.string(),
+    name: z.string(),
+    /** sha256 of the secret; the secret itself is never stored. */
+    secretHash: z.string(),
+    scope: apiKeyScopeSchema,
+  }),
+});
+
+export const orgEventSchemas = [organizationCreated, projectCreated, environmentCreated, apiKeyCreated] as const;
+export type OrgEvent = z.infer<(typeof orgEventSchemas)[number]>;

@@ -1,0 +1,222 @@
+import Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import type { NewEvent, RecordedEvent } from '../events/envelope';
+import { streamCategory } from '../events/envelope';
+import { StreamVersionConflictError } from '../errors';
+import type { AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
+import { runCatchUpSubscription } from './catch-up-subscription';
+
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedVersion;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface EventRow {
+  position: number;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position       INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id      TEXT    NOT NULL,
+  category       TEXT    NOT NULL,
+  stream_version INTEGER NOT NULL,
+  type           TEXT    NOT NULL,
+  data           TEXT    NOT NULL,
+  metadata       TEXT    NOT NULL,
+  UNIQUE (stream_id, stream_version)
+);
+CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
+CREATE TABLE IF NOT EXISTS streams (
+  stream_id TEXT PRIMARY KEY,
+  version   INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+export interface SqliteEventStoreOptions {
+  /** File path, or ':memory:' for tests. */
+  path: string;
+  /** How often a subscriber looks for appends made by other processes sharing the file. */
+  pollIntervalMs?: number;
+}
+
+/**
+ * Event store on one SQLite file in WAL mode with `synchronous=FULL`, so an
+ * append is on disk (fsynced) before its promise resolves.
+ *
+ * Group commit: appends issued in the same tick are written in one transaction
+ * (one fsync), each checked against its own expected version; a conflicting
+ * append is rejected alone. This is what lets many concurrent writers share one
+ * durable log without paying one fsync each.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly appended = new EventEmitter();
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly pollIntervalMs: number;
+  private readonly statements;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.db = new Database(options.path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(SCHEMA);
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.appended.setMaxListeners(0);
+    this.statements = {
+      version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
+      setVersion: this.db.prepare(
+        'INSERT INTO streams (stream_id, version) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version',
+      ),
+      insert: this.db.prepare(
+        'INSERT INTO events (stream_id, category, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: this.db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version LIMIT ?',
+      ),
+      readAll: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
+    };
+  }
+
+  append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    try {
+      this.db.transaction(() => {
+        for (const append of batch) outcomes.push(this.appendInTransaction(append));
+      }).immediate();
+    } catch (error) {
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    batch.forEach((append, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) append.resolve(outcome.result);
+      else append.reject(outcome.error);
+    });
+    this.appended.emit('appended');
+  }
+
+  private appendInTransaction(append: PendingAppend): { ok: true; result: AppendResult } | { ok: false; error: unknown } {
+    const current = this.statements.version.get(append.streamId)?.version ?? -1;
+    if (!matchesExpected(current, append.expected)) {
+      const expected = append.expected === 'no_stream' ? -1 : (append.expected as number);
+      return { ok: false, error: new StreamVersionConflictError(append.streamId, expected, current) };
+    }
+    const { category } = streamCategory(append.streamId);
+    let version = current;
+    let position = 0;
+    for (const event of append.events) {
+      version += 1;
+      const info = this.statements.insert.run(
+        append.streamId,
+        category,
+        version,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    if (append.events.length > 0) this.statements.setVersion.run(append.streamId, version);
+    return { ok: true, result: { streamVersion: version, position } };
+  }
+
+  async readStream(streamId: string, fromVersion = 0, limit = Number.MAX_SAFE_INTEGER): Promise<RecordedEvent[]> {
+    return this.statements.readStream.all(streamId, fromVersion, limit).map(toRecorded);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return this.statements.version.get(streamId)?.version ?? -1;
+  }
+
+  async readAll(fromPosition: number, limit: number): Promise<RecordedEvent[]> {
+    return this.statements.readAll.all(fromPosition, limit).map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    return this.statements.head.get()?.head ?? 0;
+  }
+
+  subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
+    const categories = options.categories ? new Set(options.categories) : null;
+    return runCatchUpSubscription({
+      fromPosition: options.fromPosition,
+      readBatch: async (after) => {
+        const events = await this.readAll(after, options.batchSize ?? 500);
+        const last = events.at(-1)?.position ?? after;
+        const wanted = categories ? events.filter((e) => categories.has(streamCategory(e.streamId).category)) : events;
+        return { events: wanted, lastPosition: last };
+      },
+      waitForMore: (signal) => this.waitForAppend(signal),
+      handler,
+      onError: options.onError,
+    });
+  }
+
+  /** Resolves on the next local append, or after the poll interval (appends by other processes). */
+  private waitForAppend(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.appended.off('appended', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      this.appended.on('appended', done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pending.length > 0) this.flush();
+    this.appended.emit('appended');
+    this.db.close();
+  }
+}
+
+function matchesExpected(current: number, expected: ExpectedVersion): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === -1;
+  return current === expected;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    position: row.position,
+    streamId: row.stream_id,
+    streamVersion: row.stream_version,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+  };
+}
