@@ -1,0 +1,99 @@
+import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
+
+export interface DocumentStoreHarness {
+  /** A fresh, empty store. */
+  create(): Promise<DocumentStore>;
+  dispose?(store: DocumentStore): Promise<void>;
+}
+
+interface Item {
+  id: string;
+  env: string;
+  kind: string;
+  rank: number;
+  parent: string | null;
+  payload: { nested: string[] };
+}
+
+const spec: CollectionSpec = { name: 'contract_items', fields: ['env', 'kind', 'rank', 'parent'], indexes: [['env', 'kind'], ['parent']] };
+const item = (id: string, env: string, kind: string, rank = 0, parent: string | null = null): Item => ({ id, env, kind, rank, parent, payload: { nested: [id] } });
+
+/** The behaviour every DocumentStore (read models + checkpoints) adapter must have. */
+export function describeDocumentStoreContract(name: string, harness: DocumentStoreHarness): void {
+  describe(`DocumentStore contract: ${name}`, () => {
+    let store: DocumentStore;
+    let items: Collection<Item>;
+    beforeEach(async () => {
+      store = await harness.create();
+      items = store.collection<Item>(spec);
+    });
+    afterEach(async () => {
+      await harness.dispose?.(store);
+    });
+
+    it('puts and gets a document by id; put replaces', async () => {
+      await items.put(item('a', 'e1', 'x'));
+      expect(await items.get('a')).toEqual(item('a', 'e1', 'x'));
+      await items.put(item('a', 'e1', 'y', 3));
+      expect(await items.get('a')).toEqual(item('a', 'e1', 'y', 3));
+      expect(await items.get('missing')).toBeNull();
+    });
+
+    it('finds by equality, $in and null on declared fields, with skip and limit', async () => {
+      await items.putMany([item('a', 'e1', 'x', 1), item('b', 'e1', 'y', 2, 'a'), item('c', 'e1', 'x', 3, 'a'), item('d', 'e2', 'x', 4)]);
+      expect((await items.find({ env: 'e1', kind: 'x' })).map((i) => i.id).sort()).toEqual(['a', 'c']);
+      expect((await items.find({ kind: { $in: ['y', 'z'] } })).map((i) => i.id)).toEqual(['b']);
+      expect((await items.find({ env: 'e1', parent: null })).map((i) => i.id)).toEqual(['a']);
+      expect(await items.find({ kind: { $in: [] } })).toEqual([]);
+      expect((await items.find({ env: 'e1' }, { sortBy: 'rank', skip: 1, limit: 1 })).map((i) => i.id)).toEqual(['b']);
+      expect((await items.findOne({ env: 'e2' }))?.id).toBe('d');
+      expect(await items.findOne({ env: 'e3' })).toBeNull();
+      expect(await items.count({ env: 'e1' })).toBe(3);
+      expect(await items.count({})).toBe(4);
+    });
+
+    it('refuses filters on undeclared fields', async () => {
+      await expect(items.find({ payload: 'x' } as never)).rejects.toThrow(/not declared/);
+    });
+
+    it('deletes by id and by filter, idempotently', async () => {
+      await items.putMany([item('a', 'e1', 'x'), item('b', 'e1', 'y'), item('c', 'e2', 'x')]);
+      await items.delete('a');
+      await items.delete('a');
+      expect(await items.get('a')).toBeNull();
+      expect(await items.deleteMany({ env: 'e1' })).toBe(1);
+      expect((await items.find({})).map((i) => i.id)).toEqual(['c']);
+    });
+
+    it('stores checkpoints by compare-and-set', async () => {
+      expect(await store.loadCheckpoint('p')).toBeNull();
+      expect(await store.saveCheckpoint('p', null, 10)).toEqual({ ok: true });
+      expect(await store.saveCheckpoint('p', null, 11)).toEqual({ ok: false, reason: 'MISMATCH', current: 10 });
+      expect(await store.saveCheckpoint('p', 9, 11)).toEqual({ ok: false, reason: 'MISMATCH', current: 10 });
+      expect(await store.saveCheckpoint('p', 10, 12)).toEqual({ ok: true });
+      expect(await store.loadCheckpoint('p')).toBe(12);
+    });
+
+    it('runs work in a transaction: committed on success, rolled back on failure where atomic', async () => {
+      await store.transaction(async () => {
+        await items.put(item('a', 'e1', 'x'));
+      });
+      expect(await items.get('a')).not.toBeNull();
+      await expect(
+        store.transaction(async () => {
+          await items.put(item('b', 'e1', 'x'));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      if (store.atomicTransactions) expect(await items.get('b')).toBeNull();
+    });
+
+    it('drops every collection and checkpoint', async () => {
+      await items.put(item('a', 'e1', 'x'));
+      await store.saveCheckpoint('p', null, 5);
+      await store.dropAll();
+      expect(await store.collection<Item>(spec).count({})).toBe(0);
+      expect(await store.loadCheckpoint('p')).toBeNull();
+    });
+  });
+}
