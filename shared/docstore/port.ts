@@ -5,8 +5,12 @@
  */
 
 export type FieldValue = string | number | boolean | null;
-/** Equality on declared fields; `{$in: [...]}` matches any of the values. */
-export type Filter = Record<string, FieldValue | { $in: FieldValue[] }>;
+/**
+ * Equality on declared fields; `{$in: [...]}` matches any of the values;
+ * `{$gt: v}` matches values strictly greater than `v` (keyset pagination, with
+ * `sortBy` on the same field).
+ */
+export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | { $gt: FieldValue }>;
 
 export interface CollectionSpec {
   name: string;

@@ -180,7 +180,10 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     const params: unknown[] = [];
     for (const [field, condition] of Object.entries(filter)) {
       const col = this.columnFor(field);
-      if (condition !== null && typeof condition === 'object') {
+      if (condition !== null && typeof condition === 'object' && '$gt' in condition) {
+        clauses.push(`${col} > ?`);
+        params.push(toSqlValue(condition.$gt));
+      } else if (condition !== null && typeof condition === 'object') {
         if (condition.$in.length === 0) {
           clauses.push('0');
           continue;

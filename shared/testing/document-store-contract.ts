@@ -52,6 +52,13 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect(await items.count({})).toBe(4);
     });
 
+    it('finds values greater than a bound ($gt), for keyset pagination', async () => {
+      await items.putMany([item('a', 'e1', 'x', 1), item('b', 'e1', 'y', 2), item('c', 'e1', 'z', 3), item('d', 'e2', 'z', 4)]);
+      expect((await items.find({ env: 'e1', kind: { $gt: 'x' } }, { sortBy: 'kind' })).map((i) => i.id)).toEqual(['b', 'c']);
+      expect((await items.find({ env: 'e1', rank: { $gt: 1 } }, { sortBy: 'rank', limit: 1 })).map((i) => i.id)).toEqual(['b']);
+      expect(await items.count({ kind: { $gt: 'z' } })).toBe(0);
+    });
+
     it('refuses filters on undeclared fields', async () => {
       await expect(items.find({ payload: 'x' } as never)).rejects.toThrow(/not declared/);
     });
