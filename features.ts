@@ -1,6 +1,7 @@
 import type { Feature } from './embedded';
+import { environmentCopyFeature } from './task-service/feature';
 
 /** The features the embedded service runs. Permission checks and environment copy register here. */
 export function embeddedFeatures(): Feature[] {
-  return [];
+  return [environmentCopyFeature()];
 }

@@ -1,0 +1,188 @@
+import type { Response } from 'express';
+import { z } from 'zod';
+import type { ProjectDoc } from '../../projection-service/read-models';
+import type { CommandPipeline } from '../../shared/cqrs/command-pipeline';
+import type { Collection } from '../../shared/docstore/port';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
+import type { TaskEvent } from '../../shared/events';
+import { streams } from '../../shared/events';
+import type { CopyTarget } from '../../shared/events/task-events';
+import type { EventStore } from '../../shared/eventstore/port';
+import { deterministicId, newId } from '../../shared/ids';
+import { StoredTaskError } from '../../task-service/errors';
+import type { TaskCompletion } from '../../task-service/task-completion';
+import type { CopyRequest, TaskCommand, TaskState } from '../../task-service/task-decider';
+import type { TaskDoc } from '../../task-service/task-read-model';
+import { authOf, resolveProject, type AuthContext } from '../http/auth';
+import { errorBody } from '../http/error-middleware';
+import { awaitReadModels, metadataOf, type Services } from '../http/services';
+import { parse } from '../http/validation';
+import type { RouteModule } from '../app';
+import { environmentCreateSchema } from './org';
+
+/** Longest `wait` a request may ask for, in seconds; more is refused with 422. */
+export const MAX_WAIT_SECONDS = 60;
+
+export const waitQuerySchema = z.object({
+  wait: z.coerce.number().int('must be a whole number of seconds').min(0).max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`).default(0),
+});
+
+const permitFilters = ['resources', 'roles', 'user_sets', 'resource_sets'] as const;
+
+export const copyBodySchema = z
+  .object({
+    target_env: z
+      .object({ new: environmentCreateSchema.optional(), existing: z.string().min(1).optional() })
+      .refine((t) => (t.new === undefined) !== (t.existing === undefined), { message: "give exactly one of 'new' and 'existing'" }),
+    /** Only for `existing`: `fail` (default) changes nothing on a conflict; `overwrite` replaces conflicting objects. */
+    conflict_strategy: z.enum(['fail', 'overwrite']).optional(),
+    /** Our extension `facts`: also copy tenants, users, instances, assignments and tuples. */
+    scope: z
+      .object({
+        facts: z.boolean().optional(),
+        resources: z.unknown().optional(),
+        roles: z.unknown().optional(),
+        user_sets: z.unknown().optional(),
+        resource_sets: z.unknown().optional(),
+      })
+      .superRefine((scope, ctx) => {
+        for (const filter of permitFilters) {
+          if (scope[filter] !== undefined) {
+            ctx.addIssue({ code: 'custom', path: [filter], message: 'include/exclude filters are not supported; omit them to copy the whole policy' });
+          }
+        }
+      })
+      .optional(),
+    /** Our extension: copy the source as it was at a global log position (integer) or a time (ISO 8601). */
+    as_of: z.union([z.number().int().min(0), z.iso.datetime({ offset: true })]).optional(),
+  })
+  .strict();
+type CopyBody = z.infer<typeof copyBodySchema>;
+
+export interface CopyRouteDependencies {
+  tasks: Collection<TaskDoc>;
+  completion: TaskCompletion;
+  taskCommands: CommandPipeline<TaskCommand, TaskState, TaskEvent>;
+  eventStore: EventStore;
+}
+
+/** The background-task response of the seed, plus our `progress`. */
+export function presentTask(doc: TaskDoc) {
+  return {
+    task_id: doc.task_id,
+    status: doc.status,
+    result: doc.status === 'success' ? doc.result : null,
+    error: doc.error ? errorBody(new StoredTaskError(doc.error), doc.task_id) : null,
+    progress: doc.progress,
+  };
+}
+
+/**
+ * Seed endpoints 8 and 9: start an environment copy as a background task, and
+ * read its result, each optionally held open with `wait`.
+ */
+export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
+  return ({ root: { router, services, api } }) => {
+    const rm = services.readModels;
+    const base = '/v2/projects/{proj_id}/envs/{env_id}/copy/async';
+
+    api.add({ method: 'post', path: base, summary: 'Copy an environment as a background task', tag: 'Environments', body: copyBodySchema, query: waitQuerySchema, status: 202, response: 'The task: {task_id, status, result, error, progress}' });
+    router.post('/v2/projects/:proj_id/envs/:env_id/copy/async', async (req, res) => {
+      const auth = needsProjectKey(res);
+      const { wait } = parse(waitQuerySchema, req.query, 'query');
+      const body = parse(copyBodySchema, req.body, 'body');
+      const project = await resolveProject(rm, auth, req.params.proj_id);
+      const taskId = newId();
+      const request = await buildRequest(services, deps, auth, project, req.params.env_id, body, taskId);
+      const outcome = await deps.taskCommands.execute(streams.task(taskId), { type: 'RequestEnvironmentCopy', request }, metadataOf(req, res));
+      await awaitReadModels(services, res, outcome.position);
+      if (wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
+      const doc = await deps.tasks.get(taskId);
+      if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
+      res.status(202).json(presentTask(doc));
+    });
+
+    api.add({ method: 'get', path: `${base}/{task_id}/result`, summary: 'The state of an environment copy task', tag: 'Environments', query: waitQuerySchema, response: 'The task: {task_id, status, result, error, progress}' });
+    router.get('/v2/projects/:proj_id/envs/:env_id/copy/async/:task_id/result', async (req, res) => {
+      const auth = needsProjectKey(res);
+      const { wait } = parse(waitQuerySchema, req.query, 'query');
+      const project = await resolveProject(rm, auth, req.params.proj_id);
+      const taskId = req.params.task_id;
+      const task = await deps.tasks.get(taskId);
+      const env = await findEnvironment(services, project, req.params.env_id);
+      const sameSource = task && (task.source_environment === req.params.env_id || (env !== null && task.source_environment_id === env.id));
+      if (!task || task.project_id !== project.id || !sameSource) throw new NotFoundError(`Task '${taskId}' not found`);
+      if (task.status === 'processing' && wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
+      res.json(presentTask((await deps.tasks.get(taskId)) ?? task));
+    });
+  };
+}
+
+/** Copies reach across environments, so they need a project or organisation key (Permit's SDK refuses them client-side otherwise). */
+function needsProjectKey(res: Response): AuthContext {
+  const auth = authOf(res);
+  if (auth.environmentId !== null) throw new ForbiddenError('Copying an environment needs a project or organization API key; this key is bound to one environment');
+  return auth;
+}
+
+async function findEnvironment(services: Services, project: ProjectDoc, ref: string) {
+  const rm = services.readModels;
+  return (await rm.environments.findOne({ project_id: project.id, key: ref })) ?? (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)));
+}
+
+/**
+ * The request event. Names are resolved here, from the read models, and kept
+ * as given too: a source (or existing target) that does not resolve is not a
+ * 4xx but a task that fails with NOT_FOUND naming it, as the seed specifies.
+ */
+async function buildRequest(services: Services, deps: CopyRouteDependencies, auth: AuthContext, project: ProjectDoc, sourceRef: string, body: CopyBody, taskId: string): Promise<CopyRequest> {
+  const source = await findEnvironment(services, project, sourceRef);
+  let target: CopyTarget;
+  if (body.target_env.new) {
+    const env = body.target_env.new;
+    target = {
+      kind: 'new', environmentId: deterministicId(taskId, 'target-environment'), key: env.key, name: env.name,
+      description: env.description ?? '', customBranchName: env.custom_branch_name ?? '', jwks: env.jwks ?? {}, settings: env.settings ?? {},
+    };
+  } else {
+    const ref = body.target_env.existing!;
+    const existing = await findEnvironment(services, project, ref);
+    if (existing && source && existing.id === source.id) {
+      throw new ValidationError([{ loc: ['body', 'target_env', 'existing'], msg: 'the target must be another environment than the source', type: 'value_error' }]);
+    }
+    target = { kind: 'existing', ref, environmentId: existing?.id ?? null, conflictStrategy: body.conflict_strategy ?? 'fail' };
+  }
+  let asOf: CopyRequest['asOf'] = null;
+  if (typeof body.as_of === 'number') {
+    const head = await deps.eventStore.headPosition();
+    if (body.as_of > head) throw new ValidationError([{ loc: ['body', 'as_of'], msg: `the log only reaches position ${head}`, type: 'value_error' }]);
+    asOf = { position: body.as_of };
+  } else if (typeof body.as_of === 'string') {
+    asOf = { time: new Date(body.as_of).toISOString() };
+  }
+  return {
+    taskId, organizationId: auth.organizationId, projectId: project.id,
+    source: { ref: sourceRef, environmentId: source?.id ?? null },
+    target, scope: { facts: body.scope?.facts ?? false }, asOf,
+    sourceEventsTotal: source ? (await deps.eventStore.streamVersion(streams.environment(source.id))) + 1 : 0,
+  };
+}
+
+/**
+ * Holds the request until the task finishes or `wait` seconds pass. Returns
+ * false when the client went away meanwhile (nothing is to be sent then).
+ */
+async function holdUntilFinished(services: Services, deps: CopyRouteDependencies, taskId: string, waitSeconds: number, res: Response): Promise<boolean> {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  res.on('close', onClose);
+  try {
+    const deadline = Date.now() + waitSeconds * 1000;
+    const outcome = await deps.completion.wait(taskId, waitSeconds * 1000, gone.signal);
+    // The projection reports an outcome before its batch commits: wait until the read model shows it.
+    if (outcome.finished) await services.freshness.waitForPosition(outcome.position, Math.max(1, deadline - Date.now()));
+  } finally {
+    res.off('close', onClose);
+  }
+  return !gone.signal.aborted;
+}

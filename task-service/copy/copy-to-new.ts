@@ -1,0 +1,96 @@
+import { StreamVersionConflictError } from '../../shared/errors';
+import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata } from '../../shared/events';
+import type { EventStore } from '../../shared/eventstore/port';
+import { TargetChangedError } from '../errors';
+import { CopyInterruptedError, type CopyDependencies, type CopyJob, type CopyOutcome } from './copy-job';
+import { copiedEvent, parseCausation } from './remap';
+import { inScope } from './scope';
+import { readBounded } from './source-reader';
+
+/**
+ * Copies into a new environment: creates it through the organisation decider
+ * (so key uniqueness holds; a taken key fails the task before anything is
+ * written), then replays the source stream into the new stream in batches.
+ *
+ * Resumable and idempotent: the environment id and every object id are
+ * deterministic, each append states the version it expects, and each copied
+ * event names its source event, so a resumed copy reads the target's last
+ * event to know where to go on. Redelivering the task never duplicates events.
+ */
+export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob): Promise<CopyOutcome> {
+  const { request, origin } = job;
+  if (request.target.kind !== 'new') throw new Error('copyToNewEnvironment needs a new target');
+  const targetId = request.target.environmentId;
+  await ensureEnvironment(deps, job);
+
+  const sourceStream = streams.environment(job.sourceEnvironmentId);
+  const targetStream = streams.environment(targetId);
+  let { version, nextSourceVersion } = await resumePoint(deps.eventStore, targetStream, sourceStream, origin.taskId);
+  let eventsCopied = version + 1;
+  let sourceEventsRead = nextSourceVersion;
+
+  for await (const batch of readBounded(deps.eventStore, sourceStream, nextSourceVersion, job.bound, deps.batchSize)) {
+    if (job.signal.aborted) throw new CopyInterruptedError();
+    const events = batch.filter((e) => inScope(e.type, request.scope)).map((e) => copiedEvent(e, targetId, origin));
+    if (events.length > 0) {
+      try {
+        const result = await deps.eventStore.append(targetStream, events, version === -1 ? 'no_stream' : version);
+        version = result.streamVersion;
+      } catch (error) {
+        // Another attempt of this task wrote the same events (retry later), or someone else wrote here (give up).
+        if (error instanceof StreamVersionConflictError) await resumePoint(deps.eventStore, targetStream, sourceStream, origin.taskId);
+        throw error;
+      }
+      eventsCopied += events.length;
+    }
+    sourceEventsRead = batch.at(-1)!.streamVersion + 1;
+    await job.progress({ sourceEventsRead, eventsCopied });
+  }
+  return { environmentId: targetId, sourceEventsRead, eventsCopied };
+}
+
+/** Creates the target environment unless this task already did. */
+async function ensureEnvironment(deps: CopyDependencies, job: CopyJob): Promise<void> {
+  const { request, origin } = job;
+  if (request.target.kind !== 'new') return;
+  const orgStream = streams.organization(request.organizationId);
+  const state = await deps.orgCommands.currentState(orgStream);
+  const { environmentId, ...fields } = request.target;
+  if (state.environments.get(`${request.projectId}#${fields.key}`) === environmentId) return;
+  const metadata: EventMetadata = {
+    actor: origin.actor,
+    ...(origin.requestId ? { requestId: origin.requestId } : {}),
+    correlationId: origin.taskId,
+    causationId: `${streams.task(origin.taskId)}@0`,
+    timestamp: origin.timestamp,
+    schemaVersion: CURRENT_SCHEMA_VERSION,
+  };
+  await deps.orgCommands.execute(
+    orgStream,
+    {
+      type: 'CreateEnvironment',
+      project: request.projectId,
+      copiedFromTaskId: origin.taskId,
+      environment: { id: environmentId, key: fields.key, name: fields.name, description: fields.description, customBranchName: fields.customBranchName, jwks: fields.jwks, settings: fields.settings },
+    },
+    metadata,
+  );
+}
+
+/**
+ * Where a copy into `targetStream` goes on: the target's version, and the
+ * source version after the one its last event was copied from. A last event
+ * that this task did not write means someone else wrote to the environment.
+ */
+async function resumePoint(store: EventStore, targetStream: string, sourceStream: string, taskId: string): Promise<{ version: number; nextSourceVersion: number }> {
+  const version = await store.streamVersion(targetStream);
+  if (version < 0) return { version, nextSourceVersion: 0 };
+  const [last] = await store.readStream(targetStream, version, 1);
+  const cause = parseCausation(last?.metadata.causationId);
+  if (!last || last.metadata.correlationId !== taskId || !cause || cause.streamId !== sourceStream) {
+    throw new TargetChangedError(
+      `The new environment was written to while the copy was filling it (event ${version} of ${targetStream} is not from this copy); it holds a partial copy and the task cannot finish it`,
+    );
+  }
+  return { version, nextSourceVersion: cause.version + 1 };
+}

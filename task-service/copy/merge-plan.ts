@@ -1,0 +1,164 @@
+import type { EnvCommand } from '../../shared/domain/env/commands';
+import { envDecider } from '../../shared/domain/env/decider';
+import type { EnvState } from '../../shared/domain/env/state';
+import type { DerivationRule, EnvEvent } from '../../shared/events';
+import { deterministicId } from '../../shared/ids';
+import { applyToSnapshot, type EnvSnapshot, type RoleDef } from './env-snapshot';
+import type { CopyScope } from './scope';
+
+/**
+ * Plans a copy into an existing environment: which target objects conflict
+ * with the source (same identity, different definition), and the events that
+ * make the target hold everything the source holds.
+ *
+ * - Objects only in the target stay. Identical objects are left alone (so
+ *   copying twice changes nothing the second time).
+ * - `fail`: any conflict refuses the whole copy; nothing changes.
+ * - `overwrite`: a conflicting role is updated in place (deleted and created
+ *   again if its attributes differ); any other conflicting object is deleted
+ *   with what depends on it, as a DELETE request would, and created again as
+ *   the source defines it. User profiles have no update command yet, so a
+ *   differing user keeps the target's profile.
+ *
+ * Every step is a command run through the environment decider against the
+ * target's state, so the result obeys the same rules as API writes; a refused
+ * command refuses the whole plan.
+ */
+
+export type ConflictKind = 'resource' | 'role' | 'relation' | 'tenant' | 'user' | 'instance';
+export interface Conflict { kind: ConflictKind; key: string }
+
+export interface MergeInput {
+  source: EnvSnapshot;
+  /** The target's objects; updated in place as the plan runs. */
+  target: EnvSnapshot;
+  /** The target's decider state; updated in place as the plan runs. */
+  targetState: EnvState;
+  scope: CopyScope;
+  strategy: 'fail' | 'overwrite';
+  targetEnvironmentId: string;
+}
+
+export type MergePlan = { ok: true; events: EnvEvent[]; conflicts: Conflict[] } | { ok: false; conflicts: Conflict[] };
+
+export function planMerge(input: MergeInput): MergePlan {
+  const { source, target, targetState, scope } = input;
+  const conflicts = findConflicts(source, target, scope);
+  if (conflicts.length > 0 && input.strategy === 'fail') return { ok: false, conflicts };
+
+  const events: EnvEvent[] = [];
+  const run = (command: EnvCommand) => {
+    for (const event of envDecider.decide(command, targetState)) {
+      envDecider.evolve(targetState, event);
+      applyToSnapshot(target, event);
+      events.push(event);
+    }
+  };
+  const newId = (sourceId: string) => deterministicId(input.targetEnvironmentId, sourceId);
+
+  // 1. Overwrite: take conflicting objects out (a cascade may already have taken some).
+  const order: ConflictKind[] = ['instance', 'relation', 'role', 'resource', 'tenant'];
+  for (const kind of order) {
+    for (const { key } of conflicts.filter((c) => c.kind === kind)) {
+      if (kind === 'instance' && target.instances.has(key)) run({ type: 'DeleteInstance', instance: key });
+      const relation = target.relations.get(key);
+      if (kind === 'relation' && relation) run({ type: 'DeleteRelation', objectResource: relation.objectResource, relation: relation.key });
+      const role = target.roles.get(key);
+      if (kind === 'role' && role && !sameJson(role.attributes, source.roles.get(key)!.attributes)) run({ type: 'DeleteRole', resource: role.resource, role: role.key });
+      if (kind === 'resource' && target.resources.has(key)) run({ type: 'DeleteResource', resource: key });
+      if (kind === 'tenant' && target.tenants.has(key)) run({ type: 'DeleteTenant', tenant: key });
+    }
+  }
+
+  // 2. Policy, in dependency order; derivations last, once every role and relation they name exists.
+  for (const [key, r] of source.resources) {
+    if (!target.resources.has(key)) {
+      run({ type: 'CreateResource', id: newId(r.id), key, name: r.name, description: r.description, attributes: r.attributes, actions: r.actions.map((a) => ({ ...a, id: newId(a.id) })) });
+    }
+  }
+  for (const [key, r] of source.relations) {
+    if (!target.relations.has(key)) {
+      run({ type: 'CreateRelation', id: newId(r.id), objectResource: r.objectResource, key: r.key, name: r.name, description: r.description, subjectResource: r.subjectResource });
+    }
+  }
+  for (const [key, r] of source.roles) {
+    const existing = target.roles.get(key);
+    if (!existing) {
+      run({ type: 'CreateRole', id: newId(r.id), resource: r.resource, key: r.key, name: r.name, description: r.description, permissions: r.permissions, attributes: r.attributes });
+    } else if (existing.name !== r.name || existing.description !== r.description || !sameSet(existing.permissions, r.permissions)) {
+      run({ type: 'UpdateRole', resource: r.resource, role: r.key, name: r.name, description: r.description, permissions: r.permissions });
+    }
+  }
+  for (const [key, r] of source.roles) {
+    if (!sameRules(target.roles.get(key)!.rules, r.rules)) run({ type: 'UpdateRole', resource: r.resource, role: r.key, grantedTo: r.rules });
+  }
+  if (!scope.facts) return { ok: true, events, conflicts };
+
+  // 3. Directory data.
+  for (const [key, t] of source.tenants) {
+    if (!target.tenants.has(key)) run({ type: 'CreateTenant', id: newId(t.id), key, name: t.name, description: t.description, attributes: t.attributes });
+  }
+  for (const [key, u] of source.users) {
+    if (!target.users.has(key)) run({ type: 'CreateUser', id: newId(u.id), key, email: u.email, firstName: u.firstName, lastName: u.lastName, attributes: u.attributes });
+  }
+  for (const [key, i] of source.instances) {
+    if (!target.instances.has(key)) run({ type: 'CreateInstance', id: newId(i.id), key: i.key, resource: i.resource, tenant: i.tenant, attributes: i.attributes });
+  }
+  for (const [key, a] of source.assignments) {
+    if (target.assignments.has(key)) continue;
+    run({
+      type: 'AssignRole', id: newId(a.id), newUserId: newId(`user:${a.user}`), user: a.user, role: a.role,
+      tenant: a.resourceInstance === null ? a.tenant : null, resourceInstance: a.resourceInstance,
+    });
+  }
+  for (const [key, t] of source.tuples) {
+    if (!target.tuples.has(key)) run({ type: 'CreateTuple', id: newId(t.id), subject: t.subject, relation: t.relation, object: t.object, tenant: null });
+  }
+  return { ok: true, events, conflicts };
+}
+
+/** Objects present on both sides whose definitions differ. */
+export function findConflicts(source: EnvSnapshot, target: EnvSnapshot, scope: CopyScope): Conflict[] {
+  const conflicts: Conflict[] = [];
+  const check = <T>(kind: ConflictKind, from: Map<string, T>, to: Map<string, T>, same: (a: T, b: T) => boolean) => {
+    for (const [key, s] of from) {
+      const t = to.get(key);
+      if (t !== undefined && !same(s, t)) conflicts.push({ kind, key });
+    }
+  };
+  check('resource', source.resources, target.resources, (a, b) =>
+    a.name === b.name && a.description === b.description && sameJson(a.attributes, b.attributes) &&
+    sameJson(sortBy(a.actions.map(({ key, name, description }) => ({ key, name, description })), 'key'), sortBy(b.actions.map(({ key, name, description }) => ({ key, name, description })), 'key')));
+  check('relation', source.relations, target.relations, (a, b) => a.name === b.name && a.description === b.description && a.subjectResource === b.subjectResource);
+  check('role', source.roles, target.roles, sameRole);
+  if (scope.facts) {
+    check('tenant', source.tenants, target.tenants, (a, b) => a.name === b.name && a.description === b.description && sameJson(a.attributes, b.attributes));
+    check('user', source.users, target.users, (a, b) => a.email === b.email && a.firstName === b.firstName && a.lastName === b.lastName && sameJson(a.attributes, b.attributes));
+    check('instance', source.instances, target.instances, (a, b) => a.tenant === b.tenant && sameJson(a.attributes, b.attributes));
+  }
+  return conflicts;
+}
+
+const sameRole = (a: RoleDef, b: RoleDef) =>
+  a.name === b.name && a.description === b.description && sameSet(a.permissions, b.permissions) && sameJson(a.attributes, b.attributes) && sameRules(a.rules, b.rules);
+
+const ruleId = (r: DerivationRule) => `${r.onResource}#${r.role}@${r.relation}`;
+const sameRules = (a: DerivationRule[], b: DerivationRule[]) => sameSet(a.map(ruleId), b.map(ruleId));
+const sameSet = (a: string[], b: string[]) => {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((x) => right.has(x));
+};
+const sortBy = <T extends Record<K, string>, K extends string>(items: T[], key: K) => [...items].sort((x, y) => x[key].localeCompare(y[key]));
+
+/** Structural equality of JSON values, ignoring object key order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

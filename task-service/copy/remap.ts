@@ -1,0 +1,54 @@
+import type { EnvEvent, EventMetadata, NewEvent, RecordedEvent } from '../../shared/events';
+import { CURRENT_SCHEMA_VERSION } from '../../shared/events';
+import { deterministicId } from '../../shared/ids';
+
+/**
+ * Turns a source event into the target's: every object id is replaced by an id
+ * derived from (target environment, source id), so the same source object
+ * always becomes the same target object, and a resumed or redelivered copy
+ * writes exactly the events it would have written the first time. Keys (which
+ * events use to reference each other) stay as they are.
+ */
+export function remapIds(event: EnvEvent, targetEnvironmentId: string): EnvEvent {
+  const newId = (sourceId: string) => deterministicId(targetEnvironmentId, sourceId);
+  if (event.type === 'ResourceCreated') {
+    return { type: event.type, data: { ...event.data, id: newId(event.data.id), actions: event.data.actions.map((a) => ({ ...a, id: newId(a.id) })) } };
+  }
+  return { type: event.type, data: { ...event.data, id: newId(event.data.id) } } as EnvEvent;
+}
+
+/** The metadata a copied event carries: who asked, which task, and which source event it came from. */
+export interface CopyOrigin {
+  taskId: string;
+  actor: string | null;
+  requestId?: string;
+  /** When the copy was requested: the copied objects' created_at (stable across retries). */
+  timestamp: string;
+}
+
+/**
+ * `causationId` names the source event (`<stream>@<version>`): a resumed copy
+ * reads it from the target's last event to know where to go on.
+ */
+export const causationOf = (source: RecordedEvent) => `${source.streamId}@${source.streamVersion}`;
+
+export function parseCausation(causationId: string | undefined): { streamId: string; version: number } | null {
+  const match = causationId ? /^(.+)@(\d+)$/.exec(causationId) : null;
+  return match ? { streamId: match[1]!, version: Number(match[2]) } : null;
+}
+
+export function copyMetadata(origin: CopyOrigin, causationId?: string): EventMetadata {
+  return {
+    actor: origin.actor,
+    ...(origin.requestId ? { requestId: origin.requestId } : {}),
+    correlationId: origin.taskId,
+    ...(causationId ? { causationId } : {}),
+    timestamp: origin.timestamp,
+    schemaVersion: CURRENT_SCHEMA_VERSION,
+  };
+}
+
+export function copiedEvent(source: RecordedEvent, targetEnvironmentId: string, origin: CopyOrigin): NewEvent {
+  const remapped = remapIds({ type: source.type, data: source.data } as EnvEvent, targetEnvironmentId);
+  return { type: remapped.type, data: remapped.data, metadata: copyMetadata(origin, causationOf(source)) };
+}

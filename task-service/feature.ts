@@ -1,0 +1,65 @@
+import { copyRoutes } from '../command-service/routes/copy';
+import type { Feature, FeatureContext } from '../embedded';
+import { CommandPipeline } from '../shared/cqrs/command-pipeline';
+import { createTaskQueue } from '../shared/taskqueue/engines';
+import type { TaskQueue } from '../shared/taskqueue/port';
+import { TaskRelay } from './relay';
+import { TaskCompletion } from './task-completion';
+import type { TaskEvent } from '../shared/events';
+import { taskDecider, type TaskCommand, type TaskState } from './task-decider';
+import { taskProjection } from './task-projection';
+import { taskCollection } from './task-read-model';
+import { CopyTaskWorker, type WorkerOptions } from './worker';
+
+export interface EnvironmentCopyOptions {
+  /** A queue to use instead of the configured engine (tests). It is closed with the feature. */
+  queue?: TaskQueue;
+  worker?: Partial<WorkerOptions>;
+  /** Source events per read and per target append. */
+  batchSize?: number;
+}
+
+const DEFAULT_WORKER: WorkerOptions = { group: 'task-service', concurrency: 4, maxAttempts: 5, progressIntervalMs: 500 };
+
+/**
+ * Environment copy as a background task (seed endpoints 8 and 9), wired into
+ * the embedded service: the task read model's projection, the HTTP routes, and
+ * the task service (relay from the log to the queue, and the copy worker).
+ */
+export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Feature & { completion: TaskCompletion } {
+  const completion = new TaskCompletion();
+  // One pipeline for the task streams, shared by the routes (requests) and the worker (attempts, outcomes).
+  let taskCommands: CommandPipeline<TaskCommand, TaskState, TaskEvent> | null = null;
+  const commandsFor = (context: FeatureContext) =>
+    (taskCommands ??= new CommandPipeline(context.eventStore, taskDecider, context.logger.child({ component: 'task-commands' })));
+
+  return {
+    name: 'environment-copy',
+    completion,
+    projections: (rm) => [taskProjection(rm, taskCollection(rm.store), completion)],
+    routes: (context) =>
+      copyRoutes({ tasks: taskCollection(context.documentStore), completion, taskCommands: commandsFor(context), eventStore: context.eventStore }),
+    async start(context) {
+      const logger = context.logger.child({ component: 'task-service' });
+      const queue = options.queue ?? (await createTaskQueue(context.config));
+      const worker = new CopyTaskWorker(
+        {
+          eventStore: context.eventStore, orgCommands: context.services.orgCommands, logger, batchSize: options.batchSize ?? 5000,
+          queue, tasks: commandsFor(context),
+        },
+        { ...DEFAULT_WORKER, ...options.worker },
+        logger,
+      );
+      const relay = new TaskRelay(context.eventStore, context.documentStore, queue, logger.child({ component: 'task-relay' }));
+      await worker.start();
+      await relay.start();
+      return {
+        async stop() {
+          await relay.stop();
+          await worker.stop();
+          await queue.close();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import type { DocumentStore } from '../shared/docstore/port';
+import type { RecordedEvent } from '../shared/events';
+import type { EventStore, Subscription } from '../shared/eventstore/port';
+import type { TaskQueue } from '../shared/taskqueue/port';
+import { COPY_MESSAGE_TYPE } from './worker';
+
+/**
+ * The outbox relay: turns copy requests in the log into task-queue messages
+ * (the request handler only appends; it never publishes, so there is no dual
+ * write). It follows the `task` streams from a checkpoint in the document store.
+ *
+ * The checkpoint never passes a request whose task has not finished: after a
+ * restart the relay publishes every unfinished task again. That is what makes
+ * the in-process queue (which forgets on a crash) safe, and it is harmless on
+ * Kafka: the worker ignores a finished task and resumes an unfinished one.
+ */
+export class TaskRelay {
+  private subscription: Subscription | null = null;
+  private checkpoint: number | null = null;
+  private stopping = false;
+  /** Unfinished tasks seen so far → position of their request. */
+  private readonly open = new Map<string, number>();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly store: DocumentStore,
+    private readonly queue: TaskQueue,
+    private readonly logger: Logger,
+    private readonly checkpointName = 'task-relay',
+  ) {}
+
+  async start(): Promise<void> {
+    this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
+    const from = this.checkpoint ?? 0;
+    this.logger.info({ from }, 'task relay starting');
+    this.subscription = this.events.subscribe(
+      { fromPosition: from, categories: ['task'], batchSize: 1000, onError: (error) => this.logger.error({ err: error }, 'task relay error') },
+      (batch) => this.relay(batch),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.subscription?.stop();
+    this.subscription = null;
+  }
+
+  /** Publishes, retrying with backoff while the queue is down (a failed handler would end the subscription). */
+  private async publish(taskId: string): Promise<void> {
+    for (let backoffMs = 100; ; backoffMs = Math.min(backoffMs * 2, 10_000)) {
+      try {
+        await this.queue.publish({ key: taskId, type: COPY_MESSAGE_TYPE, body: { taskId } });
+        return;
+      } catch (error) {
+        if (this.stopping) throw error;
+        this.logger.warn({ err: error, taskId, backoffMs }, 'could not publish a copy task; retrying');
+        await new Promise((r) => setTimeout(r, backoffMs));
+      }
+    }
+  }
+
+  private async relay(batch: RecordedEvent[]): Promise<void> {
+    for (const event of batch) {
+      const taskId = (event.data as { taskId?: string }).taskId;
+      if (!taskId) continue;
+      if (event.type === 'EnvironmentCopyRequested') {
+        this.open.set(taskId, event.position);
+        await this.publish(taskId);
+      } else if (event.type === 'TaskSucceeded' || event.type === 'TaskFailed') {
+        this.open.delete(taskId);
+      }
+    }
+    const next = this.open.size > 0 ? Math.min(...this.open.values()) - 1 : batch.at(-1)!.position;
+    if (next === this.checkpoint) return;
+    const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, next);
+    if (!saved.ok) throw new Error(`checkpoint ${this.checkpointName} moved to ${saved.current} under us (another relay?)`);
+    this.checkpoint = next;
+  }
+}
