@@ -1,0 +1,39 @@
+import type { GrantQueries } from '../../../projection-service/grants/query/grant-queries';
+import { authOf, keyEnvironment } from '../../http/auth';
+import { parse } from '../../http/validation';
+import type { RouteContext } from '../route-context';
+import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
+
+/**
+ * `POST /allowed` and `POST /allowed/bulk`, Permit's PDP checks. The
+ * environment is the API key's. Answers are HTTP 200 with `{allow}` (one per
+ * check in order for bulk, as `{allow: [{allow}, …]}`); an unknown user,
+ * instance or action is `allow: false`, never an error.
+ */
+export function allowedRoutes({ router, services, api }: RouteContext, queries: GrantQueries): void {
+  const rm = services.readModels;
+
+  api.add({
+    method: 'post', path: '/allowed', tag: 'Permission checks', body: checkSchema, query: explainQuery,
+    summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it)',
+  });
+  router.post('/allowed', async (req, res) => {
+    const body = parse(checkSchema, req.body, 'body');
+    const explain = body.explain ?? parse(explainQuery, req.query, 'query').explain ?? false;
+    const env = await keyEnvironment(rm, authOf(res));
+    res.json(await queries.check(env.id, body, explain));
+  });
+
+  api.add({
+    method: 'post', path: '/allowed/bulk', tag: 'Permission checks', body: bulkCheckSchema, query: explainQuery,
+    summary: 'Check many permissions; one answer per check, in order',
+  });
+  router.post('/allowed/bulk', async (req, res) => {
+    const checks = parse(bulkCheckSchema, req.body, 'body');
+    const explainAll = parse(explainQuery, req.query, 'query').explain ?? false;
+    const env = await keyEnvironment(rm, authOf(res));
+    const answers = [];
+    for (const check of checks) answers.push(await queries.check(env.id, check, check.explain ?? explainAll));
+    res.json({ allow: answers });
+  });
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { ResourceRef } from '../../../projection-service/grants/query/types';
+import { queryBoolean } from '../../http/validation';
+
+/**
+ * Request bodies of the PDP endpoints, as Permit's SDK sends them: `user` is a
+ * key or `{key, ...}`, `resource` is `"type"`, `"type:key"` or `{type, key?,
+ * tenant?, ...}`. Extra fields (attributes, context, firstName…) are accepted
+ * and ignored: decisions depend on roles and relationships only.
+ */
+const userSchema = z.union([
+  z.string().min(1),
+  z.looseObject({ key: z.string().min(1) }),
+]).transform((user) => (typeof user === 'string' ? user : user.key));
+
+const resourceObject = z.looseObject({
+  type: z.string().min(1),
+  key: z.string().min(1).nullish(),
+  tenant: z.string().min(1).nullish(),
+});
+export const resourceSchema = z.union([z.string().min(1), resourceObject]).transform((resource): ResourceRef => {
+  if (typeof resource !== 'string') return { type: resource.type, key: resource.key ?? null, tenant: resource.tenant ?? null };
+  const colon = resource.indexOf(':');
+  return colon < 0 ? { type: resource, key: null, tenant: null } : { type: resource.slice(0, colon), key: resource.slice(colon + 1) || null, tenant: null };
+});
+
+export const checkSchema = z.object({
+  user: userSchema,
+  action: z.string().min(1),
+  resource: resourceSchema,
+  context: z.record(z.string(), z.unknown()).optional(),
+  /** Our extension: answer with the derivation chain (or why nothing grants it). Same as `?explain=true`. */
+  explain: z.boolean().optional(),
+});
+
+/** Most checks in one `/allowed/bulk` request; a longer list is refused (422), never cut short. */
+export const MAX_BULK_CHECKS = 1000;
+export const bulkCheckSchema = z.array(checkSchema).max(MAX_BULK_CHECKS);
+
+export const explainQuery = z.object({ explain: queryBoolean.optional() });
+
+const keyList = z.array(z.string().min(1)).max(1000);
+
+export const userPermissionsSchema = z.object({
+  user: userSchema,
+  tenants: keyList.optional(),
+  resources: keyList.optional(),
+  resource_types: keyList.optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  /** `next_cursor` of the previous page. */
+  cursor: z.string().optional(),
+  /** Instances per page. Large by default because Permit's SDK cannot follow a cursor. */
+  limit: z.number().int().min(1).max(10_000).default(1000),
+});
+
+export const authorizedUsersSchema = z.object({
+  action: z.string().min(1),
+  resource: resourceSchema,
+  context: z.record(z.string(), z.unknown()).optional(),
+  cursor: z.string().optional(),
+  /** Users per page. */
+  limit: z.number().int().min(1).max(1000).default(100),
+});

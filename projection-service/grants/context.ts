@@ -1,0 +1,22 @@
+import type { Collection } from '../../shared/docstore/port';
+import type { AssignmentDoc } from '../read-models';
+import type { GrantCollections } from './collections';
+import type { GrantDoc } from './model';
+import type { RuleIndex } from './rule-index';
+import type { GrantStats } from './stats';
+import type { Yielder } from './yielder';
+
+/** What the derivation steps of one event work with. */
+export interface GrantContext {
+  environmentId: string;
+  /** The event's timestamp: created_at/updated_at of the grants it writes. */
+  at: string;
+  rules: RuleIndex;
+  collections: GrantCollections;
+  /** The facts read model's assignments (the projection runs after it, so they are current). */
+  assignments: Collection<AssignmentDoc>;
+  stats: GrantStats;
+  yielder: Yielder;
+  /** Grants this event removed: a grant derived again keeps its original created_at. */
+  previous: Map<string, GrantDoc>;
+}

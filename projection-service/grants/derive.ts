@@ -1,0 +1,106 @@
+import type { GrantContext } from './context';
+import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from './model';
+import { findByIds, pagesByKeys, PAGE_SIZE } from './paging';
+
+/** Limits the first derivation step to one new tuple or one new rule. */
+export interface Restriction {
+  edges?: EdgeDoc[];
+  rule?: RuleEntry;
+}
+
+/**
+ * One derivation step: the grants that `holders` give along tuples (subject →
+ * object) and the rules that start from their roles, restricted to the new
+ * tuple or rule when one is given. Writes the ones that do not exist yet and
+ * returns them (only those need expanding further).
+ */
+export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restriction: Restriction = {}): Promise<GrantDoc[]> {
+  const rulesOf = (g: GrantDoc) =>
+    ctx.rules.outgoing(g.resource, g.role).filter((entry) => restriction.rule === undefined || sameEntry(entry, restriction.rule));
+  const byInstance = new Map<string, GrantDoc[]>();
+  for (const holder of holders) {
+    if (rulesOf(holder).length === 0) continue;
+    const list = byInstance.get(holder.instance);
+    if (list) list.push(holder);
+    else byInstance.set(holder.instance, [holder]);
+  }
+  if (byInstance.size === 0) return [];
+
+  const pages = restriction.edges
+    ? [restriction.edges]
+    : pagesByKeys(ctx.collections.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE);
+  const fresh: GrantDoc[] = [];
+  for await (const page of pages) {
+    const candidates = new Map<string, GrantDoc>();
+    for (const edge of page) {
+      for (const holder of byInstance.get(edge.subject) ?? []) {
+        // Tuples never cross tenants (the decider refuses them); checked again so a grant can never leave its tenant.
+        if (holder.tenant !== edge.tenant) continue;
+        for (const entry of rulesOf(holder)) {
+          if (entry.rule.relation !== edge.relation || entry.resource !== typeOf(edge.object)) continue;
+          const id = grantId(ctx.environmentId, holder.user, edge.object, entry.role);
+          if (!candidates.has(id)) candidates.set(id, derivedGrant(ctx, id, holder, edge, entry));
+        }
+      }
+    }
+    fresh.push(...(await writeMissing(ctx, candidates)));
+    await ctx.yielder.maybeYield();
+  }
+  return fresh;
+}
+
+/**
+ * Derives everything that follows from `seeds` (which exist already), breadth
+ * first. Terminates on cycles: only grants that did not exist are expanded,
+ * and each grant is created once.
+ */
+export async function deriveClosure(ctx: GrantContext, seeds: GrantDoc[]): Promise<void> {
+  let queue = seeds;
+  let head = 0;
+  while (head < queue.length) {
+    const chunk = queue.slice(head, head + PAGE_SIZE);
+    head += chunk.length;
+    const fresh = await deriveStep(ctx, chunk);
+    if (head > 50_000) {
+      // Keep memory flat on large fan-outs: drop what has been expanded.
+      queue = queue.slice(head);
+      head = 0;
+    }
+    for (const grant of fresh) queue.push(grant);
+  }
+}
+
+/** Writes the candidates that are not stored yet; returns them. */
+async function writeMissing(ctx: GrantContext, candidates: Map<string, GrantDoc>): Promise<GrantDoc[]> {
+  if (candidates.size === 0) return [];
+  const existing = new Set((await findByIds(ctx.collections.grants, [...candidates.keys()])).map((g) => g.id));
+  const fresh = [...candidates.values()].filter((g) => !existing.has(g.id));
+  if (fresh.length > 0) {
+    await ctx.collections.grants.putMany(fresh);
+    ctx.stats.grantsWritten += fresh.length;
+  }
+  return fresh;
+}
+
+export function derivedGrant(ctx: GrantContext, id: string, from: GrantDoc, edge: EdgeDoc, entry: RuleEntry): GrantDoc {
+  return {
+    id,
+    environment_id: ctx.environmentId,
+    user: from.user,
+    instance: edge.object,
+    resource: entry.resource,
+    role: entry.role,
+    tenant: edge.tenant,
+    from_grant: from.id,
+    reason: {
+      kind: 'derivation',
+      from_grant: from.id,
+      tuple: { id: edge.id, subject: edge.subject, relation: edge.relation, object: edge.object },
+      rule: entry.rule,
+    },
+    created_at: ctx.previous.get(id)?.created_at ?? ctx.at,
+    updated_at: ctx.at,
+  };
+}
+
+const sameEntry = (a: RuleEntry, b: RuleEntry) => a.resource === b.resource && a.role === b.role && sameRule(a.rule, b.rule);

@@ -1,0 +1,79 @@
+import type { DerivationRule } from '../../shared/events';
+import { deterministicId } from '../../shared/ids';
+
+/**
+ * The derived-grants read model: one document per (environment, user, resource
+ * instance, role) the user holds, directly or through role derivations.
+ */
+
+/** Why a grant exists. Exactly one current support is stored; it always points to an older grant, so chains end at an assignment. */
+export type GrantReason =
+  | { kind: 'assignment'; assignment_id: string }
+  | {
+      kind: 'derivation';
+      from_grant: string;
+      tuple: { id: string; subject: string; relation: string; object: string };
+      rule: DerivationRule;
+    };
+
+export interface GrantDoc {
+  /** grantId(environment_id, user, instance, role) */
+  id: string;
+  environment_id: string;
+  user: string;
+  /** `type:key` of the instance the role is held on. */
+  instance: string;
+  /** Resource type of the instance (and of the role). */
+  resource: string;
+  role: string;
+  tenant: string;
+  /** The grant this one derives from (null for a direct assignment); indexed, so retraction finds dependants. */
+  from_grant: string | null;
+  reason: GrantReason;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The grants projection's own copy of a relationship tuple. It is small and
+ * indexed for traversal both ways (subject → objects sorted, object → subjects
+ * sorted), which the facts read model's tuple indexes do not allow.
+ */
+export interface EdgeDoc {
+  /** The tuple's id. */
+  id: string;
+  environment_id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  tenant: string;
+}
+
+/** One derivation rule of one role: users holding `rule.role` on a linked `rule.onResource` get `role` of `resource`. */
+export interface RuleEntry {
+  resource: string;
+  role: string;
+  rule: DerivationRule;
+}
+
+/** The derivation rules of one environment, as the grants projection last applied them. */
+export interface RulesDoc {
+  /** The environment id. */
+  id: string;
+  environment_id: string;
+  rules: RuleEntry[];
+}
+
+/** Deterministic, so a redelivered event writes the same document and a check can compute the id it looks for. */
+export function grantId(environmentId: string, user: string, instance: string, role: string): string {
+  return deterministicId('derived-grant', `${environmentId}\u0000${user}\u0000${instance}\u0000${role}`);
+}
+
+/** `type:key` → type (the key may itself contain ':'). */
+export function typeOf(instance: string): string {
+  const colon = instance.indexOf(':');
+  return colon < 0 ? instance : instance.slice(0, colon);
+}
+
+export const sameRule = (a: DerivationRule, b: DerivationRule): boolean =>
+  a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;

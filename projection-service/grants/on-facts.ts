@@ -1,0 +1,85 @@
+import type { EnvEventOf } from '../../shared/events';
+import type { GrantContext } from './context';
+import { deriveClosure, deriveStep } from './derive';
+import { grantId, type EdgeDoc, type GrantDoc } from './model';
+import { allPages } from './paging';
+import { retract } from './retract';
+
+/** A resource role assigned on an instance: the grant itself, then everything it derives. Tenant-level roles are not materialised (checks read the assignment). */
+export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssigned'>): Promise<void> {
+  const d = e.data;
+  if (d.resourceInstance === null || d.resource === null) return;
+  const id = grantId(ctx.environmentId, d.user, d.resourceInstance, d.role);
+  const existing = await ctx.collections.grants.get(id);
+  if (existing?.reason.kind === 'assignment' && existing.reason.assignment_id === d.id) return;
+  const grant: GrantDoc = {
+    id,
+    environment_id: ctx.environmentId,
+    user: d.user,
+    instance: d.resourceInstance,
+    resource: d.resource,
+    role: d.role,
+    tenant: d.tenant,
+    from_grant: null,
+    // A direct assignment is the shortest explanation, so it replaces a derived reason (a root cannot close a cycle).
+    reason: { kind: 'assignment', assignment_id: d.id },
+    created_at: existing?.created_at ?? ctx.at,
+    updated_at: ctx.at,
+  };
+  await ctx.collections.grants.put(grant);
+  ctx.stats.grantsWritten += 1;
+  if (!existing) await deriveClosure(ctx, [grant]);
+}
+
+export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUnassigned'>): Promise<void> {
+  const d = e.data;
+  if (d.resourceInstance === null) return;
+  const grant = await ctx.collections.grants.get(grantId(ctx.environmentId, d.user, d.resourceInstance, d.role));
+  if (grant?.reason.kind === 'assignment' && grant.reason.assignment_id === d.id) await retract(ctx, [grant]);
+}
+
+/** A new tuple: every role held on its subject may now derive roles on its object. */
+export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleCreated'>): Promise<void> {
+  const d = e.data;
+  const edge: EdgeDoc = { id: d.id, environment_id: ctx.environmentId, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
+  await ctx.collections.edges.put(edge);
+  if (ctx.rules.all().length === 0) return;
+  for await (const holders of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.subject }, 'user')) {
+    await deriveClosure(ctx, await deriveStep(ctx, holders, { edges: [edge] }));
+  }
+}
+
+export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleDeleted'>): Promise<void> {
+  const d = e.data;
+  await ctx.collections.edges.delete(d.id);
+  const roots: GrantDoc[] = [];
+  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.object }, 'user')) {
+    roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === d.id));
+  }
+  await retract(ctx, roots);
+}
+
+/**
+ * The log deletes an instance's tuples and assignments before the instance, so
+ * nothing should be left; whatever is (e.g. from an older log) goes with it.
+ */
+export async function onInstanceDeleted(ctx: GrantContext, e: EnvEventOf<'ResourceInstanceDeleted'>): Promise<void> {
+  const ref = `${e.data.resource}:${e.data.key}`;
+  const env = ctx.environmentId;
+  const edges = [
+    ...(await ctx.collections.edges.find({ environment_id: env, subject: ref })),
+    ...(await ctx.collections.edges.find({ environment_id: env, object: ref })),
+  ];
+  for (const edge of edges) await ctx.collections.edges.delete(edge.id);
+  const roots: GrantDoc[] = [];
+  for await (const page of allPages(ctx.collections.grants, { environment_id: env, instance: ref }, 'user')) roots.push(...page);
+  // Grants derived through the deleted edges lose that support too.
+  for (const edge of edges) {
+    for await (const page of allPages(ctx.collections.grants, { environment_id: env, instance: edge.object }, 'user')) {
+      roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === edge.id));
+    }
+  }
+  await retract(ctx, dedupe(roots));
+}
+
+const dedupe = (grants: GrantDoc[]) => [...new Map(grants.map((g) => [g.id, g])).values()];

@@ -1,0 +1,85 @@
+import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
+
+/**
+ * Keyset pages over a filter, sorted by `field`: each page holds about
+ * `pageSize` documents and never splits a group of equal `field` values (the
+ * last group of a full page is completed with one equality query), so the next
+ * page can start strictly after the last value. Memory stays bounded by the
+ * page size (plus the largest group of ties).
+ */
+export async function* keysetPages<T extends { id: string }>(
+  collection: Collection<T>,
+  filter: Filter,
+  field: string,
+  pageSize: number,
+): AsyncGenerator<T[]> {
+  let after: FieldValue | undefined;
+  for (;;) {
+    const bounded = after === undefined ? filter : { ...filter, [field]: { $gt: after } };
+    const page = await collection.find(bounded, { sortBy: field, limit: pageSize });
+    if (page.length < pageSize) {
+      if (page.length > 0) yield page;
+      return;
+    }
+    const last = valueOf(page[page.length - 1]!, field);
+    const head = page.filter((doc) => valueOf(doc, field) !== last);
+    const ties = await collection.find({ ...filter, [field]: last }, { sortBy: 'id' });
+    yield [...head, ...ties];
+    after = last;
+  }
+}
+
+/**
+ * Pages of the documents whose `keyField` is any of `keys`. Keys are asked in
+ * chunks with `$in`; a chunk whose answer would exceed a page (one key with a
+ * large fan-out) is read again key by key with keyset pages sorted by `sortField`.
+ */
+export async function* pagesByKeys<T extends { id: string }>(
+  collection: Collection<T>,
+  base: Filter,
+  keyField: string,
+  keys: FieldValue[],
+  sortField: string,
+  pageSize: number,
+): AsyncGenerator<T[]> {
+  for (let i = 0; i < keys.length; i += KEY_CHUNK) {
+    const chunk = keys.slice(i, i + KEY_CHUNK);
+    const docs = await collection.find({ ...base, [keyField]: { $in: chunk } }, { limit: pageSize + 1 });
+    if (docs.length <= pageSize) {
+      if (docs.length > 0) yield docs;
+      continue;
+    }
+    for (const key of chunk) yield* keysetPages(collection, { ...base, [keyField]: key }, sortField, pageSize);
+  }
+}
+
+/** Every document of a filter, read in keyset pages (for sets that may be large). */
+export async function* allPages<T extends { id: string }>(collection: Collection<T>, filter: Filter, sortField: string, pageSize = PAGE_SIZE): AsyncGenerator<T[]> {
+  yield* keysetPages(collection, filter, sortField, pageSize);
+}
+
+/** Documents by id, asked in chunks (engines limit the size of one query). */
+export async function findByIds<T extends { id: string }>(collection: Collection<T>, ids: string[]): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += KEY_CHUNK) out.push(...(await collection.find({ id: { $in: ids.slice(i, i + KEY_CHUNK) } })));
+  return out;
+}
+
+export async function deleteByIds<T extends { id: string }>(collection: Collection<T>, ids: string[]): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < ids.length; i += KEY_CHUNK) deleted += await collection.deleteMany({ id: { $in: ids.slice(i, i + KEY_CHUNK) } });
+  return deleted;
+}
+
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Documents per page while the projection walks large sets. */
+export const PAGE_SIZE = 1000;
+/** Keys per `$in` query. */
+export const KEY_CHUNK = 500;
+
+const valueOf = (doc: object, field: string): FieldValue => (doc as Record<string, FieldValue>)[field] ?? null;

@@ -1,0 +1,27 @@
+import type { ReadModels } from '../../read-models';
+import type { GrantCollections } from '../collections';
+import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
+import { check, type CheckResult } from './check';
+import type { QueryDeps, CheckRequest } from './types';
+import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
+
+/** The read side of derived grants, as the PDP endpoints use it. Reads only; never waits for the projection itself. */
+export class GrantQueries {
+  private readonly deps: QueryDeps;
+
+  constructor(rm: ReadModels, grants: GrantCollections) {
+    this.deps = { rm, grants };
+  }
+
+  check(environmentId: string, request: CheckRequest, explain = false): Promise<CheckResult> {
+    return check(this.deps, environmentId, request, explain);
+  }
+
+  userPermissions(environmentId: string, request: UserPermissionsRequest): Promise<UserPermissionsPage> {
+    return userPermissions(this.deps, environmentId, request);
+  }
+
+  authorizedUsers(environmentId: string, request: AuthorizedUsersRequest): Promise<AuthorizedUsersPage> {
+    return authorizedUsers(this.deps, environmentId, request);
+  }
+}

@@ -1,0 +1,115 @@
+import type { GrantContext } from './context';
+import { deriveClosure } from './derive';
+import { grantId, typeOf, type GrantDoc, type GrantReason } from './model';
+import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE } from './paging';
+
+/**
+ * Removes a support: `roots` are the grants whose stored reason used the
+ * removed assignment, tuple or rule (already gone from the facts and rules).
+ *
+ * Delete and re-derive, limited to what the removed support carried: every
+ * grant's reason points to an older grant, so the reasons form a forest rooted
+ * at assignments, and the grants that may have lost their last support are
+ * exactly the roots' subtrees. Those are deleted; each is then restored if it
+ * has another support among the grants that remain (a direct assignment, or a
+ * remaining grant + tuple + rule), and everything derivable from the restored
+ * ones is derived again. Diamonds keep the grant (the other path is a remaining
+ * support); cycles terminate (a removed grant never supports another removed one).
+ */
+export async function retract(ctx: GrantContext, roots: GrantDoc[]): Promise<void> {
+  if (roots.length === 0) return;
+  const removed = await subtrees(ctx, roots);
+  ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, [...removed.keys()]);
+  for (const [id, grant] of removed) ctx.previous.set(id, grant);
+
+  const restored: GrantDoc[] = [];
+  for (const chunk of chunks([...removed.values()], KEY_CHUNK)) {
+    const supports = await otherSupports(ctx, chunk);
+    const docs = chunk.flatMap((g) => {
+      const reason = supports.get(g.id);
+      return reason ? [{ ...g, reason, from_grant: reason.kind === 'derivation' ? reason.from_grant : null, updated_at: ctx.at }] : [];
+    });
+    if (docs.length > 0) {
+      // Written at once, so later chunks can use them as supports.
+      await ctx.collections.grants.putMany(docs);
+      ctx.stats.grantsWritten += docs.length;
+      restored.push(...docs);
+    }
+    await ctx.yielder.maybeYield();
+  }
+  await deriveClosure(ctx, restored);
+}
+
+/** The roots and every grant whose reason chain passes through one of them. */
+async function subtrees(ctx: GrantContext, roots: GrantDoc[]): Promise<Map<string, GrantDoc>> {
+  const removed = new Map(roots.map((g) => [g.id, g]));
+  let frontier = roots.map((g) => g.id);
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for await (const page of pagesByKeys(ctx.collections.grants, {}, 'from_grant', frontier, 'instance', PAGE_SIZE)) {
+      for (const child of page) {
+        if (removed.has(child.id)) continue;
+        removed.set(child.id, child);
+        next.push(child.id);
+      }
+      await ctx.yielder.maybeYield();
+    }
+    frontier = next;
+  }
+  return removed;
+}
+
+/** For each grant of `chunk` that still has a support among the stored grants, facts and rules: one such support (direct assignment first). */
+async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<string, GrantReason>> {
+  const env = ctx.environmentId;
+  const wanted = new Set(chunk.map((g) => g.id));
+  const found = new Map<string, GrantReason>();
+
+  const assignments = await ctx.assignments.find({
+    environment_id: env,
+    user: { $in: unique(chunk.map((g) => g.user)) },
+    resource_instance: { $in: unique(chunk.map((g) => g.instance)) },
+  });
+  for (const a of assignments.sort((x, y) => x.id.localeCompare(y.id))) {
+    const id = grantId(env, a.user, a.resource_instance ?? '', a.role);
+    if (wanted.has(id) && !found.has(id)) found.set(id, { kind: 'assignment', assignment_id: a.id });
+  }
+
+  const byInstance = new Map<string, GrantDoc[]>();
+  for (const g of chunk) {
+    if (found.has(g.id) || ctx.rules.incoming(g.resource, g.role).length === 0) continue;
+    byInstance.set(g.instance, [...(byInstance.get(g.instance) ?? []), g]);
+  }
+  const pages = pagesByKeys(ctx.collections.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);
+  for await (const page of pages) {
+    const options: Array<{ grant: GrantDoc; parent: string; reason: GrantReason }> = [];
+    for (const edge of page) {
+      for (const grant of byInstance.get(edge.object) ?? []) {
+        if (found.has(grant.id) || grant.tenant !== edge.tenant) continue;
+        for (const entry of ctx.rules.incoming(grant.resource, grant.role)) {
+          if (entry.rule.onResource !== typeOf(edge.subject) || entry.rule.relation !== edge.relation) continue;
+          const parent = grantId(env, grant.user, edge.subject, entry.rule.role);
+          options.push({
+            grant,
+            parent,
+            reason: {
+              kind: 'derivation',
+              from_grant: parent,
+              tuple: { id: edge.id, subject: edge.subject, relation: edge.relation, object: edge.object },
+              rule: entry.rule,
+            },
+          });
+        }
+      }
+    }
+    if (options.length === 0) continue;
+    const present = new Set((await findByIds(ctx.collections.grants, unique(options.map((o) => o.parent)))).map((g) => g.id));
+    for (const option of options) {
+      if (!found.has(option.grant.id) && present.has(option.parent)) found.set(option.grant.id, option.reason);
+    }
+    await ctx.yielder.maybeYield();
+  }
+  return found;
+}
+
+const unique = <T>(values: T[]): T[] => [...new Set(values)];

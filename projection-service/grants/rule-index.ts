@@ -1,0 +1,121 @@
+import type { DerivationRule } from '../../shared/events';
+import type { GrantCollections } from './collections';
+import { sameRule, type RuleEntry } from './model';
+
+const roleOf = (resource: string, role: string) => `${resource}#${role}`;
+
+/**
+ * The derivation rules of one environment, indexed both ways: by the role a
+ * rule grants (to re-derive a grant: which supports could it have?) and by the
+ * role a rule starts from (to expand a grant: what does it give?).
+ */
+export class RuleIndex {
+  private readonly entries: RuleEntry[];
+  private byTarget = new Map<string, RuleEntry[]>();
+  private bySource = new Map<string, RuleEntry[]>();
+
+  constructor(entries: RuleEntry[] = []) {
+    this.entries = [...entries];
+    this.reindex();
+  }
+
+  all(): RuleEntry[] {
+    return [...this.entries];
+  }
+
+  /** Rules that grant `role` of `resource`. */
+  incoming(resource: string, role: string): RuleEntry[] {
+    return this.byTarget.get(roleOf(resource, role)) ?? [];
+  }
+
+  /** Rules through which a holder of `role` on a `resource` instance derives other roles. */
+  outgoing(resource: string, role: string): RuleEntry[] {
+    return this.bySource.get(roleOf(resource, role)) ?? [];
+  }
+
+  has(entry: RuleEntry): boolean {
+    return this.incoming(entry.resource, entry.role).some((e) => sameRule(e.rule, entry.rule));
+  }
+
+  /** Adds a rule; false if it was there already. */
+  add(entry: RuleEntry): boolean {
+    if (this.has(entry)) return false;
+    this.entries.push(entry);
+    this.reindex();
+    return true;
+  }
+
+  /** Removes the entries matching `predicate`; returns them. */
+  removeWhere(predicate: (entry: RuleEntry) => boolean): RuleEntry[] {
+    const removed = this.entries.filter(predicate);
+    if (removed.length === 0) return [];
+    const kept = this.entries.filter((e) => !predicate(e));
+    this.entries.splice(0, this.entries.length, ...kept);
+    this.reindex();
+    return removed;
+  }
+
+  /** Makes `rules` the whole rule list of one role; returns what changed. */
+  replace(resource: string, role: string, rules: DerivationRule[]): { added: RuleEntry[]; removed: RuleEntry[] } {
+    const current = this.incoming(resource, role);
+    const removedRules = current.filter((e) => !rules.some((r) => sameRule(r, e.rule)));
+    const removed = this.removeWhere((e) => removedRules.includes(e));
+    const added: RuleEntry[] = [];
+    for (const rule of rules) {
+      const entry = { resource, role, rule };
+      if (this.add(entry)) added.push(entry);
+    }
+    return { added, removed };
+  }
+
+  private reindex(): void {
+    this.byTarget = new Map();
+    this.bySource = new Map();
+    for (const entry of this.entries) {
+      push(this.byTarget, roleOf(entry.resource, entry.role), entry);
+      push(this.bySource, roleOf(entry.rule.onResource, entry.rule.role), entry);
+    }
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * Loads and stores each environment's RuleIndex. Cached in memory between
+ * events; the cache is dropped whenever events arrive out of order (a replay
+ * after a failed batch), since the stored copy is then the truth.
+ */
+export class RuleBook {
+  private readonly cache = new Map<string, RuleIndex>();
+  private lastPosition = 0;
+
+  constructor(private readonly collections: GrantCollections) {}
+
+  /** Call before applying each event. */
+  observe(position: number): void {
+    if (position <= this.lastPosition) this.cache.clear();
+    this.lastPosition = position;
+  }
+
+  async of(environmentId: string): Promise<RuleIndex> {
+    const cached = this.cache.get(environmentId);
+    if (cached) return cached;
+    const doc = await this.collections.rules.get(environmentId);
+    const index = new RuleIndex(doc?.rules ?? []);
+    this.cache.set(environmentId, index);
+    return index;
+  }
+
+  async save(environmentId: string, index: RuleIndex): Promise<void> {
+    await this.collections.rules.put({ id: environmentId, environment_id: environmentId, rules: index.all() });
+  }
+
+  /** Forgets the cache (after a failure, the stored copy is the truth). */
+  reset(): void {
+    this.cache.clear();
+  }
+}

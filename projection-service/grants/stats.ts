@@ -1,0 +1,13 @@
+/** Counters of the grants projection, for benchmarks and diagnostics (write amplification = rows written per event). */
+export class GrantStats {
+  /** Events the projection handled. */
+  events = 0;
+  /** Grant documents inserted or replaced. */
+  grantsWritten = 0;
+  /** Grant documents deleted. */
+  grantsDeleted = 0;
+
+  snapshot(): { events: number; grantsWritten: number; grantsDeleted: number } {
+    return { events: this.events, grantsWritten: this.grantsWritten, grantsDeleted: this.grantsDeleted };
+  }
+}
