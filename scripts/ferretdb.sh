@@ -45,7 +45,11 @@ STATE_DIR="$RUN_DIR/state"
 MONGODB_URL="mongodb://${FERRETDB_HOST}:${FERRETDB_PORT}/"
 
 binary_works() {
-  [[ -x "$BIN" ]] && "$BIN" --version 2>/dev/null | grep -q "^version: v${FERRETDB_VERSION}\$"
+  # Capture first: `ferretdb --version | grep -q` can fail under pipefail with SIGPIPE.
+  local out
+  [[ -x "$BIN" ]] || return 1
+  out="$("$BIN" --version 2>/dev/null)" || return 1
+  grep -qx "version: v${FERRETDB_VERSION}" <<<"$out"
 }
 
 cmd_install() {
@@ -144,8 +148,10 @@ cmd_start() {
     --log-format=text
 
   if ! wait_until "$FERRETDB_READY_TIMEOUT" "ferretdb ready on port $FERRETDB_PORT" "$PID_FILE" "$LOG_FILE" ferretdb_ready; then
-    cmd_stop || true
-    die "ferretdb failed to start"
+    # Kill the half-started server but keep $RUN_DIR (logs) for CI artifacts; the next
+    # start/stop removes it.
+    stop_daemon "$PID_FILE" "$RUN_DIR" ferretdb 20 || true
+    die "ferretdb failed to start (logs kept in $RUN_DIR)"
   fi
   log "ready in $(elapsed "$t0") (pid $(read_pid "$PID_FILE"), $([[ $USE_NODE_PING == 1 ]] && echo "ping ok" || echo "port check only"), log $LOG_FILE)"
   echo "MONGODB_URL=$MONGODB_URL"

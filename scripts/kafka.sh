@@ -86,9 +86,11 @@ cmd_install() {
 </project>
 EOF
   # Pinned plugin version: maven 3.8's default maven-dependency-plugin is ancient.
+  # Output goes to stderr (stdout of `start` is reserved for KEY=value lines); the sed strips the
+  # stray ANSI reset codes Debian's maven 3.8 prints even with -B/-q.
   mvn -B -q -Dstyle.color=never -f "$INSTALL_DIR/pom.xml" \
     "org.apache.maven.plugins:maven-dependency-plugin:${MAVEN_DEPENDENCY_PLUGIN_VERSION}:copy-dependencies" \
-    -DincludeScope=runtime -DoutputDirectory="$JARS_DIR" ||
+    -DincludeScope=runtime -DoutputDirectory="$JARS_DIR" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2 ||
     die "maven could not resolve kafka dependencies"
   [[ -f "$JARS_DIR/kafka_${SCALA_VERSION}-${KAFKA_VERSION}.jar" ]] || die "kafka jar missing after maven run"
   date -u +%FT%TZ >"$INSTALL_MARKER"
@@ -183,8 +185,10 @@ cmd_start() {
 
   if ! wait_until "$KAFKA_READY_TIMEOUT" "kafka ready on port $KAFKA_PORT" "$PID_FILE" "$LOG_FILE" kafka_ready; then
     dump_log "$STDOUT_FILE"
-    cmd_stop || true
-    die "kafka failed to start"
+    # Kill the half-started server but keep $RUN_DIR (logs) for CI artifacts; the next
+    # start/stop removes it.
+    stop_daemon "$PID_FILE" "$RUN_DIR" kafka 60 || true
+    die "kafka failed to start (logs kept in $RUN_DIR)"
   fi
   log "ready in $(elapsed "$t0") (pid $(read_pid "$PID_FILE"), logs in $RUN_DIR)"
   echo "KAFKA_BROKERS=${KAFKA_HOST}:${KAFKA_PORT}"

@@ -41,8 +41,10 @@ pid_alive() {
 # protects `stop` from killing an unrelated process that reused a stale pid.
 pid_matches() {
   local pid="$1" marker="$2"
+  local cmdline
   pid_alive "$pid" || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$marker"
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"$marker"* ]]
 }
 
 # read_pid PIDFILE -> prints the pid (empty if no file).
