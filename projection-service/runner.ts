@@ -23,6 +23,7 @@ export class ProjectionRunner {
   private checkpoint: number | null = null;
   private readonly notifier = new PositionNotifier();
   private startHead = 0;
+  private resumedFrom = 0;
   private failed: unknown = null;
   private readonly checkpointName: string;
 
@@ -40,6 +41,7 @@ export class ProjectionRunner {
     this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
     this.startHead = await this.events.headPosition();
     const from = this.checkpoint ?? 0;
+    this.resumedFrom = from;
     this.notifier.advance(from);
     this.logger.info({ from, head: this.startHead }, 'projections starting');
     this.subscription = this.events.subscribe(
@@ -52,6 +54,11 @@ export class ProjectionRunner {
       },
       (batch) => this.applyBatch(batch),
     );
+  }
+
+  /** The stored checkpoint this runner resumed from at start (0: from the beginning). */
+  get startedFrom(): number {
+    return this.resumedFrom;
   }
 
   /** Position of the last event reflected in the read models. */
