@@ -1,0 +1,55 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { DuplicateEntityError } from '../errors';
+import { SqliteEventStore } from '../eventstore/sqlite-event-store';
+import type { EventData, EventMetadata } from '../events/envelope';
+import { CommandPipeline } from './command-pipeline';
+import type { Decider } from './decider';
+
+type Claim = EventData<'Claimed', { name: string }>;
+/** A tiny decider: names can be claimed once. */
+const claims: Decider<{ name: string }, Set<string>, Claim> = {
+  initialState: () => new Set(),
+  evolve: (state, event) => state.add(event.data.name),
+  decide: (command, state) => {
+    if (state.has(command.name)) throw new DuplicateEntityError(`${command.name} is taken`);
+    return [{ type: 'Claimed', data: { name: command.name } }];
+  },
+};
+const meta: EventMetadata = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
+const silent = pino({ level: 'silent' });
+
+describe('command pipeline', () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'pipeline-')), 'events.sqlite');
+  const store = new SqliteEventStore({ path });
+  afterAll(() => store.close());
+
+  it('decides concurrent commands in order against each other, refusing only the conflicting one', async () => {
+    const pipeline = new CommandPipeline(store, claims, silent);
+    const results = await Promise.allSettled(['a', 'b', 'a', 'c'].map((name) => pipeline.execute('claims-1', { name }, meta)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEntityError);
+    expect((await store.readStream('claims-1')).map((e) => (e.data as { name: string }).name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('notices writes by another pipeline (another process) and retries on a version conflict', async () => {
+    const one = new CommandPipeline(store, claims, silent);
+    const two = new CommandPipeline(store, claims, silent);
+    await one.execute('claims-2', { name: 'x' }, meta);
+    await two.execute('claims-2', { name: 'y' }, meta);
+    // `one` has a stale cache; it must catch up and still refuse a duplicate of y.
+    await expect(one.execute('claims-2', { name: 'y' }, meta)).rejects.toBeInstanceOf(DuplicateEntityError);
+    const racing = await Promise.allSettled([one.execute('claims-2', { name: 'p' }, meta), two.execute('claims-2', { name: 'q' }, meta)]);
+    expect(racing.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect((await store.readStream('claims-2')).map((e) => (e.data as { name: string }).name).sort()).toEqual(['p', 'q', 'x', 'y']);
+  });
+
+  it('returns the position of the append so callers can wait for read models', async () => {
+    const pipeline = new CommandPipeline(store, claims, silent);
+    const outcome = await pipeline.execute('claims-3', { name: 'z' }, meta);
+    expect(outcome.position).toBe(await store.headPosition());
+    expect(outcome.events).toEqual([{ type: 'Claimed', data: { name: 'z' } }]);
+  });
+});
