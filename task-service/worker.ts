@@ -72,7 +72,10 @@ export class CopyTaskWorker {
     try {
       await this.handle(taskId);
     } catch (error) {
-      if (!this.shutdown.signal.aborted) this.logger.error({ err: error, taskId, delivery: delivery.attempt }, 'copy task attempt failed; it will be delivered again');
+      if (this.shutdown.signal.aborted) throw error;
+      // A version conflict here is another attempt of the same task racing this one: expected, and resolved by the redelivery.
+      const level = error instanceof StreamVersionConflictError ? 'warn' : 'error';
+      this.logger[level]({ err: error, taskId, delivery: delivery.attempt }, 'copy task attempt failed; it will be delivered again');
       throw error;
     }
     await delivery.ack();

@@ -1,4 +1,4 @@
-import { StreamVersionConflictError } from '../../shared/errors';
+import { DuplicateEntityError, StreamVersionConflictError } from '../../shared/errors';
 import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import { TargetChangedError } from '../errors';
@@ -65,16 +65,22 @@ async function ensureEnvironment(deps: CopyDependencies, job: CopyJob): Promise<
     timestamp: origin.timestamp,
     schemaVersion: CURRENT_SCHEMA_VERSION,
   };
-  await deps.orgCommands.execute(
-    orgStream,
-    {
-      type: 'CreateEnvironment',
-      project: request.projectId,
-      copiedFromTaskId: origin.taskId,
-      environment: { id: environmentId, key: fields.key, name: fields.name, description: fields.description, customBranchName: fields.customBranchName, jwks: fields.jwks, settings: fields.settings },
-    },
-    metadata,
-  );
+  try {
+    await deps.orgCommands.execute(
+      orgStream,
+      {
+        type: 'CreateEnvironment',
+        project: request.projectId,
+        copiedFromTaskId: origin.taskId,
+        environment: { id: environmentId, key: fields.key, name: fields.name, description: fields.description, customBranchName: fields.customBranchName, jwks: fields.jwks, settings: fields.settings },
+      },
+      metadata,
+    );
+  } catch (error) {
+    // Another attempt of this task (a redelivery racing this one) may have created it just now.
+    const created = (await deps.orgCommands.currentState(orgStream)).environments.get(`${request.projectId}#${fields.key}`) === environmentId;
+    if (!(error instanceof DuplicateEntityError) || !created) throw error;
+  }
 }
 
 /**
