@@ -11,4 +11,5 @@ const project = (name, pattern) => ({
 module.exports = {
   projects: [project('unit', 'unit'), project('int', 'int'), project('e2e', 'e2e')],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
