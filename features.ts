@@ -1,7 +1,8 @@
 import type { Feature } from './embedded';
 import { environmentCopyFeature } from './task-service/feature';
+import { bulkFeature } from './command-service/routes/bulk-feature';
 
 /** The features the embedded service runs. Permission checks and environment copy register here. */
 export function embeddedFeatures(): Feature[] {
-  return [environmentCopyFeature()];
+  return [environmentCopyFeature(), bulkFeature()];
 }

@@ -49,4 +49,9 @@ export type EnvCommand =
     }
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
   | { type: 'CreateTuple'; id: string; subject: string; relation: string; object: string; tenant: string | null }
-  | { type: 'DeleteTuple'; subject: string; relation: string; object: string };
+  | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
+  /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
+  | { type: 'Bulk'; commands: BulkItemCommand[] };
+
+/** What a Bulk command may hold: facts whose events only add or remove map entries (see scratch.ts). */
+export type BulkItemCommand = Extract<EnvCommand, { type: 'CreateInstance' | 'DeleteInstance' | 'AssignRole' | 'UnassignRole' | 'CreateTuple' | 'DeleteTuple' }>;

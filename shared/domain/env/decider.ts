@@ -1,6 +1,7 @@
 import type { Decider } from '../../cqrs/decider';
 import type { EnvEvent } from '../../events';
 import type { EnvCommand } from './commands';
+import { bulk } from './bulk';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
 import { evolveEnv, initialEnvState, type EnvState } from './state';
@@ -25,6 +26,7 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
     case 'UnassignRole': return facts.unassignRole(command, state);
     case 'CreateTuple': return facts.createTuple(command, state);
     case 'DeleteTuple': return facts.deleteTuple(command, state);
+    case 'Bulk': return bulk(command, state);
   }
 }
 

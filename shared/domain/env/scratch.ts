@@ -1,0 +1,97 @@
+import type { EnvState } from './state';
+
+const DELETED = Symbol('deleted');
+
+/**
+ * A copy-on-write view of a Map: reads fall through to the base map, writes
+ * and deletes stay in the overlay. The base is never modified, so building one
+ * is O(1) and it costs only what is written to it.
+ */
+export class OverlayMap<K, V> implements Map<K, V> {
+  private readonly changes = new Map<K, V | typeof DELETED>();
+  private count: number;
+
+  constructor(private readonly base: ReadonlyMap<K, V>) {
+    this.count = base.size;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'OverlayMap';
+  }
+
+  has(key: K): boolean {
+    const changed = this.changes.get(key);
+    if (changed !== undefined || this.changes.has(key)) return changed !== DELETED;
+    return this.base.has(key);
+  }
+
+  get(key: K): V | undefined {
+    const changed = this.changes.get(key);
+    if (changed === DELETED) return undefined;
+    if (changed !== undefined || this.changes.has(key)) return changed;
+    return this.base.get(key);
+  }
+
+  set(key: K, value: V): this {
+    if (!this.has(key)) this.count += 1;
+    this.changes.set(key, value);
+    return this;
+  }
+
+  delete(key: K): boolean {
+    if (!this.has(key)) return false;
+    this.changes.set(key, DELETED);
+    this.count -= 1;
+    return true;
+  }
+
+  clear(): void {
+    for (const key of this.keys()) this.changes.set(key, DELETED);
+    this.count = 0;
+  }
+
+  *entries(): MapIterator<[K, V]> {
+    for (const entry of this.base) if (!this.changes.has(entry[0])) yield entry;
+    for (const [key, value] of this.changes) if (value !== DELETED) yield [key, value];
+  }
+
+  *keys(): MapIterator<K> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  }
+}
+
+/**
+ * A scratch state over `state`: deciding and evolving against it never touches
+ * `state`. Valid for facts events only, whose evolve replaces map entries with
+ * fresh objects; schema events mutate role objects in place, which the overlay
+ * does not copy.
+ */
+export function scratchOf(state: EnvState): EnvState {
+  return {
+    resources: state.resources,
+    roles: state.roles,
+    relations: state.relations,
+    tenants: state.tenants,
+    users: new OverlayMap(state.users),
+    instances: new OverlayMap(state.instances),
+    assignments: new OverlayMap(state.assignments),
+    tuples: new OverlayMap(state.tuples),
+    ids: new OverlayMap(state.ids),
+  };
+}
