@@ -43,6 +43,8 @@ export function runCatchUpSubscription(loop: CatchUpLoop): Subscription {
         }
       }
       if (batch.lastPosition === position) await loop.waitForMore(abort.signal);
+      // A synchronous engine resolves every read at once: yield between batches, or a long catch-up starves the process (HTTP, timers, appends).
+      else await new Promise((resolve) => setImmediate(resolve));
       position = batch.lastPosition;
     }
   })();

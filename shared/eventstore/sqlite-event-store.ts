@@ -169,15 +169,32 @@ export class SqliteEventStore implements EventStore {
     return runCatchUpSubscription({
       fromPosition: options.fromPosition,
       readBatch: async (after) => {
-        const events = await this.readAll(after, options.batchSize ?? 500);
-        const last = events.at(-1)?.position ?? after;
-        const wanted = categories ? events.filter((e) => categories.has(streamCategory(e.streamId).category)) : events;
-        return { events: wanted, lastPosition: last };
+        const limit = options.batchSize ?? 500;
+        if (!categories) {
+          const events = await this.readAll(after, limit);
+          return { events, lastPosition: events.at(-1)?.position ?? after };
+        }
+        // Filter in SQL (category index), so a subscriber to a few streams does not parse the whole log.
+        // The head is read first: events appended after it are left for the next batch.
+        const head = this.statements.head.get()?.head ?? 0;
+        const events = this.categoryRead(categories.size).all(after, head, ...categories, limit).map(toRecorded);
+        return { events, lastPosition: events.length === limit ? events.at(-1)!.position : Math.max(after, head) };
       },
       waitForMore: (signal) => this.waitForAppend(signal),
       handler,
       onError: options.onError,
     });
+  }
+
+  private readonly categoryReads = new Map<number, Database.Statement<unknown[], EventRow>>();
+  private categoryRead(count: number): Database.Statement<unknown[], EventRow> {
+    let statement = this.categoryReads.get(count);
+    if (!statement) {
+      const list = Array.from({ length: count }, () => '?').join(', ');
+      statement = this.db.prepare<unknown[], EventRow>(`SELECT * FROM events WHERE position > ? AND position <= ? AND category IN (${list}) ORDER BY position LIMIT ?`);
+      this.categoryReads.set(count, statement);
+    }
+    return statement;
   }
 
   /** Resolves on the next local append, or after the poll interval (appends by other processes). */
