@@ -1,0 +1,108 @@
+/**
+ * Benchmark: copy an environment of 1,000,000 events (policy + facts) with
+ * `scope: {facts: true}` and print the copy's throughput and the process's
+ * peak memory, with the task's progress while it runs.
+ *
+ *   node -r @swc-node/register bench/copy.ts            # 1,000,000 events
+ *   COPY_BENCH_EVENTS=200000 node -r @swc-node/register bench/copy.ts
+ *
+ * The source is appended straight into its stream through the event store port
+ * (fast), then the projections catch up before the copy starts. Only the copy
+ * feature runs, so the figures are the copy's, not other projections'.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
+import { startEmbedded } from '../embedded';
+import { loadConfig } from '../shared/config';
+import { streams } from '../shared/events';
+import { environmentCopyFeature } from '../task-service/feature';
+import { syntheticEnvironment } from '../test/copy/support/synthetic-environment';
+
+const TOTAL = Number(process.env.COPY_BENCH_EVENTS ?? 1_000_000);
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en-US')} events/s`;
+
+class PeakRss {
+  peak = process.memoryUsage().rss;
+  private readonly timer = setInterval(() => this.sample(), 25);
+  sample(): void {
+    this.peak = Math.max(this.peak, process.memoryUsage().rss);
+  }
+  reset(): void {
+    this.peak = process.memoryUsage().rss;
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'rebac-bench-copy-'));
+  const rss = new PeakRss();
+  const service = await startEmbedded(loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }), [environmentCopyFeature()]);
+  const key = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return (await r.json()) as any;
+  };
+  try {
+    console.log(`copy benchmark: ${TOTAL.toLocaleString('en-US')} source events, scope.facts, data in ${dataDir}`);
+    const source = await call('GET', '/v2/projects/default/envs/production');
+
+    // 1. The source environment, straight into its stream.
+    let started = Date.now();
+    let version = -1;
+    let head = 0;
+    for (const batch of syntheticEnvironment(TOTAL, 20_000)) {
+      const result = await service.eventStore.append(streams.environment(source.id), batch, version === -1 ? 'no_stream' : version);
+      version = result.streamVersion;
+      head = result.position;
+    }
+    console.log(`source appended in ${((Date.now() - started) / 1000).toFixed(1)} s (${rate(TOTAL, Date.now() - started)})`);
+
+    // 2. Projections catch up (not part of the copy's figures).
+    started = Date.now();
+    while (!(await service.runner.waitForPosition(head, 5000))) {
+      console.log(`  projections at ${service.runner.position.toLocaleString('en-US')} / ${head.toLocaleString('en-US')}`);
+    }
+    console.log(`projections caught up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    // 3. The copy, watched through the result endpoint.
+    rss.reset();
+    const baseline = process.memoryUsage().rss;
+    started = Date.now();
+    const task = await call('POST', '/v2/projects/default/envs/production/copy/async', { target_env: { new: { key: 'bench-copy', name: 'Bench copy' } }, scope: { facts: true } });
+    let result = task;
+    while (result.status === 'processing') {
+      result = await call('GET', `/v2/projects/default/envs/production/copy/async/${task.task_id}/result?wait=2`);
+      const p = result.progress;
+      console.log(`  ${result.status}: ${p.events_copied.toLocaleString('en-US')} / ${p.source_events_total.toLocaleString('en-US')} events copied (${((100 * p.source_events_read) / Math.max(1, p.source_events_total)).toFixed(0)}%), rss ${mb(process.memoryUsage().rss)}`);
+    }
+    const visibleAfterMs = Date.now() - started;
+    if (result.status !== 'success') throw new Error(`copy failed: ${JSON.stringify(result.error)}`);
+
+    // The copy itself ran from the task's start to its outcome (both events in the task stream).
+    const events = await service.eventStore.readStream(streams.task(task.task_id));
+    const startedAt = Date.parse(events.find((e) => e.type === 'TaskStarted')!.metadata.timestamp);
+    const finishedAt = Date.parse(events.find((e) => e.type === 'TaskSucceeded')!.metadata.timestamp);
+    const copied = result.progress.events_copied as number;
+    console.log('');
+    console.log(`events copied:              ${copied.toLocaleString('en-US')}`);
+    console.log(`copy (task start → success): ${((finishedAt - startedAt) / 1000).toFixed(1)} s, ${rate(copied, finishedAt - startedAt)}`);
+    console.log(`until visible (request → success in the read model, incl. projecting the copy): ${(visibleAfterMs / 1000).toFixed(1)} s, ${rate(copied, visibleAfterMs)}`);
+    console.log(`progress events recorded:   ${events.filter((e) => e.type === 'TaskProgressed').length}`);
+    console.log(`peak RSS during the copy:   ${mb(rss.peak)} (${mb(baseline)} before it, +${mb(rss.peak - baseline)})`);
+  } finally {
+    rss.stop();
+    await service.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+import { envDecider } from '../../shared/domain/env/decider';
+import type { EnvEvent } from '../../shared/events';
+import { applyToSnapshot, emptySnapshot } from './env-snapshot';
+import { planMerge, sameJson, type MergeInput } from './merge-plan';
+
+const action = (key: string) => ({ id: `${key}-id`, key, name: key, description: '' });
+const resource = (key: string, actions: string[], id = `${key}-id`): EnvEvent => ({ type: 'ResourceCreated', data: { id, key, name: key, description: '', attributes: {}, actions: actions.map(action) } });
+const role = (res: string, key: string, permissions: string[], name = key): EnvEvent => ({
+  type: 'RoleCreated', data: { id: `${res}-${key}-id`, key, resource: res, name, description: '', permissions, attributes: {} },
+});
+const policy: EnvEvent[] = [
+  resource('folder', ['read', 'write']),
+  resource('file', ['read']),
+  role('folder', 'editor', ['read', 'write']),
+  role('file', 'viewer', ['read']),
+  { type: 'RelationCreated', data: { id: 'parent-id', key: 'parent', name: 'Parent', description: '', objectResource: 'file', subjectResource: 'folder' } },
+  { type: 'ImplicitGrantAdded', data: { id: 'file-viewer-id', key: 'viewer', resource: 'file', rule: { onResource: 'folder', role: 'editor', relation: 'parent' } } },
+];
+const facts: EnvEvent[] = [
+  { type: 'TenantCreated', data: { id: 'acme-id', key: 'acme', name: 'Acme', description: '', attributes: {} } },
+  { type: 'ResourceInstanceCreated', data: { id: 'docs-id', key: 'docs', resource: 'folder', tenant: 'acme', attributes: {} } },
+  { type: 'ResourceInstanceCreated', data: { id: 'readme-id', key: 'readme', resource: 'file', tenant: 'acme', attributes: {} } },
+  { type: 'UserCreated', data: { id: 'alice-id', key: 'alice', email: null, firstName: null, lastName: null, attributes: {} } },
+  { type: 'RoleAssigned', data: { id: 'as-id', user: 'alice', role: 'editor', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:docs' } },
+  { type: 'RelationshipTupleCreated', data: { id: 'tu-id', subject: 'folder:docs', relation: 'parent', object: 'file:readme', tenant: 'acme' } },
+];
+
+function input(source: EnvEvent[], target: EnvEvent[], overrides: Partial<MergeInput> = {}): MergeInput {
+  const s = emptySnapshot();
+  source.forEach((e) => applyToSnapshot(s, e));
+  const t = emptySnapshot();
+  const state = envDecider.initialState();
+  target.forEach((e) => {
+    applyToSnapshot(t, e);
+    envDecider.evolve(state, e);
+  });
+  return { source: s, target: t, targetState: state, scope: { facts: true }, strategy: 'fail', targetEnvironmentId: 'target-env', ...overrides };
+}
+
+/** Folds events into a snapshot and returns it without ids, for comparing what two environments hold. */
+function contents(events: EnvEvent[]) {
+  const s = emptySnapshot();
+  events.forEach((e) => applyToSnapshot(s, e));
+  const strip = (m: Map<string, object>) => [...m.entries()].map(([k, v]) => [k, JSON.parse(JSON.stringify(v, (key, val) => (key === 'id' ? undefined : val)))]).sort();
+  return Object.fromEntries(Object.entries(s).map(([kind, map]) => [kind, strip(map as Map<string, object>)]));
+}
+
+describe('planning a copy into an existing environment', () => {
+  it('changes nothing when the target already holds the same objects', () => {
+    const plan = planMerge(input([...policy, ...facts], [...policy, ...facts]));
+    expect(plan).toEqual({ ok: true, events: [], conflicts: [] });
+  });
+
+  it('creates what is missing, in an order the decider accepts, with ids derived from the target', () => {
+    const plan = planMerge(input([...policy, ...facts], []));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.events.map((e) => e.type)).toEqual([
+      'ResourceCreated', 'ResourceCreated', 'RelationCreated', 'RoleCreated', 'RoleCreated', 'RoleDerivationsReplaced',
+      'TenantCreated', 'UserCreated', 'ResourceInstanceCreated', 'ResourceInstanceCreated', 'RoleAssigned', 'RelationshipTupleCreated',
+    ]);
+    expect(contents(plan.events)).toEqual(contents([...policy, ...facts]));
+    expect((plan.events[0]!.data as { id: string }).id).not.toBe('folder-id');
+  });
+
+  it('leaves the facts out of the comparison and the plan without scope.facts', () => {
+    const otherTenant: EnvEvent = { type: 'TenantCreated', data: { id: 'x', key: 'acme', name: 'Other name', description: '', attributes: {} } };
+    const plan = planMerge(input([...policy, ...facts], [otherTenant], { scope: { facts: false } }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.conflicts).toEqual([]);
+    expect(plan.events.every((e) => !['TenantCreated', 'RoleAssigned', 'RelationshipTupleCreated'].includes(e.type))).toBe(true);
+  });
+
+  it('with fail, reports every differing object and plans nothing', () => {
+    const target = [resource('folder', ['read']), role('folder', 'editor', ['read'], 'Other editor'), { type: 'TenantCreated', data: { id: 'x', key: 'acme', name: 'Other', description: '', attributes: {} } } as EnvEvent];
+    expect(planMerge(input([...policy, ...facts], target))).toEqual({
+      ok: false,
+      conflicts: [{ kind: 'resource', key: 'folder' }, { kind: 'role', key: 'folder#editor' }, { kind: 'tenant', key: 'acme' }],
+    });
+  });
+
+  it('with overwrite, updates a differing role in place and keeps target-only objects', () => {
+    const target = [...policy.slice(0, 2), role('folder', 'editor', ['read'], 'Other editor'), role('folder', 'auditor', ['read'])];
+    const plan = planMerge(input(policy, target, { strategy: 'overwrite', scope: { facts: false } }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.conflicts).toEqual([{ kind: 'role', key: 'folder#editor' }]);
+    expect(plan.events.find((e) => e.type === 'RoleUpdated')).toMatchObject({ data: { key: 'editor', name: 'editor', permissions: ['read', 'write'] } });
+    expect(plan.events.some((e) => e.type === 'RoleDeleted')).toBe(false);
+    const after = contents([...target, ...plan.events]);
+    expect(after.roles).toEqual([...contents(policy).roles, ['folder#auditor', expect.objectContaining({ key: 'auditor' })]].sort());
+  });
+
+  it('with overwrite, replaces a differing resource type with what depends on it, as a delete would', () => {
+    const target = [resource('folder', ['read', 'share']), role('folder', 'owner', ['share'])];
+    const plan = planMerge(input(policy, target, { strategy: 'overwrite', scope: { facts: false } }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.events.slice(0, 2).map((e) => e.type)).toEqual(['RoleDeleted', 'ResourceDeleted']);
+    expect(contents([...target, ...plan.events])).toEqual(contents(policy));
+  });
+});
+
+describe('sameJson', () => {
+  it('ignores key order but not values', () => {
+    expect(sameJson({ a: 1, b: { c: [1, 2] } }, { b: { c: [1, 2] }, a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 2 })).toBe(false);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+  });
+});
