@@ -86,7 +86,7 @@ describe('planning a copy into an existing environment', () => {
     expect(plan.events.find((e) => e.type === 'RoleUpdated')).toMatchObject({ data: { key: 'editor', name: 'editor', permissions: ['read', 'write'] } });
     expect(plan.events.some((e) => e.type === 'RoleDeleted')).toBe(false);
     const after = contents([...target, ...plan.events]);
-    expect(after.roles).toEqual([...contents(policy).roles, ['folder#auditor', expect.objectContaining({ key: 'auditor' })]].sort());
+    expect(after.roles).toEqual([...(contents(policy).roles ?? []), ['folder#auditor', expect.objectContaining({ key: 'auditor' })]].sort());
   });
 
   it('with overwrite, replaces a differing resource type with what depends on it, as a delete would', () => {
