@@ -24,6 +24,12 @@ const configSchema = z.object({
   TASK_QUEUE: z.enum(['memory', 'kafka']).default('memory'),
   KAFKA_BROKERS: z.string().optional(),
   KAFKA_TOPIC_PREFIX: z.string().default('rebac'),
+  /** Partitions of the task topic when the service creates it: the most task-service replicas that get work at once. */
+  KAFKA_TASK_PARTITIONS: z.coerce.number().int().positive().default(6),
+  /** Replication factor of the task topic when the service creates it (3 on a production cluster). */
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(1),
+  /** How long Kafka waits for a task-service replica that went silent before handing its partitions to another. */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
   /** Becomes the organisation API key on first start; otherwise one is generated into DATA_DIR. */
   ADMIN_API_KEY: z.string().min(16).optional(),
   /** Largest JSON body accepted, in bytes (larger: 413). */

@@ -1,0 +1,239 @@
+import { MongoClient, MongoServerError, type Db, type Document, type Collection as MongoCollection } from 'mongodb';
+import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
+
+/** How a read-model document is stored: `_id` = its id, each declared field at the top level, the whole document as JSON. */
+interface StoredDoc {
+  _id: string;
+  _doc: string;
+  [field: string]: unknown;
+}
+
+interface CheckpointDoc {
+  _id: string;
+  position: number;
+}
+
+const PREFIX = 'rm_';
+const CHECKPOINTS = `${PREFIX}checkpoints`;
+/** Writes per bulkWrite call (putMany). */
+const BULK_CHUNK = 1000;
+
+export interface MongoDocumentStoreOptions {
+  url: string;
+  database: string;
+}
+
+/**
+ * Read models and checkpoints on MongoDB (or a MongoDB-protocol server such as
+ * FerretDB). Each collection is `rm_<name>`: `_id` is the document's id, the
+ * declared fields sit at the top level (indexed as declared, with `_id` last
+ * so a sort on the next field plus the id tiebreak is served by the index),
+ * and the document itself is kept as a JSON string. Storing JSON keeps any
+ * key (user attributes may hold `.` or `$`) and any value exactly as the API
+ * returns it, on every server.
+ *
+ * No multi-document transactions and no change streams: `transaction` runs
+ * the work as it comes (`atomicTransactions = false`); projections are
+ * idempotent and the runner saves its checkpoint after the batch, so a crash
+ * in between replays the batch onto what is already there. Checkpoints are
+ * saved by compare-and-set (insert when none, else update filtered on the
+ * expected value).
+ */
+export class MongoDocumentStore implements DocumentStore {
+  readonly atomicTransactions = false;
+  private readonly collections = new Map<string, MongoDocCollection<{ id: string }>>();
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {}
+
+  static async connect(options: MongoDocumentStoreOptions): Promise<MongoDocumentStore> {
+    const client = new MongoClient(options.url, { ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 });
+    await client.connect();
+    const db = client.db(options.database);
+    const store = new MongoDocumentStore(client, db);
+    await db.command({ ping: 1 });
+    return store;
+  }
+
+  collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
+    let existing = this.collections.get(spec.name);
+    if (!existing) {
+      if (!/^[a-z_]+$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
+      existing = new MongoDocCollection(this.db.collection<StoredDoc>(`${PREFIX}${spec.name}`), spec);
+      this.collections.set(spec.name, existing);
+    }
+    return existing as unknown as Collection<T>;
+  }
+
+  async transaction<R>(work: () => Promise<R>): Promise<R> {
+    return work();
+  }
+
+  private get checkpoints(): MongoCollection<CheckpointDoc> {
+    return this.db.collection<CheckpointDoc>(CHECKPOINTS);
+  }
+
+  async loadCheckpoint(name: string): Promise<number | null> {
+    const doc = await this.checkpoints.findOne({ _id: name });
+    return doc ? Number(doc.position) : null;
+  }
+
+  async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
+    if (expected === null) {
+      try {
+        await this.checkpoints.insertOne({ _id: name, position: next });
+        return { ok: true };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    } else {
+      const result = await this.checkpoints.updateOne({ _id: name, position: expected }, { $set: { position: next } });
+      if (result.matchedCount === 1) return { ok: true };
+    }
+    return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
+  }
+
+  /** Empties every read-model collection and the checkpoints; indexes stay. */
+  async dropAll(): Promise<void> {
+    const names = await this.db.listCollections({}, { nameOnly: true }).toArray();
+    for (const { name } of names) if (name.startsWith(PREFIX)) await this.db.collection(name).deleteMany({});
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** True for a duplicate key on insert (MongoDB and FerretDB both report E11000 there). */
+export function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 11000;
+}
+
+class MongoDocCollection<T extends { id: string }> implements Collection<T> {
+  private readonly fields: Set<string>;
+  private indexes: Promise<void> | null = null;
+
+  constructor(
+    private readonly mongo: MongoCollection<StoredDoc>,
+    private readonly spec: CollectionSpec,
+  ) {
+    this.fields = new Set(spec.fields);
+  }
+
+  /** Creates the declared indexes once, on first use (createIndexes is idempotent, so several processes may race). */
+  private ready(): Promise<void> {
+    this.indexes ??= (async () => {
+      if (this.spec.indexes.length === 0) return;
+      await this.mongo.createIndexes(
+        this.spec.indexes.map((fields) => ({
+          key: Object.fromEntries([...fields.map((f) => [this.fieldName(f), 1] as const), ['_id', 1] as const]),
+          name: `${fields.join('_')}__id`,
+        })),
+      );
+    })().catch((error: unknown) => {
+      this.indexes = null;
+      throw error;
+    });
+    return this.indexes;
+  }
+
+  async get(id: string): Promise<T | null> {
+    await this.ready();
+    const doc = await this.mongo.findOne({ _id: id }, { projection: { _doc: 1 } });
+    return doc ? parse<T>(doc) : null;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const query = this.query(filter);
+    await this.ready();
+    let cursor = this.mongo.find(query, { projection: { _doc: 1 } });
+    if (options.sortBy) {
+      const field = this.fieldName(options.sortBy);
+      cursor = cursor.sort(field === '_id' ? { _id: 1 } : { [field]: 1, _id: 1 });
+    }
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit !== undefined) {
+      if (options.limit <= 0) return [];
+      cursor = cursor.limit(options.limit);
+    }
+    return (await cursor.toArray()).map((doc) => parse<T>(doc));
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const query = this.query(filter);
+    await this.ready();
+    return this.mongo.countDocuments(query);
+  }
+
+  async put(doc: T): Promise<void> {
+    await this.ready();
+    await this.mongo.replaceOne({ _id: doc.id }, this.stored(doc), { upsert: true });
+  }
+
+  async putMany(docs: T[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.ready();
+    for (let i = 0; i < docs.length; i += BULK_CHUNK) {
+      const chunk = docs.slice(i, i + BULK_CHUNK);
+      // Ordered, so a document that appears twice ends as its last version (as sequential puts would).
+      await this.mongo.bulkWrite(
+        chunk.map((doc) => ({ replaceOne: { filter: { _id: doc.id }, replacement: this.stored(doc), upsert: true } })),
+        { ordered: true },
+      );
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.ready();
+    await this.mongo.deleteOne({ _id: id });
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const query = this.query(filter);
+    await this.ready();
+    return (await this.mongo.deleteMany(query)).deletedCount;
+  }
+
+  private stored(doc: T): StoredDoc {
+    const record = doc as unknown as Record<string, unknown>;
+    const stored: StoredDoc = { _id: doc.id, _doc: JSON.stringify(doc) };
+    for (const field of this.spec.fields) stored[field] = toFieldValue(record[field]);
+    return stored;
+  }
+
+  private fieldName(field: string): string {
+    if (field === 'id') return '_id';
+    if (!this.fields.has(field)) throw new Error(`field ${field} is not declared on collection ${this.spec.name}`);
+    return field;
+  }
+
+  private query(filter: Filter): Document {
+    const query: Document = {};
+    for (const [field, condition] of Object.entries(filter)) {
+      const name = this.fieldName(field);
+      if (condition !== null && typeof condition === 'object') {
+        query[name] = '$gt' in condition ? { $gt: toFieldValue(condition.$gt) } : { $in: condition.$in.map(toFieldValue) };
+      } else {
+        query[name] = toFieldValue(condition);
+      }
+    }
+    return query;
+  }
+}
+
+function parse<T>(doc: { _doc?: unknown }): T {
+  return JSON.parse(String(doc._doc)) as T;
+}
+
+/** Declared fields hold scalars; anything else is compared as its JSON text (as the SQLite adapter does). */
+function toFieldValue(value: unknown): FieldValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
+}
