@@ -1,4 +1,4 @@
-import type { ApiClient, ApiResponse, TestServer } from '../../support/embedded-server';
+import { ApiClient, type ApiResponse, type TestServer } from '../../support/embedded-server';
 
 /**
  * An environment of its own for a group of HTTP tests, with terse helpers for
@@ -21,6 +21,11 @@ export class Scenario {
     const created = await server.api.post('/v2/projects/default/envs', { key: envKey, name: envKey });
     if (created.status !== 200) throw new Error(`could not create environment ${envKey}: ${created.status} ${JSON.stringify(created.body)}`);
     return new Scenario(await server.api.environmentClient('default', envKey), envKey);
+  }
+
+  /** The same environment and key on another server (after a restart on the same data). */
+  on(url: string): Scenario {
+    return new Scenario(new ApiClient(url, this.api.key), this.envKey);
   }
 
   /** Fails the test unless the call answers 200 (or 204 for deletes). */
