@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ProjectDoc } from '../../projection-service/read-models';
 import type { CommandPipeline } from '../../shared/cqrs/command-pipeline';
@@ -87,19 +87,36 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
     const base = '/v2/projects/{proj_id}/envs/{env_id}/copy/async';
 
     api.add({ method: 'post', path: base, summary: 'Copy an environment as a background task', tag: 'Environments', body: copyBodySchema, query: waitQuerySchema, status: 202, response: 'The task: {task_id, status, result, error, progress}' });
-    router.post('/v2/projects/:proj_id/envs/:env_id/copy/async', async (req, res) => {
+    /** Appends the copy request (the only write; the relay takes it to the task service) and waits until the task read model has it. */
+    async function startCopy(req: Request<{ proj_id: string; env_id: string }>, res: Response): Promise<string> {
       const auth = needsProjectKey(res);
-      const { wait } = parse(waitQuerySchema, req.query, 'query');
       const body = parse(copyBodySchema, req.body, 'body');
       const project = await resolveProject(rm, auth, req.params.proj_id);
       const taskId = newId();
       const request = await buildRequest(services, deps, auth, project, req.params.env_id, body, taskId);
       const outcome = await deps.taskCommands.execute(streams.task(taskId), { type: 'RequestEnvironmentCopy', request }, metadataOf(req, res));
       await awaitReadModels(services, res, outcome.position);
+      return taskId;
+    }
+
+    router.post('/v2/projects/:proj_id/envs/:env_id/copy/async', async (req, res) => {
+      const { wait } = parse(waitQuerySchema, req.query, 'query');
+      const taskId = await startCopy(req, res);
       if (wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
       const doc = await deps.tasks.get(taskId);
       if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
       res.status(202).json(presentTask(doc));
+    });
+
+    api.add({ method: 'post', path: '/v2/projects/{proj_id}/envs/{env_id}/copy', summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`, tag: 'Environments', body: copyBodySchema, response: 'The environment the copy produced or wrote into' });
+    router.post('/v2/projects/:proj_id/envs/:env_id/copy', async (req, res) => {
+      const taskId = await startCopy(req, res);
+      if (!(await holdUntilFinished(services, deps, taskId, MAX_WAIT_SECONDS, res))) return;
+      const doc = await deps.tasks.get(taskId);
+      if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
+      if (doc.status === 'failure' && doc.error) throw new StoredTaskError(doc.error);
+      if (doc.status === 'success') res.json(doc.result);
+      else res.status(202).json(presentTask(doc));
     });
 
     api.add({ method: 'get', path: `${base}/{task_id}/result`, summary: 'The state of an environment copy task', tag: 'Environments', query: waitQuerySchema, response: 'The task: {task_id, status, result, error, progress}' });
