@@ -27,7 +27,7 @@ describe('command pipeline', () => {
   afterAll(() => store.close());
 
   it('decides concurrent commands in order against each other, refusing only the conflicting one', async () => {
-    const pipeline = new CommandPipeline(store, claims, silent);
+    const pipeline = new CommandPipeline(store, claims, silent, null);
     const results = await Promise.allSettled(['a', 'b', 'a', 'c'].map((name) => pipeline.execute('claims-1', { name }, meta)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEntityError);
@@ -35,8 +35,8 @@ describe('command pipeline', () => {
   });
 
   it('notices writes by another pipeline (another process) and retries on a version conflict', async () => {
-    const one = new CommandPipeline(store, claims, silent);
-    const two = new CommandPipeline(store, claims, silent);
+    const one = new CommandPipeline(store, claims, silent, null);
+    const two = new CommandPipeline(store, claims, silent, null);
     await one.execute('claims-2', { name: 'x' }, meta);
     await two.execute('claims-2', { name: 'y' }, meta);
     // `one` has a stale cache; it must catch up and still refuse a duplicate of y.
@@ -46,8 +46,17 @@ describe('command pipeline', () => {
     expect((await store.readStream('claims-2')).map((e) => (e.data as { name: string }).name).sort()).toEqual(['p', 'q', 'x', 'y']);
   });
 
+  it('refuses to append an event that does not match the event schema', async () => {
+    const { z } = await import('zod');
+    const strict = z.object({ type: z.literal('Claimed'), data: z.object({ name: z.string().min(2) }) });
+    const pipeline = new CommandPipeline(store, claims, silent, strict);
+    await expect(pipeline.execute('claims-4', { name: 'x' }, meta)).rejects.toThrow();
+    expect(await store.readStream('claims-4')).toEqual([]);
+    await expect(pipeline.execute('claims-4', { name: 'xy' }, meta)).resolves.toMatchObject({ streamVersion: 0 });
+  });
+
   it('returns the position of the append so callers can wait for read models', async () => {
-    const pipeline = new CommandPipeline(store, claims, silent);
+    const pipeline = new CommandPipeline(store, claims, silent, null);
     const outcome = await pipeline.execute('claims-3', { name: 'z' }, meta);
     expect(outcome.position).toBe(await store.headPosition());
     expect(outcome.events).toEqual([{ type: 'Claimed', data: { name: 'z' } }]);

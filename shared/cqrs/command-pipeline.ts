@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { domainEventSchema } from '../events';
 import { DomainError, StreamVersionConflictError } from '../errors';
 import type { EventData, EventMetadata, NewEvent } from '../events/envelope';
 import type { EventStore } from '../eventstore/port';
@@ -42,10 +44,16 @@ const MAX_ATTEMPTS = 5;
 export class CommandPipeline<Command, State, Event extends EventData> {
   private readonly slots = new Map<string, StreamSlot<Command, State, Event>>();
 
+  /**
+   * @param eventSchema every decided event is checked against it before it can
+   * reach the log (the log is forever; a malformed event is a bug to stop at the
+   * door). Defaults to the union of all domain events; null turns the check off.
+   */
   constructor(
     private readonly store: EventStore,
     private readonly decider: Decider<Command, State, Event>,
     private readonly logger: Logger,
+    private readonly eventSchema: z.ZodType | null = domainEventSchema,
   ) {}
 
   execute(streamId: string, command: Command, metadata: EventMetadata): Promise<CommandOutcome<Event>> {
@@ -125,6 +133,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   private decideOne(slot: StreamSlot<Command, State, Event>, item: Queued<Command, Event>): { ok: true; events: Event[] } | { ok: false; error: unknown } {
     try {
       const events = this.decider.decide(item.command, slot.state);
+      if (this.eventSchema) for (const event of events) this.eventSchema.parse(event);
       for (const event of events) slot.state = this.decider.evolve(slot.state, event);
       return { ok: true, events };
     } catch (error) {
