@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface Memory {
+  /** Resident set size now, in MiB. */
+  rssMiB: number;
+  /** Peak resident set size since the process started, in MiB. */
+  peakMiB: number;
+}
+
+/** RSS of another process, from /proc (Linux). */
+export function memoryOf(pid: number): Memory | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+export interface NodeChild {
+  process: ChildProcess;
+  pid: number;
+  output(): string;
+  /** SIGTERM, then wait for the exit (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Runs a TypeScript entry point in its own node process (own event loop), compiled on the fly. */
+export function spawnNode(entry: string, env: Record<string, string>, nodeArgs: string[] = []): NodeChild {
+  const child = spawn(process.execPath, [...nodeArgs, '-r', '@swc-node/register', join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (d: Buffer) => {
+    output += d.toString();
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    process: child,
+    pid: child.pid!,
+    output: () => output,
+    async stop(graceMs = 30_000) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Polls `url` until it answers 2xx; returns the milliseconds waited. */
+export async function waitForOk(url: string, child: NodeChild, timeoutMs: number, intervalMs = 20): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (child.process.exitCode !== null) throw new Error(`process exited while starting:\n${child.output().slice(-4000)}`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) {
+      await child.stop(1000);
+      throw new Error(`${url} not ready after ${timeoutMs} ms:\n${child.output().slice(-4000)}`);
+    }
+    await sleep(intervalMs);
+  }
+}

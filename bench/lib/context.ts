@@ -1,0 +1,39 @@
+import type { Baseline } from './baseline';
+import type { Check, Dataset } from './dataset';
+import type { HttpClient } from './http';
+import { repeatLoad, type LoadSpec, type Repeated } from './load';
+import type { BenchOptions } from './options';
+import type { RunningService } from './service';
+
+/** What the scenarios share within one run. */
+export interface BenchContext {
+  options: BenchOptions;
+  /** The service under test, loaded with `dataset`. */
+  service: RunningService;
+  /** Environment-scoped client (facts API, `/allowed`). */
+  api: HttpClient;
+  dataset: Dataset;
+  checks: Check[];
+  baseline: Baseline;
+  log(message: string): void;
+  /** The bare-express baseline for answers of `bytes` bytes at `connections`, measured once per run and shape. */
+  baselineFor(bytes: number, connections: number): Promise<Repeated>;
+  /** Load against the service with the run's duration, repeats and warm-up. */
+  measure(spec: Omit<LoadSpec, 'durationS'>): Promise<Repeated>;
+}
+
+export function baselineCache(options: BenchOptions, baseline: Baseline, log: (m: string) => void) {
+  const cache = new Map<string, Promise<Repeated>>();
+  return (bytes: number, connections: number): Promise<Repeated> => {
+    // Answers within a few bytes of each other cost the same; round so rows can share a baseline.
+    const rounded = bytes < 64 ? Math.max(16, Math.round(bytes / 8) * 8) : Math.round(bytes / 32) * 32;
+    const key = `${rounded}@${connections}`;
+    let measured = cache.get(key);
+    if (!measured) {
+      log(`baseline: bare express, ${rounded}-byte JSON answers, ${connections} connections`);
+      measured = repeatLoad({ url: baseline.route(rounded), body: '{"a":1}', connections, durationS: options.durationS }, options.repeat, options.warmupS);
+      cache.set(key, measured);
+    }
+    return measured;
+  };
+}

@@ -1,0 +1,82 @@
+// autocannon ships no types; this module is the only place that touches it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p90: number;
+  p97_5: number;
+  p99: number;
+  max: number;
+  total?: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+}
+
+export interface LoadSpec {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers?: Record<string, string>;
+  /** Request bodies: a fixed one, or a function called for every request (creates keep their own counter, across runs). */
+  body?: string | (() => string);
+  connections: number;
+  durationS: number;
+}
+
+export interface LoadRun {
+  /** 2xx answers per second over the run. */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Drives one HTTP load with autocannon (in this process; the server runs in another). */
+export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
+  const body = spec.body;
+  const result = await autocannon({
+    url: spec.url,
+    method: spec.method ?? 'POST',
+    headers: { 'content-type': 'application/json', ...spec.headers },
+    connections: spec.connections,
+    duration: spec.durationS,
+    ...(typeof body === 'function'
+      ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: body() }) }] }
+      : { body }),
+  });
+  return {
+    rps: result['2xx'] / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export interface Repeated {
+  /** The run with the median throughput. */
+  median: LoadRun;
+  runs: LoadRun[];
+}
+
+/** Runs the same load `times` times (after `warmupS` seconds of unrecorded load) and keeps every run. */
+export async function repeatLoad(spec: LoadSpec, times: number, warmupS = 0): Promise<Repeated> {
+  if (warmupS > 0) await runLoad({ ...spec, durationS: warmupS });
+  const runs: LoadRun[] = [];
+  for (let i = 0; i < times; i++) runs.push(await runLoad(spec));
+  const sorted = [...runs].sort((a, b) => a.rps - b.rps);
+  return { median: sorted[Math.floor((sorted.length - 1) / 2)]!, runs };
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench [-- --quick]`: starts the service (embedded engines, fresh
+ * data directory, its own process), loads the data set through the bulk
+ * endpoints, drives each scenario over loopback HTTP with autocannon, and
+ * prints one table with each scenario's figure, latency, ratio to a bare
+ * express baseline measured in the same run, and target. The results also go
+ * to bench/results/<timestamp>.json; bench/compare.ts compares two of them.
+ * See docs/benchmarks.md.
+ */
+import { relative } from 'node:path';
+import { baselineCache, type BenchContext } from './lib/context';
+import { ROOT } from './lib/child';
+import { startBaseline, type Baseline } from './lib/baseline';
+import { Dataset } from './lib/dataset';
+import { repeatLoad } from './lib/load';
+import { loadFacts, loadSchema } from './lib/load-ours';
+import { parseOptions, type ScenarioName } from './lib/options';
+import { gitCommit, machineInfo, writeResults, type BenchResults, type ScenarioResult } from './lib/results';
+import { environmentKey, startService, type RunningService } from './lib/service';
+import { renderTable } from './lib/table';
+import { bulkImportResult } from './scenarios/bulk-import';
+import { bulkCheckScenario, checkScenario } from './scenarios/checks';
+import { copyScenario } from './scenarios/copy';
+import { createScenarios } from './scenarios/creates';
+import { fanOutScenario } from './scenarios/fan-out';
+import { peerScenario } from './scenarios/peer';
+import { storeScaleScenarios } from './scenarios/store-scale';
+
+const TITLES: Record<ScenarioName, string> = {
+  check: 'POST /allowed (mixed, derived roles)',
+  'bulk-check': 'POST /allowed/bulk (100 checks)',
+  creates: 'single creates',
+  'bulk-import': 'bulk import',
+  fanout: 'fan-out',
+  copy: 'environment copy',
+  memory: 'memory',
+  'cold-start': 'cold start',
+  peer: 'check throughput vs OpenFGA',
+};
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const log = (message: string) => console.error(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+  const want = (name: ScenarioName) => options.only.has(name);
+  const results: ScenarioResult[] = [];
+  const machine = machineInfo();
+  log(`${options.mode} run: ${[...options.only].join(', ')}; load average ${machine.loadAvgAtStart.join(' ')} on ${machine.cpus} cpus`);
+
+  /** Runs a scenario; a failure becomes an ERROR row and the run goes on. */
+  const guarded = async (name: ScenarioName, run: () => Promise<ScenarioResult | ScenarioResult[]>) => {
+    try {
+      const out = await run();
+      results.push(...(Array.isArray(out) ? out : [out]));
+    } catch (error) {
+      log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
+      results.push({ id: name, title: TITLES[name], value: NaN, unit: '', better: 'higher', error: (error as Error).message ?? String(error) });
+    }
+  };
+
+  let baseline: Baseline | null = null;
+  let service: RunningService | null = null;
+  try {
+    baseline = await startBaseline();
+    const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'peer'];
+    if (mainScenarios.some(want)) {
+      service = await startService({ cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined });
+      log(`service ready in ${Math.round(service.readyAfterMs)} ms at ${service.url} (data in ${service.dataDir})`);
+      const api = await environmentKey(service.admin);
+      const dataset = new Dataset(options.dataset);
+      await loadSchema(api);
+      const { folders, documents, users } = options.dataset;
+      log(`loading ${folders.toLocaleString('en-US')} folders, ${documents.toLocaleString('en-US')} documents, ${users.toLocaleString('en-US')} users (${dataset.assignments.length.toLocaleString('en-US')} assignments) through the bulk endpoints`);
+      const concurrency = 2;
+      const timings = await loadFacts(api, dataset, { chunk: options.bulkChunk, concurrency });
+      const imported = bulkImportResult(timings, options.bulkChunk, concurrency);
+      log(`loaded: ${imported.notes}`);
+      if (want('bulk-import')) results.push(imported);
+
+      const ctx: BenchContext = {
+        options,
+        service,
+        api,
+        dataset,
+        checks: dataset.checks(options.mode === 'quick' ? 5_000 : 20_000),
+        baseline,
+        log,
+        baselineFor: baselineCache(options, baseline, log),
+        measure: (spec) => repeatLoad({ ...spec, durationS: options.durationS }, options.repeat, options.warmupS),
+      };
+      if (want('check') || want('peer')) await guarded('check', () => checkScenario(ctx));
+      if (want('bulk-check')) await guarded('bulk-check', () => bulkCheckScenario(ctx));
+      if (want('creates')) await guarded('creates', () => createScenarios(ctx));
+      if (want('fanout')) await guarded('fanout', () => fanOutScenario(ctx));
+      const peak = service.memory();
+      log(`main service RSS ${Math.round(peak?.rssMiB ?? NaN)} MiB (peak ${Math.round(peak?.peakMiB ?? NaN)} MiB)`);
+      // OpenFGA gets the machine to itself: our service stops first.
+      await service.stop();
+      service = null;
+      if (want('peer')) await guarded('peer', () => peerScenario(ctx, results.find((r) => r.id === 'check')));
+      // The /allowed row ran only as the peer's reference: keep it out of the table unless asked for.
+      const reference = results.findIndex((r) => r.id === 'check');
+      if (!want('check') && reference >= 0) results.splice(reference, 1);
+    }
+    const standalone = { options, log };
+    if (want('memory') || want('cold-start')) {
+      await guarded('memory', async () => (await storeScaleScenarios(standalone)).filter((r) => want(r.id as ScenarioName)));
+    }
+    if (want('copy')) await guarded('copy', () => copyScenario(standalone));
+  } finally {
+    await service?.stop();
+    await baseline?.stop();
+  }
+
+  const finishedAt = new Date();
+  const output: BenchResults = {
+    schema: 1,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    mode: options.mode,
+    commit: gitCommit(),
+    machine,
+    options: { ...options, only: [...options.only] },
+    scenarios: results,
+  };
+  const file = writeResults(output, options.out ?? undefined);
+  console.log('');
+  console.log(`rebac-service benchmarks, ${options.mode} mode, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}, commit ${output.commit ?? '?'}`);
+  console.log('');
+  console.log(renderTable(results));
+  console.log('');
+  console.log(`took ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s; results in ${relative(ROOT, file)}${options.profileDir ? `; CPU profiles in ${options.profileDir}` : ''}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+import type { BenchContext } from '../lib/context';
+import { TENANT, type Check } from '../lib/dataset';
+import type { ScenarioResult } from '../lib/results';
+
+export const checkBody = (c: Check) => ({ user: { key: c.user }, action: c.action, resource: { type: 'document', key: c.document, tenant: TENANT } });
+
+/** Answers of the service for `checks` compared with the data set's reference answers. */
+export async function verifyChecks(ctx: BenchContext, checks: Check[]): Promise<{ checked: number; wrong: number; allowed: number }> {
+  const answers = await ctx.api.ok('POST', '/allowed/bulk', checks.map(checkBody));
+  const allow = (answers.allow as Array<{ allow: boolean }>).map((a) => a.allow);
+  return { checked: checks.length, wrong: allow.filter((a, i) => a !== checks[i]!.expected).length, allowed: allow.filter(Boolean).length };
+}
+
+const rotate = <T>(items: T[]) => {
+  let i = 0;
+  return () => items[i++ % items.length]!;
+};
+
+/** `POST /allowed`: one check per request, about half allowed through a derived role, 64 connections. */
+export async function checkScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const { connections } = ctx.options;
+  const verified = await verifyChecks(ctx, ctx.checks.slice(0, 1000));
+  if (verified.wrong > 0) throw new Error(`${verified.wrong} of ${verified.checked} answers differ from the reference`);
+  const bodies = ctx.checks.map((c) => JSON.stringify(checkBody(c)));
+  const sample = await ctx.api.request('POST', '/allowed', bodies[0]);
+  ctx.log(`/allowed: ${ctx.checks.length} distinct checks, ${connections} connections`);
+  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed`, headers: ctx.api.headers, body: rotate(bodies), connections });
+  const base = await ctx.baselineFor(sample.bytes, connections);
+  const ratio = measured.median.rps / base.median.rps;
+  return {
+    id: 'check',
+    title: 'POST /allowed (mixed, derived roles)',
+    value: measured.median.rps,
+    unit: 'req/s',
+    better: 'higher',
+    p50Ms: measured.median.p50Ms,
+    p99Ms: measured.median.p99Ms,
+    baseline: { value: base.median.rps, unit: 'req/s', ratio },
+    runs: measured.runs.map((r) => r.rps),
+    target: { text: '≥ 60% of baseline, p99 < 5 ms', met: ratio >= 0.6 && measured.median.p99Ms < 5 },
+    notes: `${connections} conns; ${Math.round((100 * verified.allowed) / verified.checked)}% allowed; answers verified on ${verified.checked} checks`,
+    details: { runs: measured.runs, baselineRuns: base.runs, responseBytes: sample.bytes },
+  };
+}
+
+/** `POST /allowed/bulk` with 100 checks per request. */
+export async function bulkCheckScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const perRequest = 100;
+  const connections = 8;
+  const bodies: string[] = [];
+  for (let i = 0; i + perRequest <= ctx.checks.length; i += perRequest) bodies.push(JSON.stringify(ctx.checks.slice(i, i + perRequest).map(checkBody)));
+  const sample = await ctx.api.request('POST', '/allowed/bulk', bodies[0]);
+  if (sample.status !== 200 || sample.body.allow.length !== perRequest) throw new Error(`/allowed/bulk answered ${sample.status}`);
+  ctx.log(`/allowed/bulk: ${perRequest} checks per request, ${connections} connections`);
+  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed/bulk`, headers: ctx.api.headers, body: rotate(bodies), connections });
+  const checksPerS = measured.median.rps * perRequest;
+  return {
+    id: 'bulk-check',
+    title: 'POST /allowed/bulk (100 checks)',
+    value: checksPerS,
+    unit: 'checks/s',
+    better: 'higher',
+    p50Ms: measured.median.p50Ms,
+    p99Ms: measured.median.p99Ms,
+    runs: measured.runs.map((r) => r.rps * perRequest),
+    target: { text: '≥ 200,000 checks/s', met: checksPerS >= 200_000 },
+    notes: `${connections} conns, ${Math.round(measured.median.rps)} req/s`,
+    details: { runs: measured.runs },
+  };
+}

@@ -1,0 +1,35 @@
+import type { BenchContext } from '../lib/context';
+import { spawnNode } from '../lib/child';
+import type { ScenarioResult } from '../lib/results';
+
+const number = (s: string) => Number(s.replace(/,/g, ''));
+
+/**
+ * Environment copy of an N-event environment with its facts: runs the copy
+ * engineer's bench/copy.ts (its own process, its own fresh service) and reads
+ * its figures: the copy's rate from the task's start to its success, and until
+ * the copy is visible in the read models.
+ */
+export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult> {
+  const events = ctx.options.copyEvents;
+  ctx.log(`copy: bench/copy.ts with ${events.toLocaleString('en-US')} events (its own process)`);
+  const nodeArgs = ctx.options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profileDir}/copy`] : [];
+  const child = spawnNode('bench/copy.ts', { COPY_BENCH_EVENTS: String(events) }, nodeArgs);
+  const code = await new Promise<number | null>((resolve) => child.process.once('exit', (c) => resolve(c)));
+  const output = child.output();
+  const copy = /copy \(task start → success\):\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);
+  const visible = /until visible[^:]*:\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);
+  const peak = /peak RSS during the copy:\s+(\d+) MB/.exec(output);
+  if (code !== 0 || !copy) throw new Error(`bench/copy.ts exited ${code}; output:\n${output.slice(-3000)}`);
+  const rate = number(copy[2]!);
+  return {
+    id: 'copy',
+    title: `copy of a ${events.toLocaleString('en-US')}-event environment`,
+    value: rate,
+    unit: 'events/s',
+    better: 'higher',
+    target: { text: '≥ 50,000 events/s (1M events)', met: events >= 1_000_000 ? rate >= 50_000 : null },
+    notes: `${copy[1]} s task start → success${visible ? `; ${number(visible[2]!).toLocaleString('en-US')} events/s until visible (${visible[1]} s)` : ''}${peak ? `; peak RSS ${peak[1]} MB` : ''}`,
+    details: { events, copySeconds: Number(copy[1]), visibleSeconds: visible ? Number(visible[1]) : null, visibleRate: visible ? number(visible[2]!) : null, output: output.split('\n').slice(-12) },
+  };
+}

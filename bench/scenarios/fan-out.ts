@@ -1,0 +1,42 @@
+import type { BenchContext } from '../lib/context';
+import { TENANT } from '../lib/dataset';
+import { bulkSend, FACTS, instancesPut, range, tuplesPost } from '../lib/load-ours';
+import type { ScenarioResult } from '../lib/results';
+
+/**
+ * Fan-out: a folder with N documents (bulk-loaded), then one write makes a user
+ * editor on the folder. Timed from sending that write until every derived grant
+ * is visible: the write answers only once the read models reflect it (its
+ * position), and checks on a sample of the documents, the last one included,
+ * confirm it.
+ */
+export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const files = ctx.options.fanoutFiles;
+  const chunk = ctx.options.bulkChunk;
+  ctx.log(`fan-out: loading a folder with ${files.toLocaleString('en-US')} documents`);
+  await ctx.api.ok('POST', `${FACTS}/resource_instances`, { key: 'fan', resource: 'folder', tenant: TENANT });
+  const loadInstances = await bulkSend(range(files, (i) => ({ key: `fan${i}`, resource: 'document', tenant: TENANT })), chunk, 2, instancesPut(ctx.api));
+  const loadTuples = await bulkSend(range(files, (i) => ({ subject: 'folder:fan', relation: 'parent', object: `document:fan${i}` })), chunk, 2, tuplesPost(ctx.api));
+
+  ctx.log('fan-out: assigning editor on the folder');
+  const started = performance.now();
+  const assigned = await ctx.api.request('POST', `${FACTS}/role_assignments`, { user: 'fan-user', role: 'editor', resource_instance: 'folder:fan' });
+  const visibleMs = performance.now() - started;
+  if (assigned.status !== 200) throw new Error(`assignment answered ${assigned.status}: ${JSON.stringify(assigned.body)}`);
+
+  const sample = [files - 1, ...Array.from({ length: 99 }, (_, i) => Math.floor((i * files) / 99))];
+  const answers = await ctx.api.ok('POST', '/allowed/bulk', sample.map((i) => ({ user: 'fan-user', action: 'write', resource: { type: 'document', key: `fan${i}`, tenant: TENANT } })));
+  const denied = (answers.allow as Array<{ allow: boolean }>).filter((a) => !a.allow).length;
+  if (denied > 0) throw new Error(`${denied} of ${sample.length} sampled documents not granted after the write answered`);
+
+  return {
+    id: 'fanout',
+    title: `fan-out: editor on a folder with ${files.toLocaleString('en-US')} docs`,
+    value: visibleMs / 1000,
+    unit: 's',
+    better: 'lower',
+    target: { text: '≤ 5 s until all grants visible', met: files >= 100_000 ? visibleMs <= 5000 : null },
+    notes: `${Math.round(files / (visibleMs / 1000)).toLocaleString('en-US')} grants/s; checked ${sample.length} docs after the write`,
+    details: { files, visibleMs, loadInstancesMs: loadInstances.ms, loadTuplesMs: loadTuples.ms },
+  };
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# OpenFGA (in-memory datastore) as the peer in `npm run bench`.
+#
+#   scripts/openfga.sh install   # build openfga with `go install` from the Go module proxy into the cache (idempotent)
+#   scripts/openfga.sh start     # install if needed, start on loopback, wait until healthy; prints OPENFGA_URL=...
+#   scripts/openfga.sh stop      # stop the server started by `start` and delete its run dir
+#   scripts/openfga.sh status
+#   scripts/openfga.sh bin       # print the binary's path (exit 1 if it is not installed)
+#
+# Env: OPENFGA_VERSION (1.22.1), OPENFGA_HTTP_PORT (18080), OPENFGA_GRPC_PORT (18081),
+#      OPENFGA_READY_TIMEOUT (30), SERVERS_CACHE_DIR, SERVERS_RUN_DIR.
+#
+# Release binaries live on GitHub (unreachable from CI); the Go module proxy is reachable, and
+# unlike FerretDB, OpenFGA's cmd builds and runs from a plain `go install` (the version it
+# reports is then "dev", so the installed version is recorded in a marker file beside it).
+# The playground (port 3000) and the metrics endpoint (port 2112) are switched off, so the only
+# ports it binds are the two above, on 127.0.0.1.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+LOG_PREFIX=openfga
+
+OPENFGA_VERSION="${OPENFGA_VERSION:-1.22.1}"
+OPENFGA_VERSION="${OPENFGA_VERSION#v}"
+OPENFGA_HOST=127.0.0.1
+OPENFGA_HTTP_PORT="${OPENFGA_HTTP_PORT:-18080}"
+OPENFGA_GRPC_PORT="${OPENFGA_GRPC_PORT:-18081}"
+OPENFGA_READY_TIMEOUT="${OPENFGA_READY_TIMEOUT:-30}"
+OPENFGA_MODULE=github.com/openfga/openfga
+
+INSTALL_DIR="$SERVERS_CACHE_DIR/openfga-v${OPENFGA_VERSION}"
+BIN="$INSTALL_DIR/bin/openfga"
+INSTALL_MARKER="$INSTALL_DIR/.installed"
+
+RUN_DIR="$SERVERS_RUN_DIR/openfga"
+PID_FILE="$RUN_DIR/openfga.pid"
+LOG_FILE="$RUN_DIR/openfga.log"
+OPENFGA_URL="http://${OPENFGA_HOST}:${OPENFGA_HTTP_PORT}"
+
+binary_works() {
+  [[ -x "$BIN" && -f "$INSTALL_MARKER" ]] || return 1
+  "$BIN" version >/dev/null 2>&1
+}
+
+cmd_install() {
+  if binary_works; then
+    log "openfga v$OPENFGA_VERSION already installed at $BIN"
+    return 0
+  fi
+  need_cmd go
+  local t0=$SECONDS
+  log "building openfga v$OPENFGA_VERSION with go install from the Go module proxy into $INSTALL_DIR (cold: several minutes on 2 cores)"
+  mkdir -p "$INSTALL_DIR/bin"
+  rm -f "$INSTALL_MARKER"
+  # CGO_ENABLED=0: every datastore driver OpenFGA links is pure Go.
+  GOBIN="$INSTALL_DIR/bin" CGO_ENABLED=0 GO111MODULE=on GOFLAGS=-buildvcs=false \
+    go install -trimpath "${OPENFGA_MODULE}/cmd/openfga@v${OPENFGA_VERSION}" ||
+    die "go install of ${OPENFGA_MODULE}/cmd/openfga@v${OPENFGA_VERSION} failed"
+  "$BIN" version >/dev/null 2>&1 || die "built binary does not run: $BIN"
+  echo "v${OPENFGA_VERSION}" >"$INSTALL_MARKER"
+  log "installed $BIN in $(elapsed "$t0")"
+}
+
+is_running() {
+  pid_matches "$(read_pid "$PID_FILE")" "$OPENFGA_HTTP_PORT"
+}
+
+openfga_ready() {
+  port_open "$OPENFGA_HOST" "$OPENFGA_HTTP_PORT" || return 1
+  # /healthz answers {"status":"SERVING"} once the gRPC server behind the HTTP gateway is up.
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS "$OPENFGA_URL/healthz" 2>/dev/null | grep -q SERVING
+  fi
+}
+
+cmd_start() {
+  if is_running; then
+    log "already running (pid $(read_pid "$PID_FILE"))"
+    echo "OPENFGA_URL=$OPENFGA_URL"
+    return 0
+  fi
+  cmd_install
+  for port in "$OPENFGA_HTTP_PORT" "$OPENFGA_GRPC_PORT"; do
+    if port_open "$OPENFGA_HOST" "$port"; then
+      die "port $OPENFGA_HOST:$port is already in use (set OPENFGA_HTTP_PORT / OPENFGA_GRPC_PORT)"
+    fi
+  done
+  local t0=$SECONDS
+  rm -rf "$RUN_DIR"
+  mkdir -p "$RUN_DIR"
+  log "starting on $OPENFGA_URL (in-memory datastore, grpc on $OPENFGA_HOST:$OPENFGA_GRPC_PORT)"
+  # The bench writes 100k+ tuples in batches of 100 (OpenFGA's default write limit) and reads
+  # nothing back but checks; the check cache stays off so every check is evaluated.
+  start_daemon "$PID_FILE" "$LOG_FILE" "$BIN" run \
+    --datastore-engine=memory \
+    --http-addr="${OPENFGA_HOST}:${OPENFGA_HTTP_PORT}" \
+    --grpc-addr="${OPENFGA_HOST}:${OPENFGA_GRPC_PORT}" \
+    --playground-enabled=false \
+    --metrics-enabled=false \
+    --log-level=warn \
+    --log-format=json
+
+  if ! wait_until "$OPENFGA_READY_TIMEOUT" "openfga healthy on $OPENFGA_URL" "$PID_FILE" "$LOG_FILE" openfga_ready; then
+    stop_daemon "$PID_FILE" "$OPENFGA_HTTP_PORT" openfga 20 || true
+    die "openfga failed to start (logs kept in $RUN_DIR)"
+  fi
+  log "ready in $(elapsed "$t0") (pid $(read_pid "$PID_FILE"), log $LOG_FILE)"
+  echo "OPENFGA_URL=$OPENFGA_URL"
+}
+
+cmd_stop() {
+  stop_daemon "$PID_FILE" "$OPENFGA_HTTP_PORT" openfga 20
+  rm -rf "$RUN_DIR"
+}
+
+cmd_status() {
+  if is_running; then
+    echo "openfga: running (pid $(read_pid "$PID_FILE")) OPENFGA_URL=$OPENFGA_URL"
+  else
+    echo "openfga: not running"
+    return 1
+  fi
+}
+
+cmd_bin() {
+  binary_works || return 1
+  echo "$BIN"
+}
+
+case "${1:-}" in
+  install) cmd_install ;;
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  bin) cmd_bin ;;
+  *)
+    echo "usage: $0 install|start|stop|status|bin" >&2
+    exit 2
+    ;;
+esac
