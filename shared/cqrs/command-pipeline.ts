@@ -5,6 +5,7 @@ import { DomainError, StreamVersionConflictError } from '../errors';
 import type { EventData, EventMetadata, NewEvent } from '../events/envelope';
 import type { EventStore } from '../eventstore/port';
 import type { Decider } from './decider';
+import type { SnapshotStore } from './snapshot-store';
 
 export interface CommandOutcome<Event extends EventData> {
   events: Event[];
@@ -26,6 +27,16 @@ interface StreamSlot<Command, State, Event extends EventData> {
   version: number;
   queue: Queued<Command, Event>[];
   draining: boolean;
+  /** Version of the last snapshot taken or loaded (-1: none). */
+  snapshotVersion: number;
+  /** False until a snapshot load was tried for this stream. */
+  snapshotLoaded: boolean;
+}
+
+export interface SnapshotPolicy {
+  store: SnapshotStore;
+  /** Take a snapshot once this many events have been folded since the last one. */
+  every: number;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -54,6 +65,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
     private readonly decider: Decider<Command, State, Event>,
     private readonly logger: Logger,
     private readonly eventSchema: z.ZodType | null = domainEventSchema,
+    private readonly snapshots: SnapshotPolicy | null = null,
   ) {}
 
   execute(streamId: string, command: Command, metadata: EventMetadata): Promise<CommandOutcome<Event>> {
@@ -74,7 +86,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   private slot(streamId: string): StreamSlot<Command, State, Event> {
     let slot = this.slots.get(streamId);
     if (!slot) {
-      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false };
+      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false };
       this.slots.set(streamId, slot);
     }
     return slot;
@@ -113,6 +125,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
       try {
         const result = await this.store.append(streamId, toAppend, expected === -1 ? 'no_stream' : expected);
         slot.version = result.streamVersion;
+        this.snapshotIfDue(streamId, slot);
         decided.forEach((d, i) =>
           d.ok ? batch[i]!.resolve({ events: d.events, position: result.position, streamVersion: result.streamVersion }) : batch[i]!.reject(d.error),
         );
@@ -143,18 +156,54 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   }
 
   private async catchUp(streamId: string, slot: StreamSlot<Command, State, Event>): Promise<void> {
+    if (this.snapshots && !slot.snapshotLoaded) {
+      slot.snapshotLoaded = true;
+      const snapshot = await this.snapshots.store.load(streamId);
+      // A snapshot ahead of the log belongs to another log (a reset data dir): ignore it.
+      if (snapshot && snapshot.version <= (await this.store.streamVersion(streamId))) {
+        slot.state = snapshot.state as State;
+        slot.version = snapshot.version;
+        slot.snapshotVersion = snapshot.version;
+      }
+    }
+    const startVersion = slot.version;
     for (;;) {
       const events = await this.store.readStream(streamId, slot.version + 1, 5000);
       for (const event of events) {
         slot.state = this.decider.evolve(slot.state, { type: event.type, data: event.data } as Event);
         slot.version = event.streamVersion;
       }
-      if (events.length < 5000) return;
+      if (events.length < 5000) break;
+    }
+    if (slot.version > startVersion) this.snapshotIfDue(streamId, slot);
+  }
+
+  /** Snapshots are a cache: a failed save is logged and costs only a longer fold later. */
+  private snapshotIfDue(streamId: string, slot: StreamSlot<Command, State, Event>): void {
+    if (!this.snapshots || slot.version - slot.snapshotVersion < this.snapshots.every) return;
+    slot.snapshotVersion = slot.version;
+    this.snapshots.store.save(streamId, slot.version, slot.state).catch((error: unknown) => {
+      this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
+    });
+  }
+
+  /** Saves a snapshot of every stream that moved since its last one (on shutdown). */
+  async flushSnapshots(): Promise<void> {
+    if (!this.snapshots) return;
+    for (const [streamId, slot] of this.slots) {
+      if (slot.version > slot.snapshotVersion && slot.version >= 0) {
+        slot.snapshotVersion = slot.version;
+        await this.snapshots.store.save(streamId, slot.version, slot.state).catch((error: unknown) => {
+          this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
+        });
+      }
     }
   }
 
   private reset(slot: StreamSlot<Command, State, Event>): void {
     slot.state = this.decider.initialState();
     slot.version = -1;
+    slot.snapshotVersion = -1;
+    slot.snapshotLoaded = false;
   }
 }

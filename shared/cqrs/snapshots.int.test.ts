@@ -1,0 +1,59 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { SqliteEventStore } from '../eventstore/sqlite-event-store';
+import type { EventData, EventMetadata } from '../events/envelope';
+import { CommandPipeline } from './command-pipeline';
+import type { Decider } from './decider';
+import { FileSnapshotStore } from './snapshot-store';
+
+type Added = EventData<'Added', { item: string }>;
+let folded = 0;
+/** Collects items into a Set; counts how many events it folds. */
+const items: Decider<{ item: string }, { items: Set<string> }, Added> = {
+  initialState: () => ({ items: new Set() }),
+  evolve: (state, event) => {
+    folded++;
+    state.items.add(event.data.item);
+    return state;
+  },
+  decide: (command) => [{ type: 'Added', data: { item: command.item } }],
+};
+const meta: EventMetadata = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
+const silent = pino({ level: 'silent' });
+
+describe('command-state snapshots', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snapshots-'));
+  const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
+  const snapshots = new FileSnapshotStore(join(dir, 'snapshots'));
+  afterAll(() => store.close());
+
+  it('a new process folds only the events after the latest snapshot', async () => {
+    const writer = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 10 });
+    for (let i = 0; i < 25; i++) await writer.execute('items-1', { item: `i${i}` }, meta);
+    // Snapshots at versions 9 and 19; 5 events after the last one.
+    const restarted = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 10 });
+    folded = 0;
+    const state = await restarted.currentState('items-1');
+    expect(folded).toBe(5);
+    expect([...state.items].sort()).toEqual(Array.from({ length: 25 }, (_, i) => `i${i}`).sort());
+  });
+
+  it('flushes on shutdown so the next start folds nothing', async () => {
+    const writer = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
+    for (let i = 0; i < 3; i++) await writer.execute('items-2', { item: `j${i}` }, meta);
+    await writer.flushSnapshots();
+    const restarted = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
+    folded = 0;
+    expect((await restarted.currentState('items-2')).items.size).toBe(3);
+    expect(folded).toBe(0);
+  });
+
+  it('ignores a snapshot that is ahead of the log (it belongs to another log)', async () => {
+    await snapshots.save('items-3', 99, { items: new Set(['ghost']) });
+    const pipeline = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
+    await pipeline.execute('items-3', { item: 'real' }, meta);
+    expect([...(await pipeline.currentState('items-3')).items]).toEqual(['real']);
+  });
+});
