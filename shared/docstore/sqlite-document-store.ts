@@ -17,6 +17,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly reader: Database.Database;
   private readonly inTransaction = new AsyncLocalStorage<true>();
   private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
+  private readonly writerStatements = new Map<string, Database.Statement>();
+  private readonly readerStatements = new Map<string, Database.Statement>();
 
   constructor(path: string) {
     this.writer = open(path);
@@ -31,6 +33,23 @@ export class SqliteDocumentStore implements DocumentStore {
 
   writeConnection(): Database.Database {
     return this.writer;
+  }
+
+  /**
+   * A prepared statement for `sql` on the current context's connection (or the
+   * writer), cached: preparing dominated the cost of small queries. Bounded,
+   * since `$in` lists of varying length make many distinct statements.
+   */
+  statement(sql: string, write = false): Database.Statement {
+    const db = write ? this.writer : this.connection();
+    const cache = db === this.writer ? this.writerStatements : this.readerStatements;
+    let statement = cache.get(sql);
+    if (!statement) {
+      if (cache.size >= 1000) cache.clear();
+      statement = db.prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
   }
 
   collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
@@ -120,7 +139,7 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.store.connection().prepare(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as { doc: string } | undefined;
+    const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
@@ -136,32 +155,32 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
       sql += ' LIMIT ? OFFSET ?';
       params.push(options.limit ?? -1, options.skip ?? 0);
     }
-    const rows = this.store.connection().prepare(sql).all(...params) as Array<{ doc: string }>;
+    const rows = this.store.statement(sql).all(...params) as Array<{ doc: string }>;
     return rows.map((r) => JSON.parse(r.doc) as T);
   }
 
   async count(filter: Filter): Promise<number> {
     const { where, params } = this.where(filter);
-    const row = this.store.connection().prepare(`SELECT COUNT(*) AS n FROM ${this.table}${where}`).get(...params) as { n: number };
+    const row = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.table}${where}`).get(...params) as { n: number };
     return row.n;
   }
 
   async put(doc: T): Promise<void> {
-    this.store.writeConnection().prepare(this.upsertSql).run(...this.rowValues(doc));
+    this.store.statement(this.upsertSql, true).run(...this.rowValues(doc));
   }
 
   async putMany(docs: T[]): Promise<void> {
-    const statement = this.store.writeConnection().prepare(this.upsertSql);
+    const statement = this.store.statement(this.upsertSql, true);
     for (const doc of docs) statement.run(...this.rowValues(doc));
   }
 
   async delete(id: string): Promise<void> {
-    this.store.writeConnection().prepare(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+    this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`, true).run(id);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const { where, params } = this.where(filter);
-    return this.store.writeConnection().prepare(`DELETE FROM ${this.table}${where}`).run(...params).changes;
+    return this.store.statement(`DELETE FROM ${this.table}${where}`, true).run(...params).changes;
   }
 
   private rowValues(doc: T): unknown[] {
