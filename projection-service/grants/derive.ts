@@ -1,6 +1,6 @@
 import type { GrantContext } from './context';
 import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from './model';
-import { findByIds, pagesByKeys, PAGE_SIZE } from './paging';
+import { findByIds, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 
 /** Limits the first derivation step to one new tuple or one new rule. */
 export interface Restriction {
@@ -76,7 +76,7 @@ async function writeMissing(ctx: GrantContext, candidates: Map<string, GrantDoc>
   const existing = new Set((await findByIds(ctx.collections.grants, [...candidates.keys()])).map((g) => g.id));
   const fresh = [...candidates.values()].filter((g) => !existing.has(g.id));
   if (fresh.length > 0) {
-    await ctx.collections.grants.putMany(fresh);
+    await putInChunks(ctx.collections.grants, fresh, ctx.yielder);
     ctx.stats.grantsWritten += fresh.length;
   }
   return fresh;

@@ -1,4 +1,5 @@
 import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
+import type { Yielder } from './yielder';
 
 /**
  * Keyset pages over a filter, sorted by `field`: each page holds about
@@ -65,10 +66,22 @@ export async function findByIds<T extends { id: string }>(collection: Collection
   return out;
 }
 
-export async function deleteByIds<T extends { id: string }>(collection: Collection<T>, ids: string[]): Promise<number> {
+/** Deletes by id in chunks, yielding between them (a large retraction deletes a lot). */
+export async function deleteByIds<T extends { id: string }>(collection: Collection<T>, ids: string[], yielder: Yielder): Promise<number> {
   let deleted = 0;
-  for (let i = 0; i < ids.length; i += KEY_CHUNK) deleted += await collection.deleteMany({ id: { $in: ids.slice(i, i + KEY_CHUNK) } });
+  for (let i = 0; i < ids.length; i += WRITE_CHUNK) {
+    deleted += await collection.deleteMany({ id: { $in: ids.slice(i, i + WRITE_CHUNK) } });
+    await yielder.maybeYield();
+  }
   return deleted;
+}
+
+/** Writes documents in chunks, yielding between them. */
+export async function putInChunks<T extends { id: string }>(collection: Collection<T>, docs: T[], yielder: Yielder): Promise<void> {
+  for (let i = 0; i < docs.length; i += WRITE_CHUNK) {
+    await collection.putMany(docs.slice(i, i + WRITE_CHUNK));
+    await yielder.maybeYield();
+  }
 }
 
 export function chunks<T>(items: T[], size: number): T[][] {
@@ -81,5 +94,7 @@ export function chunks<T>(items: T[], size: number): T[][] {
 export const PAGE_SIZE = 1000;
 /** Keys per `$in` query. */
 export const KEY_CHUNK = 500;
+/** Documents per write call: each is a few milliseconds, so the loop gets a turn between them. */
+export const WRITE_CHUNK = 200;
 
 const valueOf = (doc: object, field: string): FieldValue => (doc as Record<string, FieldValue>)[field] ?? null;

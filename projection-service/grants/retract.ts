@@ -1,7 +1,7 @@
 import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
 import { grantId, typeOf, type GrantDoc, type GrantReason } from './model';
-import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE } from './paging';
+import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 
 /**
  * Removes a support: `roots` are the grants whose stored reason used the
@@ -19,7 +19,7 @@ import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE } fro
 export async function retract(ctx: GrantContext, roots: GrantDoc[]): Promise<void> {
   if (roots.length === 0) return;
   const removed = await subtrees(ctx, roots);
-  ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, [...removed.keys()]);
+  ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, [...removed.keys()], ctx.yielder);
   for (const [id, grant] of removed) ctx.previous.set(id, grant);
 
   const restored: GrantDoc[] = [];
@@ -31,7 +31,7 @@ export async function retract(ctx: GrantContext, roots: GrantDoc[]): Promise<voi
     });
     if (docs.length > 0) {
       // Written at once, so later chunks can use them as supports.
-      await ctx.collections.grants.putMany(docs);
+      await putInChunks(ctx.collections.grants, docs, ctx.yielder);
       ctx.stats.grantsWritten += docs.length;
       restored.push(...docs);
     }
