@@ -1,9 +1,10 @@
+import type { Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp, type RouteModule } from './command-service/app';
 import { bootstrapIfEmpty } from './command-service/bootstrap';
-import type { Services } from './command-service/http/services';
+import type { Freshness, Services } from './command-service/http/services';
 import { factsProjection } from './projection-service/projections/facts-projection';
 import { orgProjection } from './projection-service/projections/org-projection';
 import type { Projection } from './projection-service/projections/projection';
@@ -11,7 +12,8 @@ import { schemaProjection } from './projection-service/projections/schema-projec
 import { ReadModels } from './projection-service/read-models';
 import { ProjectionRunner } from './projection-service/runner';
 import type { Config } from './shared/config';
-import { createDocumentStore, createEventStore } from './shared/composition/stores';
+import { runNow, type RunExclusively } from './shared/composition/lease';
+import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './shared/composition/stores';
 import { CommandPipeline } from './shared/cqrs/command-pipeline';
 import { envDecider } from './shared/domain/env/decider';
 import { orgDecider } from './shared/domain/org/decider';
@@ -33,6 +35,13 @@ export interface FeatureContext {
   eventStore: EventStore;
   documentStore: DocumentStore;
   services: Services;
+  /**
+   * Runs work that at most one process may run at a time (e.g. an outbox
+   * relay). The embedded process runs it at once; a distributed task service
+   * runs it under a lease in the document store, so of several replicas one
+   * runs it and the others stand by. Optional for callers building a context by hand.
+   */
+  runExclusively?: RunExclusively;
 }
 
 export interface EmbeddedService {
@@ -47,28 +56,59 @@ export interface EmbeddedService {
 
 export const coreProjections = (rm: ReadModels): Projection[] => [orgProjection(rm), schemaProjection(rm), factsProjection(rm)];
 
+/** Every projection of a service: the core read models, then each feature's (in feature order). */
+export function buildProjections(readModels: ReadModels, features: Feature[]): Projection[] {
+  return [...coreProjections(readModels), ...features.flatMap((f) => f.projections?.(readModels) ?? [])];
+}
+
+/** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
+export function buildServices(config: Config, logger: Logger, eventStore: EventStore, readModels: ReadModels, freshness: Freshness): Services {
+  return {
+    config,
+    logger,
+    readModels,
+    envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' })),
+    orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' })),
+    freshness,
+  };
+}
+
+/** The features' HTTP routes. */
+export function featureRoutes(features: Feature[], context: FeatureContext): RouteModule[] {
+  return features.flatMap((f) => (f.routes ? [f.routes(context)] : []));
+}
+
+/** Listens on HOST:PORT (PORT 0: any free port) and resolves with the server and its URL. */
+export async function listen(app: Express, config: Config): Promise<{ server: Server; url: string }> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://${config.HOST}:${port}` };
+}
+
+/** Stops taking requests and resolves once in-flight ones have finished. */
+export async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+}
+
 /**
  * The embedded composition root: command service, projection service and task
  * service in one process, each port on its configured engine (SQLite and the
  * in-process queue by default).
  */
 export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
+  registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
   const eventStore = await createEventStore(config);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
-  const projections = [...coreProjections(readModels), ...features.flatMap((f) => f.projections?.(readModels) ?? [])];
-  const runner = new ProjectionRunner(eventStore, documentStore, projections, logger.child({ component: 'projections' }));
+  const runner = new ProjectionRunner(eventStore, documentStore, buildProjections(readModels, features), logger.child({ component: 'projections' }));
   await runner.start();
 
-  const services: Services = {
-    config,
-    logger,
-    readModels,
-    envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' })),
-    orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' })),
-    freshness: runner,
-  };
-  const context: FeatureContext = { config, logger, eventStore, documentStore, services };
+  const services = buildServices(config, logger, eventStore, readModels, runner);
+  const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
 
   const workers: Array<{ stop(): Promise<void> }> = [];
   try {
@@ -83,12 +123,8 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     throw error;
   }
 
-  const app = createApp(services, features.flatMap((f) => (f.routes ? [f.routes(context)] : [])));
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.HOST}:${port}`;
+  const app = createApp(services, featureRoutes(features, context));
+  const { server, url } = await listen(app, config);
   logger.info({ url, dataDir: config.DATA_DIR }, 'service listening');
 
   let closing: Promise<void> | null = null;
@@ -97,9 +133,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     close: () =>
       (closing ??= (async () => {
         // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        await closed;
+        await closeServer(server);
         for (const worker of workers.reverse()) await worker.stop();
         await runner.stop();
         await eventStore.close();

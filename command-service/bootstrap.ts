@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -8,7 +9,9 @@ import type { CommandPipeline } from '../shared/cqrs/command-pipeline';
 import type { OrgCommand, OrgState } from '../shared/domain/org/decider';
 import type { OrgEvent } from '../shared/events';
 import { CURRENT_SCHEMA_VERSION, streams } from '../shared/events';
-import { newId } from '../shared/ids';
+import { deterministicId } from '../shared/ids';
+import { DuplicateEntityError } from '../shared/errors';
+import type { DocumentStore } from '../shared/docstore/port';
 import { ensureDir } from '../shared/composition/stores';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
@@ -27,18 +30,29 @@ export async function bootstrapIfEmpty(
 ): Promise<number> {
   if ((await readModels.organizations.count({})) > 0) return 0;
   const secret = config.ADMIN_API_KEY ?? generateApiKeySecret();
-  const organizationId = newId();
-  const outcome = await orgCommands.execute(
-    streams.organization(organizationId),
-    {
-      type: 'BootstrapOrganization',
-      organization: { id: organizationId, key: 'default', name: 'Default Organization' },
-      project: { id: newId(), key: 'default', name: 'Default Project' },
-      environment: { id: newId(), key: 'production', name: 'Production', description: '', customBranchName: '', jwks: {}, settings: {} },
-      apiKey: { id: newId(), secretHash: hashApiKeySecret(secret) },
-    },
-    { actor: null, timestamp: new Date().toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION },
-  );
+  // Several command-service replicas may get here at once: they agree on one seed (the first stored wins),
+  // so all of them try to create the same organisation stream, and exactly one append wins.
+  const seed = await bootstrapSeed(readModels.store);
+  const id = (what: string) => deterministicId(`bootstrap-${seed}`, what);
+  const organizationId = id('organization');
+  let outcome;
+  try {
+    outcome = await orgCommands.execute(
+      streams.organization(organizationId),
+      {
+        type: 'BootstrapOrganization',
+        organization: { id: organizationId, key: 'default', name: 'Default Organization' },
+        project: { id: id('project'), key: 'default', name: 'Default Project' },
+        environment: { id: id('environment'), key: 'production', name: 'Production', description: '', customBranchName: '', jwks: {}, settings: {} },
+        apiKey: { id: id('api-key'), secretHash: hashApiKeySecret(secret) },
+      },
+      { actor: null, timestamp: new Date().toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION },
+    );
+  } catch (error) {
+    if (!(error instanceof DuplicateEntityError)) throw error;
+    logger.info('another replica bootstrapped the organization');
+    return 0;
+  }
   if (config.ADMIN_API_KEY) {
     logger.info('bootstrapped the organization with ADMIN_API_KEY as its admin key');
   } else {
@@ -47,4 +61,12 @@ export async function bootstrapIfEmpty(
     logger.info({ path }, 'bootstrapped the organization; the admin API key is in this file');
   }
   return outcome.position;
+}
+
+/** A random seed for the bootstrap ids, stored by compare-and-set so that every replica uses the first one stored. */
+async function bootstrapSeed(store: DocumentStore): Promise<number> {
+  const saved = await store.saveCheckpoint('bootstrap-seed', null, randomInt(1, 2 ** 47));
+  const seed = saved.ok ? await store.loadCheckpoint('bootstrap-seed') : saved.current;
+  if (seed === null) throw new Error('the bootstrap seed vanished from the document store');
+  return seed;
 }

@@ -61,6 +61,11 @@ export class ProjectionRunner {
     return this.resumedFrom;
   }
 
+  /** Why the projections stopped (a batch failed), or null while they run. */
+  get failure(): unknown {
+    return this.failed;
+  }
+
   /** Position of the last event reflected in the read models. */
   get position(): number {
     return this.notifier.position;

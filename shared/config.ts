@@ -30,6 +30,8 @@ const configSchema = z.object({
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(1),
   /** How long Kafka waits for a task-service replica that went silent before handing its partitions to another. */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
+  /** Distributed mode: how long a lease on single-instance work (projection runner, outbox relay) outlives a crashed holder. */
+  LEASE_TTL_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Becomes the organisation API key on first start; otherwise one is generated into DATA_DIR. */
   ADMIN_API_KEY: z.string().min(16).optional(),
   /** Largest JSON body accepted, in bytes (larger: 413). */

@@ -1,5 +1,6 @@
 import { copyRoutes } from '../command-service/routes/copy';
 import type { Feature, FeatureContext } from '../embedded';
+import { runNow } from '../shared/composition/lease';
 import { CommandPipeline } from '../shared/cqrs/command-pipeline';
 import { createTaskQueue } from '../shared/taskqueue/engines';
 import type { TaskQueue } from '../shared/taskqueue/port';
@@ -50,9 +51,13 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
         { ...DEFAULT_WORKER, ...options.worker },
         logger,
       );
-      const relay = new TaskRelay(context.eventStore, context.documentStore, queue, logger.child({ component: 'task-relay' }));
       await worker.start();
-      await relay.start();
+      // One relay among the task-service replicas (the embedded process runs it at once).
+      const relay = await (context.runExclusively ?? runNow)('task-relay', async () => {
+        const r = new TaskRelay(context.eventStore, context.documentStore, queue, logger.child({ component: 'task-relay' }));
+        await r.start();
+        return r;
+      });
       return {
         async stop() {
           await relay.stop();

@@ -122,16 +122,30 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     this.fields = new Set(spec.fields);
   }
 
-  /** Creates the declared indexes once, on first use (createIndexes is idempotent, so several processes may race). */
+  /**
+   * Creates the declared indexes that are missing, once, on first use. One
+   * index per call, and only missing ones: FerretDB 1.x drops the connection
+   * on a `createIndexes` listing existing indexes in another order than it
+   * holds them, and on two concurrent calls for one collection (several
+   * processes starting at once), so a failed attempt is retried after
+   * looking again at what exists.
+   */
   private ready(): Promise<void> {
     this.indexes ??= (async () => {
-      if (this.spec.indexes.length === 0) return;
-      await this.mongo.createIndexes(
-        this.spec.indexes.map((fields) => ({
-          key: Object.fromEntries([...fields.map((f) => [this.fieldName(f), 1] as const), ['_id', 1] as const]),
-          name: `${fields.join('_')}__id`,
-        })),
-      );
+      const wanted = this.spec.indexes.map((fields) => ({
+        name: `${fields.join('_')}__id`,
+        key: Object.fromEntries([...fields.map((f) => [this.fieldName(f), 1] as const), ['_id', 1] as const]),
+      }));
+      for (let attempt = 1; wanted.length > 0; attempt++) {
+        try {
+          const existing = new Set((await this.mongo.listIndexes().toArray().catch(() => [])).map((i) => String(i.name)));
+          for (const index of wanted) if (!existing.has(index.name)) await this.mongo.createIndex(index.key, { name: index.name });
+          return;
+        } catch (error) {
+          if (attempt >= 5) throw error;
+          await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+        }
+      }
     })().catch((error: unknown) => {
       this.indexes = null;
       throw error;

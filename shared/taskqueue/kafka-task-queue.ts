@@ -72,9 +72,8 @@ export class KafkaTaskQueue implements TaskQueue {
       brokers: settings.brokers,
       logLevel: logLevel.WARN,
       logCreator: () => (entry) => forward(settings.logger, entry),
-      retry: { initialRetryTime: 300, retries: 8 },
     });
-    const admin = kafka.admin();
+    const admin = kafka.admin({ retry: { initialRetryTime: 300, retries: 8 } });
     await admin.connect();
     try {
       await admin.createTopics({
@@ -84,6 +83,7 @@ export class KafkaTaskQueue implements TaskQueue {
     } finally {
       await admin.disconnect();
     }
+    // Idempotent: a send retried after a lost acknowledgement is not written twice (kafkajs then retries without limit).
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
     await producer.connect();
     return new KafkaTaskQueue(kafka, producer, settings);
