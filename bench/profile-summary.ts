@@ -3,10 +3,14 @@
  * the functions with the most self time, and the most inclusive time (self +
  * callees, each function counted once per stack), with file:line.
  *
- *   node -r @swc-node/register bench/profile-summary.ts FILE.cpuprofile [--top=25] [--inclusive]
+ *   node -r @swc-node/register bench/profile-summary.ts FILE.cpuprofile [--top=25] [--inclusive] [--phase=check | --window=FROM:TO]
+ *
+ * --phase cuts the profile to one load of the run (from phases.json, which
+ * `npm run bench -- --profile` writes beside the profile); --window to seconds
+ * since the process started.
  */
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { ROOT } from './lib/child';
 
 interface ProfileNode {
@@ -34,12 +38,19 @@ const label = (n: ProfileNode) => {
   return `${n.callFrame.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
 };
 
-export function summarise(profile: CpuProfile): { totalMs: number; idleMs: number; functions: FunctionTime[] } {
+/** Samples between `fromS` and `toS` seconds after the profile started. */
+export function summarise(profile: CpuProfile, window: { fromS: number; toS: number } = { fromS: 0, toS: Infinity }): { totalMs: number; idleMs: number; functions: FunctionTime[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const sampleMs = new Map<number, number>();
-  profile.samples.forEach((id, i) => sampleMs.set(id, (sampleMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  let atUs = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    atUs += delta;
+    if (atUs / 1e6 < window.fromS || atUs / 1e6 > window.toS) return;
+    sampleMs.set(id, (sampleMs.get(id) ?? 0) + delta / 1000);
+  });
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   let idleMs = 0;
@@ -69,7 +80,22 @@ function main(): void {
     process.exit(2);
   }
   const top = Number(args.find((a) => a.startsWith('--top='))?.split('=')[1] ?? 25);
-  const { totalMs, idleMs, functions } = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  let window = { fromS: 0, toS: Infinity };
+  const phase = value('phase');
+  const range = value('window');
+  if (phase) {
+    const phasesFile = join(dirname(file), 'phases.json');
+    if (!existsSync(phasesFile)) throw new Error(`no ${phasesFile}: --phase needs a profile written by npm run bench -- --profile`);
+    const found = (JSON.parse(readFileSync(phasesFile, 'utf8')) as Array<{ label: string; fromS: number; toS: number }>).find((p) => p.label === phase);
+    if (!found) throw new Error(`no phase ${phase} in ${phasesFile}`);
+    window = found;
+  } else if (range) {
+    const [from, to] = range.split(':').map(Number);
+    window = { fromS: from ?? 0, toS: to ?? Infinity };
+  }
+  if (phase || range) console.log(`window ${window.fromS.toFixed(1)}–${window.toS.toFixed(1)} s after the process started${phase ? ` (phase ${phase})` : ''}`);
+  const { totalMs, idleMs, functions } = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, window);
   const busy = totalMs - idleMs;
   const pct = (ms: number) => `${((100 * ms) / busy).toFixed(1).padStart(5)}%`;
   console.log(`${file}: ${(totalMs / 1000).toFixed(1)} s sampled, ${(idleMs / 1000).toFixed(1)} s idle, ${(busy / 1000).toFixed(1)} s busy (percentages of busy time)`);

@@ -7,8 +7,9 @@
  * to bench/results/<timestamp>.json; bench/compare.ts compares two of them.
  * See docs/benchmarks.md.
  */
-import { relative } from 'node:path';
-import { baselineCache, type BenchContext } from './lib/context';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { baselineCache, type BenchContext, type Phase } from './lib/context';
 import { ROOT } from './lib/child';
 import { startBaseline, type Baseline } from './lib/baseline';
 import { Dataset } from './lib/dataset';
@@ -73,7 +74,10 @@ async function main(): Promise<void> {
       const { folders, documents, users } = options.dataset;
       log(`loading ${folders.toLocaleString('en-US')} folders, ${documents.toLocaleString('en-US')} documents, ${users.toLocaleString('en-US')} users (${dataset.assignments.length.toLocaleString('en-US')} assignments) through the bulk endpoints`);
       const concurrency = 2;
+      const phases: Phase[] = [];
+      const loadFrom = performance.now();
       const timings = await loadFacts(api, dataset, { chunk: options.bulkChunk, concurrency });
+      phases.push({ label: 'bulk-import', fromS: (loadFrom - service.spawnedAt) / 1000, toS: (performance.now() - service.spawnedAt) / 1000 });
       const imported = bulkImportResult(timings, options.bulkChunk, concurrency);
       log(`loaded: ${imported.notes}`);
       if (want('bulk-import')) results.push(imported);
@@ -87,12 +91,20 @@ async function main(): Promise<void> {
         baseline,
         log,
         baselineFor: baselineCache(options, baseline, log),
-        measure: (spec) => repeatLoad({ ...spec, durationS: options.durationS }, options.repeat, options.warmupS),
+        measure: async (spec) => {
+          const from = performance.now();
+          const measured = await repeatLoad({ ...spec, durationS: options.durationS }, options.repeat, options.warmupS);
+          const origin = ctx.service.spawnedAt;
+          if (spec.label) ctx.phases.push({ label: spec.label, fromS: (from - origin) / 1000, toS: (performance.now() - origin) / 1000 });
+          return measured;
+        },
+        phases,
       };
       if (want('check') || want('peer')) await guarded('check', () => checkScenario(ctx));
       if (want('bulk-check')) await guarded('bulk-check', () => bulkCheckScenario(ctx));
       if (want('creates')) await guarded('creates', () => createScenarios(ctx));
       if (want('fanout')) await guarded('fanout', () => fanOutScenario(ctx));
+      if (options.profileDir) writePhases(`${options.profileDir}/main`, ctx.phases);
       const peak = service.memory();
       log(`main service RSS ${Math.round(peak?.rssMiB ?? NaN)} MiB (peak ${Math.round(peak?.peakMiB ?? NaN)} MiB)`);
       // OpenFGA gets the machine to itself: our service stops first.
@@ -131,6 +143,12 @@ async function main(): Promise<void> {
   console.log(renderTable(results));
   console.log('');
   console.log(`took ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s; results in ${relative(ROOT, file)}${options.profileDir ? `; CPU profiles in ${options.profileDir}` : ''}`);
+}
+
+/** Where each load ran in the server's CPU profile: `bench/profile-summary.ts <profile> --phase=<label>` reads it. */
+function writePhases(dir: string, phases: Phase[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'phases.json'), `${JSON.stringify(phases, null, 2)}\n`);
 }
 
 main().catch((error: unknown) => {

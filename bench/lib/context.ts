@@ -18,8 +18,16 @@ export interface BenchContext {
   log(message: string): void;
   /** The bare-express baseline for answers of `bytes` bytes at `connections`, measured once per run and shape. */
   baselineFor(bytes: number, connections: number): Promise<Repeated>;
-  /** Load against the service with the run's duration, repeats and warm-up. */
+  /** Load against the service with the run's duration, repeats and warm-up; a labelled load is recorded in `phases`. */
   measure(spec: Omit<LoadSpec, 'durationS'>): Promise<Repeated>;
+  /** When each labelled load ran, in seconds since the server process started (to cut its CPU profile with bench/profile-summary.ts --phase). */
+  phases: Phase[];
+}
+
+export interface Phase {
+  label: string;
+  fromS: number;
+  toS: number;
 }
 
 export function baselineCache(options: BenchOptions, baseline: Baseline, log: (m: string) => void) {

@@ -29,6 +29,8 @@ export interface LoadSpec {
   body?: string | (() => string);
   connections: number;
   durationS: number;
+  /** Names the load in the profile phases (`--profile`). */
+  label?: string;
 }
 
 export interface LoadRun {

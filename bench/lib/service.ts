@@ -23,6 +23,8 @@ export interface RunningService {
   admin: HttpClient;
   /** From spawning the process to `/readyz` answering 200. */
   readyAfterMs: number;
+  /** performance.now() (this process) when the server process was spawned: the origin of its CPU profile, near enough. */
+  spawnedAt: number;
   memory(): Memory | null;
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
   }
+  const spawnedAt = performance.now();
   const child = spawnNode('main.ts', {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -59,6 +62,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     child,
     admin: new HttpClient(url, ADMIN_KEY),
     readyAfterMs,
+    spawnedAt,
     memory: () => memoryOf(child.pid),
     async stop({ keepData = false } = {}) {
       await child.stop();

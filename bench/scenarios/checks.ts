@@ -24,7 +24,7 @@ export async function checkScenario(ctx: BenchContext): Promise<ScenarioResult> 
   const bodies = ctx.checks.map((c) => JSON.stringify(checkBody(c)));
   const sample = await ctx.api.request('POST', '/allowed', bodies[0]);
   ctx.log(`/allowed: ${ctx.checks.length} distinct checks, ${connections} connections`);
-  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed`, headers: ctx.api.headers, body: rotate(bodies), connections });
+  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed`, headers: ctx.api.headers, body: rotate(bodies), connections, label: 'check' });
   const base = await ctx.baselineFor(sample.bytes, connections);
   const ratio = measured.median.rps / base.median.rps;
   return {
@@ -52,7 +52,7 @@ export async function bulkCheckScenario(ctx: BenchContext): Promise<ScenarioResu
   const sample = await ctx.api.request('POST', '/allowed/bulk', bodies[0]);
   if (sample.status !== 200 || sample.body.allow.length !== perRequest) throw new Error(`/allowed/bulk answered ${sample.status}`);
   ctx.log(`/allowed/bulk: ${perRequest} checks per request, ${connections} connections`);
-  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed/bulk`, headers: ctx.api.headers, body: rotate(bodies), connections });
+  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed/bulk`, headers: ctx.api.headers, body: rotate(bodies), connections, label: 'bulk-check' });
   const checksPerS = measured.median.rps * perRequest;
   return {
     id: 'bulk-check',

@@ -48,7 +48,7 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
     const sample = await ctx.api.request('POST', kind.path, next());
     if (sample.status !== 200) throw new Error(`${kind.title}: ${sample.status} ${JSON.stringify(sample.body)}`);
     ctx.log(`${kind.title}: single creates, ${connections} connections`);
-    const measured = await ctx.measure({ url: `${ctx.service.url}${kind.path}`, headers: ctx.api.headers, body: next, connections });
+    const measured = await ctx.measure({ url: `${ctx.service.url}${kind.path}`, headers: ctx.api.headers, body: next, connections, label: kind.id });
     const failed = measured.runs.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     const base = await ctx.baselineFor(sample.bytes, connections);
     const ratio = measured.median.rps / base.median.rps;

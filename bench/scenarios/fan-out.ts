@@ -22,6 +22,8 @@ export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult>
   const started = performance.now();
   const assigned = await ctx.api.request('POST', `${FACTS}/role_assignments`, { user: 'fan-user', role: 'editor', resource_instance: 'folder:fan' });
   const visibleMs = performance.now() - started;
+  const origin = ctx.service.spawnedAt;
+  ctx.phases.push({ label: 'fanout', fromS: (started - origin) / 1000, toS: (started + visibleMs - origin) / 1000 });
   if (assigned.status !== 200) throw new Error(`assignment answered ${assigned.status}: ${JSON.stringify(assigned.body)}`);
 
   const sample = [files - 1, ...Array.from({ length: 99 }, (_, i) => Math.floor((i * files) / 99))];
