@@ -1,7 +1,7 @@
 import type { EnvEventOf } from '../../shared/events';
 import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
-import { grantId, type EdgeDoc, type GrantDoc } from './model';
+import { grantId, typeOf, type EdgeDoc, type GrantDoc } from './model';
 import { allPages } from './paging';
 import { retract } from './retract';
 
@@ -43,7 +43,8 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
   const d = e.data;
   const edge: EdgeDoc = { id: d.id, environment_id: ctx.environmentId, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
   await ctx.collections.edges.put(edge);
-  if (ctx.rules.all().length === 0) return;
+  // Most tuples carry no role (no rule follows their relation): then no holder needs looking at.
+  if (ctx.rules.along(typeOf(d.subject), d.relation, typeOf(d.object)).length === 0) return;
   for await (const holders of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.subject }, 'user')) {
     await deriveClosure(ctx, await deriveStep(ctx, holders, { edges: [edge] }));
   }

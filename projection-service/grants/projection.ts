@@ -66,10 +66,9 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         yielder,
         previous: new Map(),
       };
-      const rulesBefore = JSON.stringify(ctx.rules.all());
       try {
         await handler(ctx, e);
-        if (JSON.stringify(ctx.rules.all()) !== rulesBefore) await ruleBook.save(environmentId, ctx.rules);
+        await ruleBook.saveIfChanged(environmentId, ctx.rules);
       } catch (error) {
         ruleBook.reset();
         throw error;

@@ -13,6 +13,9 @@ export class RuleIndex {
   private readonly entries: RuleEntry[];
   private byTarget = new Map<string, RuleEntry[]>();
   private bySource = new Map<string, RuleEntry[]>();
+  private byLink = new Map<string, RuleEntry[]>();
+  /** Set by every change, so the projection stores the index only when it changed. */
+  changed = false;
 
   constructor(entries: RuleEntry[] = []) {
     this.entries = [...entries];
@@ -33,6 +36,11 @@ export class RuleIndex {
     return this.bySource.get(roleOf(resource, role)) ?? [];
   }
 
+  /** Rules a tuple `(subjectType:…, relation, objectType:…)` can carry a role along. */
+  along(subjectType: string, relation: string, objectType: string): RuleEntry[] {
+    return this.byLink.get(`${subjectType}#${relation}#${objectType}`) ?? [];
+  }
+
   has(entry: RuleEntry): boolean {
     return this.incoming(entry.resource, entry.role).some((e) => sameRule(e.rule, entry.rule));
   }
@@ -42,6 +50,7 @@ export class RuleIndex {
     if (this.has(entry)) return false;
     this.entries.push(entry);
     this.reindex();
+    this.changed = true;
     return true;
   }
 
@@ -52,6 +61,7 @@ export class RuleIndex {
     const kept = this.entries.filter((e) => !predicate(e));
     this.entries.splice(0, this.entries.length, ...kept);
     this.reindex();
+    this.changed = true;
     return removed;
   }
 
@@ -71,9 +81,11 @@ export class RuleIndex {
   private reindex(): void {
     this.byTarget = new Map();
     this.bySource = new Map();
+    this.byLink = new Map();
     for (const entry of this.entries) {
       push(this.byTarget, roleOf(entry.resource, entry.role), entry);
       push(this.bySource, roleOf(entry.rule.onResource, entry.rule.role), entry);
+      push(this.byLink, `${entry.rule.onResource}#${entry.rule.relation}#${entry.resource}`, entry);
     }
   }
 }
@@ -110,8 +122,11 @@ export class RuleBook {
     return index;
   }
 
-  async save(environmentId: string, index: RuleIndex): Promise<void> {
+  /** Stores the index if it changed since it was loaded or last stored. */
+  async saveIfChanged(environmentId: string, index: RuleIndex): Promise<void> {
+    if (!index.changed) return;
     await this.collections.rules.put({ id: environmentId, environment_id: environmentId, rules: index.all() });
+    index.changed = false;
   }
 
   /** Forgets the cache (after a failure, the stored copy is the truth). */
