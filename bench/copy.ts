@@ -5,6 +5,12 @@
  *
  *   node -r @swc-node/register bench/copy.ts            # 1,000,000 events
  *   COPY_BENCH_EVENTS=200000 node -r @swc-node/register bench/copy.ts
+ *   COPY_BENCH_MODE=isolated node -r @swc-node/register bench/copy.ts
+ *
+ * Default mode: everything in one process, as the embedded service runs, so the
+ * copy shares the CPU with the projections of what it writes. Isolated mode
+ * stops the projections while the task copies (the task service on its own, as
+ * in a distributed deployment), then lets them project the copy.
  *
  * The source is appended straight into its stream through the event store port
  * (fast), then the projections catch up before the copy starts. Only the copy
@@ -22,6 +28,8 @@ import { environmentCopyFeature } from '../task-service/feature';
 import { syntheticEnvironment } from '../test/copy/support/synthetic-environment';
 
 const TOTAL = Number(process.env.COPY_BENCH_EVENTS ?? 1_000_000);
+/** `isolated`: stop the projections while the task copies (the task service as its own process), then project the copy. */
+const ISOLATED = process.env.COPY_BENCH_MODE === 'isolated';
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en-US')} events/s`;
 
@@ -49,7 +57,7 @@ async function main(): Promise<void> {
     return (await r.json()) as any;
   };
   try {
-    console.log(`copy benchmark: ${TOTAL.toLocaleString('en-US')} source events, scope.facts, data in ${dataDir}`);
+    console.log(`copy benchmark: ${TOTAL.toLocaleString('en-US')} source events, scope.facts, ${ISOLATED ? 'isolated' : 'embedded'} mode, data in ${dataDir}`);
     const source = await call('GET', '/v2/projects/default/envs/production');
 
     // 1. The source environment, straight into its stream.
@@ -76,10 +84,29 @@ async function main(): Promise<void> {
     started = Date.now();
     const task = await call('POST', '/v2/projects/default/envs/production/copy/async', { target_env: { new: { key: 'bench-copy', name: 'Bench copy' } }, scope: { facts: true } });
     let result = task;
+    const n = (x: number) => x.toLocaleString('en-US');
+    if (ISOLATED) {
+      // The task service alone, as in a distributed deployment: no projection shares the process while it copies.
+      await service.runner.stop();
+      for (;;) {
+        const log = await service.eventStore.readStream(streams.task(task.task_id));
+        const last = log.filter((e) => e.type === 'TaskProgressed').at(-1)?.data as { eventsCopied: number } | undefined;
+        if (log.some((e) => e.type === 'TaskSucceeded' || e.type === 'TaskFailed')) break;
+        console.log(`  copied ${n(last?.eventsCopied ?? 0)} / ${n(TOTAL)} (task log), rss ${mb(process.memoryUsage().rss)}`);
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+      console.log('  copy done; projecting it');
+      await service.runner.start();
+    }
     while (result.status === 'processing') {
       result = await call('GET', `/v2/projects/default/envs/production/copy/async/${task.task_id}/result?wait=2`);
+      // What the task has logged (its latest progress event) and what the read model shows (behind by the projection backlog).
+      const logged = (await service.eventStore.readStream(streams.task(task.task_id))).filter((e) => e.type === 'TaskProgressed').at(-1)?.data as { eventsCopied: number } | undefined;
       const p = result.progress;
-      console.log(`  ${result.status}: ${p.events_copied.toLocaleString('en-US')} / ${p.source_events_total.toLocaleString('en-US')} events copied (${((100 * p.source_events_read) / Math.max(1, p.source_events_total)).toFixed(0)}%), rss ${mb(process.memoryUsage().rss)}`);
+      console.log(
+        `  ${result.status}: copied ${n(logged?.eventsCopied ?? 0)} / ${n(p.source_events_total)} (task log), ${n(p.events_copied)} visible in the task read model, ` +
+          `projections at ${n(service.runner.position)}, rss ${mb(process.memoryUsage().rss)}`,
+      );
     }
     const visibleAfterMs = Date.now() - started;
     if (result.status !== 'success') throw new Error(`copy failed: ${JSON.stringify(result.error)}`);

@@ -114,7 +114,13 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       if (!(await holdUntilFinished(services, deps, taskId, MAX_WAIT_SECONDS, res))) return;
       const doc = await deps.tasks.get(taskId);
       if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
-      if (doc.status === 'failure' && doc.error) throw new StoredTaskError(doc.error);
+      if (doc.status === 'failure' && doc.error) {
+        const error = new StoredTaskError(doc.error);
+        // A task given up after crashes is our fault, not the request's: 500, not the middleware's default 400.
+        if (error.errorCode === 'UNEXPECTED_ERROR') res.status(500).json(errorBody(error, taskId));
+        else throw error;
+        return;
+      }
       if (doc.status === 'success') res.json(doc.result);
       else res.status(202).json(presentTask(doc));
     });
