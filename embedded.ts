@@ -14,7 +14,9 @@ import { ProjectionRunner } from './projection-service/runner';
 import type { Config } from './shared/config';
 import { runNow, type RunExclusively } from './shared/composition/lease';
 import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './shared/composition/stores';
-import { CommandPipeline } from './shared/cqrs/command-pipeline';
+import { join } from 'node:path';
+import { CommandPipeline, type SnapshotPolicy } from './shared/cqrs/command-pipeline';
+import { FileSnapshotStore } from './shared/cqrs/snapshot-store';
 import { envDecider } from './shared/domain/env/decider';
 import { orgDecider } from './shared/domain/org/decider';
 import type { DocumentStore } from './shared/docstore/port';
@@ -63,14 +65,24 @@ export function buildProjections(readModels: ReadModels, features: Feature[]): P
 
 /** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
 export function buildServices(config: Config, logger: Logger, eventStore: EventStore, readModels: ReadModels, freshness: Freshness): Services {
+  const snapshots: SnapshotPolicy | null =
+    config.COMMAND_SNAPSHOT_EVERY > 0
+      ? { store: new FileSnapshotStore(config.SNAPSHOT_DIR ?? join(config.DATA_DIR, 'snapshots')), every: config.COMMAND_SNAPSHOT_EVERY }
+      : null;
   return {
     config,
     logger,
     readModels,
-    envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' })),
-    orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' })),
+    envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' }), undefined, snapshots),
+    orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
     freshness,
   };
+}
+
+/** Saves the command-state snapshots of every stream that moved (on shutdown, after the last request). */
+export async function flushCommandSnapshots(services: Services): Promise<void> {
+  await services.envCommands.flushSnapshots();
+  await services.orgCommands.flushSnapshots();
 }
 
 /** The features' HTTP routes. */
@@ -134,6 +146,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
       (closing ??= (async () => {
         // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).
         await closeServer(server);
+        await flushCommandSnapshots(services);
         for (const worker of workers.reverse()) await worker.stop();
         await runner.stop();
         await eventStore.close();

@@ -36,6 +36,13 @@ const configSchema = z.object({
   ADMIN_API_KEY: z.string().min(16).optional(),
   /** Largest JSON body accepted, in bytes (larger: 413). */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /**
+   * Command-side state snapshots (a restart then folds only the events after the
+   * latest one): taken every this many events per stream, and on shutdown. 0: off.
+   */
+  COMMAND_SNAPSHOT_EVERY: z.coerce.number().int().min(0).default(20_000),
+  /** Where snapshots go; default `${DATA_DIR}/snapshots`. A local cache: each replica may have its own. */
+  SNAPSHOT_DIR: z.string().optional(),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
 });

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createApp } from '../../command-service/app';
 import { bootstrapIfEmpty } from '../../command-service/bootstrap';
-import { buildServices, closeServer, featureRoutes, listen, type Feature, type FeatureContext } from '../../embedded';
+import { buildServices, closeServer, featureRoutes, flushCommandSnapshots, listen, type Feature, type FeatureContext } from '../../embedded';
 import { ReadModels } from '../../projection-service/read-models';
 import type { TaskCompletion } from '../../task-service/task-completion';
 import { taskCollection } from '../../task-service/task-read-model';
@@ -82,6 +82,7 @@ export async function startCommandService(config: Config, logger: Logger, featur
       stopping = true;
       await closeServer(server);
       await preparing;
+      await flushCommandSnapshots(services);
       for (const poller of pollers) poller.stop();
       await freshness.stop();
       await eventStore.close();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, FACTS, SCHEMA, loadFolderFileExample, startTestServer } from '../support/embedded-server';
@@ -23,6 +23,8 @@ describe('restarting on the same DATA_DIR', () => {
       tuples: (await api.get(`${FACTS}/relationship_tuples`)).body,
     };
     await first.close({ keepData: true });
+    // A graceful stop leaves command-state snapshots, so the next start folds no environment from scratch.
+    expect(readdirSync(join(dataDir, 'snapshots')).filter((f) => f.startsWith('env-'))).toHaveLength(1);
 
     const second = await startTestServer({ dataDir });
     try {
