@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The real-server tests: adapter contract suites (MongoDB protocol, Kafka; EventStoreDB when
+# EVENTSTORE_CONNECTION_STRING is set, reported as skipped otherwise) and the three-process
+# end-to-end test (test/distributed/).
+#
+#   .ci/e2e.sh            # from anywhere; needs `npm ci` done
+#
+# Installs Kafka and FerretDB from the registries (scripts/test-servers.sh; cached in
+# SERVERS_CACHE_DIR), builds dist/ (the e2e test runs the services from it), starts both servers,
+# runs `jest --selectProjects e2e --runInBand`, and always stops the servers. Exit code: jest's
+# (or the first failing step's). Server logs stay in SERVERS_RUN_DIR only while they run; on a
+# failure the last lines of each are printed here.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+started=$SECONDS
+step() { echo "[e2e $((SECONDS - started))s] $*" >&2; }
+
+step "installing the test servers"
+scripts/test-servers.sh install
+
+step "building dist/"
+npm run build --silent
+
+step "starting Kafka and FerretDB"
+run_dir="${SERVERS_RUN_DIR:-/tmp/rebac-test-servers}"
+stop_servers() {
+  local rc=$?
+  if [[ $rc -ne 0 ]]; then
+    for log in "$run_dir/kafka/server.log" "$run_dir/ferretdb/ferretdb.log"; do
+      [[ -f "$log" ]] && { echo "--- last lines of $log" >&2; tail -n 30 "$log" >&2; }
+    done
+  fi
+  step "stopping the test servers"
+  scripts/test-servers.sh stop || true
+  step "done (exit $rc)"
+  exit "$rc"
+}
+trap stop_servers EXIT
+settings="$(scripts/test-servers.sh start)"
+# shellcheck disable=SC2046
+export $settings
+export KAFKAJS_NO_PARTITIONER_WARNING=1 E2E_USE_DIST=1
+step "servers up: $(echo "$settings" | tr '\n' ' ')"
+
+step "running the e2e tests"
+npx jest --selectProjects e2e --runInBand

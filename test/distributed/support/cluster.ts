@@ -1,0 +1,168 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { freePort } from '../../support/child-server';
+
+const ROOT = resolve(__dirname, '../../..');
+
+export type ServiceKind = 'command' | 'projection' | 'task';
+
+const ENTRY: Record<ServiceKind, string> = {
+  command: 'command-service/main',
+  projection: 'projection-service/main',
+  task: 'task-service/main',
+};
+
+export interface ServiceProcess {
+  kind: ServiceKind;
+  url: string;
+  process: ChildProcess;
+  output(): string;
+  /** SIGKILL: no shutdown hook runs, nothing is flushed or released. */
+  kill9(): Promise<void>;
+  /** SIGTERM, then the exit code (graceful shutdown). */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * One distributed deployment on this machine for a test: the three services
+ * as separate processes sharing a SQLite event log on disk, read models in a
+ * fresh database of the MongoDB-protocol server at MONGODB_URL, and tasks on
+ * a fresh topic of the Kafka at KAFKA_BROKERS.
+ *
+ * Services run from `dist/` when E2E_USE_DIST=1 (what CI does after `npm run
+ * build`), otherwise from the TypeScript sources through @swc-node/register.
+ */
+export class Cluster {
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'rebac-distributed-'));
+  readonly run = `${Date.now()}${process.pid}`;
+  readonly database = `e2e_${this.run}`;
+  readonly adminKey = 'distributed-e2e-admin-key-0123456789';
+  readonly eventsPath = join(this.dataDir, 'events.sqlite');
+  private readonly children = new Set<ServiceProcess>();
+
+  constructor(
+    readonly mongoUrl: string,
+    readonly kafkaBrokers: string,
+  ) {}
+
+  static fromEnvironment(): Cluster {
+    const mongo = process.env.MONGODB_URL;
+    const kafka = process.env.KAFKA_BROKERS;
+    if (!mongo || !kafka) throw new Error('MONGODB_URL and KAFKA_BROKERS must be set: start the test servers (scripts/test-servers.sh start) or run .ci/e2e.sh');
+    return new Cluster(mongo, kafka);
+  }
+
+  env(): Record<string, string> {
+    return {
+      DATA_DIR: this.dataDir,
+      EVENT_STORE: 'sqlite',
+      EVENTS_SQLITE_PATH: this.eventsPath,
+      READ_MODEL_STORE: 'mongodb',
+      MONGODB_URL: this.mongoUrl,
+      MONGODB_DATABASE: this.database,
+      TASK_QUEUE: 'kafka',
+      KAFKA_BROKERS: this.kafkaBrokers,
+      KAFKA_TOPIC_PREFIX: `e2e${this.run}`,
+      KAFKA_TASK_PARTITIONS: '3',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      LEASE_TTL_MS: '3000',
+      READ_YOUR_WRITES_TIMEOUT_MS: '60000',
+      ADMIN_API_KEY: this.adminKey,
+      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      HOST: '127.0.0.1',
+    };
+  }
+
+  /**
+   * Starts a service and waits until its /readyz answers 200 (`untilReady:
+   * false`: until /healthz does). `tsEntry` runs another entry point for the
+   * service (a path from the repository root), e.g. one with a test seam.
+   */
+  async start(kind: ServiceKind, options: { untilReady?: boolean; timeoutMs?: number; tsEntry?: string } = {}): Promise<ServiceProcess> {
+    const port = await freePort();
+    // A TypeScript entry of the test's own (a service with a test seam) always runs from source.
+    const useDist = process.env.E2E_USE_DIST === '1' && !options.tsEntry;
+    const entry = options.tsEntry ? join(ROOT, options.tsEntry) : useDist ? join(ROOT, 'dist', `${ENTRY[kind]}.js`) : join(ROOT, `${ENTRY[kind]}.ts`);
+    if (!existsSync(entry)) throw new Error(`${entry} is missing${useDist ? ': run npm run build first' : ''}`);
+    const child = spawn(process.execPath, useDist ? [entry] : ['-r', '@swc-node/register', entry], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env(), PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const url = `http://127.0.0.1:${port}`;
+    const service: ServiceProcess = {
+      kind,
+      url,
+      process: child,
+      output: () => output,
+      kill9: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await exited;
+        this.children.delete(service);
+      },
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        const code = await exited;
+        this.children.delete(service);
+        return code;
+      },
+    };
+    this.children.add(service);
+    const probe = options.untilReady === false ? '/healthz' : '/readyz';
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${kind} service exited during start (${child.exitCode}):\n${output}`);
+      const ok = await fetch(`${url}${probe}`).then((r) => r.ok, () => false);
+      if (ok) return service;
+      if (Date.now() > deadline) {
+        await service.kill9();
+        throw new Error(`${kind} service not ready in time:\n${output}`);
+      }
+      await sleep(100);
+    }
+  }
+
+  /** A stored checkpoint (or lease) of the read-model database. */
+  async checkpoint(name: string): Promise<number | null> {
+    const client = await MongoClient.connect(this.mongoUrl);
+    try {
+      const doc = await client.db(this.database).collection<{ _id: string; position: number }>('rm_checkpoints').findOne({ _id: name });
+      return doc ? doc.position : null;
+    } finally {
+      await client.close();
+    }
+  }
+
+  /** Kills every service still running, drops the database and the data directory. */
+  async destroy(): Promise<void> {
+    for (const child of [...this.children]) await child.kill9();
+    const client = await MongoClient.connect(this.mongoUrl);
+    try {
+      for (const name of [this.database, `${this.database}_rebuild`]) await client.db(name).dropDatabase();
+    } finally {
+      await client.close();
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it returns a value (not undefined). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}

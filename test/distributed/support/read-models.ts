@@ -1,0 +1,46 @@
+import { MongoClient } from 'mongodb';
+import pino from 'pino';
+import { buildProjections } from '../../../embedded';
+import { embeddedFeatures } from '../../../features';
+import { ReadModels } from '../../../projection-service/read-models';
+import { ProjectionRunner } from '../../../projection-service/runner';
+import { MongoDocumentStore } from '../../../shared/docstore/mongo-document-store';
+import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';
+
+/** Every read-model document of a database, by collection, sorted by id (checkpoints and leases left out). */
+export async function snapshot(url: string, database: string): Promise<Record<string, Array<{ id: string }>>> {
+  const client = await MongoClient.connect(url);
+  try {
+    const db = client.db(database);
+    const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).filter((n) => n.startsWith('rm_') && n !== 'rm_checkpoints').sort();
+    const out: Record<string, Array<{ id: string }>> = {};
+    for (const name of names) {
+      const docs = await db.collection(name).find({}, { projection: { _doc: 1 } }).toArray();
+      out[name] = docs.map((d) => JSON.parse(String(d._doc)) as { id: string }).sort((a, b) => a.id.localeCompare(b.id));
+    }
+    return out;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Projects the whole event log from scratch into `<database>_rebuild`, with
+ * the same projections the projection service runs, and returns its position.
+ */
+export async function rebuild(eventsPath: string, url: string, database: string): Promise<number> {
+  const events = new SqliteEventStore({ path: eventsPath });
+  const store = await MongoDocumentStore.connect({ url, database: `${database}_rebuild` });
+  try {
+    await store.dropAll();
+    const runner = new ProjectionRunner(events, store, buildProjections(new ReadModels(store), embeddedFeatures()), pino({ level: 'silent' }));
+    await runner.start();
+    const head = await events.headPosition();
+    if (!(await runner.waitForPosition(head, 240_000))) throw new Error(`the rebuild did not reach ${head} (at ${runner.position})`);
+    await runner.stop();
+    return head;
+  } finally {
+    await store.close();
+    await events.close();
+  }
+}
