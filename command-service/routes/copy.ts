@@ -45,6 +45,7 @@ export const copyBodySchema = z
         user_sets: z.unknown().optional(),
         resource_sets: z.unknown().optional(),
       })
+      .strict()
       .superRefine((scope, ctx) => {
         for (const filter of permitFilters) {
           if (scope[filter] !== undefined) {

@@ -134,6 +134,8 @@ describe('environment copy over HTTP', () => {
       { target_env: { new: { key: 'a', name: 'A' }, existing: 'production' } },
       { target_env: { new: { key: 'bad key', name: 'A' } } },
       { target_env: { new: { key: 'a', name: 'A' } }, scope: { resources: { include: ['*'] } } },
+      { target_env: { new: { key: 'a', name: 'A' } }, scope: { fact: true } },
+      { target_env: { new: { key: 'a', name: 'A' } }, asOf: 1 },
       { target_env: { new: { key: 'a', name: 'A' } }, as_of: 'yesterday' },
       { target_env: { new: { key: 'a', name: 'A' } }, as_of: 10 ** 12 },
       { target_env: { existing: 'production' } },
