@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
+import { WalCheckpointer } from './sqlite-wal-checkpointer';
 
 /**
  * Read models on SQLite. Each collection is a table `rm_<name>` with one column
@@ -20,10 +21,15 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly writerStatements = new Map<string, Database.Statement>();
   private readonly readerStatements = new Map<string, Database.Statement>();
 
+  private readonly walCheckpointer: WalCheckpointer | null;
+
   constructor(path: string) {
     this.writer = open(path);
     this.writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
     this.reader = open(path);
+    // Checkpoints off the event loop (see WalCheckpointer); SQLite's automatic ones only as a fallback.
+    this.walCheckpointer = WalCheckpointer.start(path, () => this.writer.pragma('wal_autocheckpoint = 1000'));
+    if (this.walCheckpointer) this.writer.pragma('wal_autocheckpoint = 0');
   }
 
   /** The connection for the current async context. */
@@ -98,6 +104,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    await this.walCheckpointer?.stop();
     this.reader.close();
     this.writer.close();
   }
