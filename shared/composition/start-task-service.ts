@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { buildServices, type Feature, type FeatureContext } from '../../embedded';
+import { buildServices, flushCommandSnapshots, type Feature, type FeatureContext } from '../../embedded';
 import { ReadModels } from '../../projection-service/read-models';
 import type { Config } from '../config';
 import { CheckpointFreshness } from './checkpoint-freshness';
@@ -59,6 +59,7 @@ export async function startTaskService(config: Config, logger: Logger, features:
     async close() {
       await health.close();
       for (const worker of workers.reverse()) await worker.stop();
+      await flushCommandSnapshots(services);
       await freshness.stop();
       await eventStore.close();
       await documentStore.close();
