@@ -17,6 +17,11 @@ export class Scenario {
     this.facts = `/v2/facts/default/${envKey}`;
   }
 
+  /** An environment that exists already (e.g. the target of a copy). */
+  static existing(api: ApiClient, envKey: string): Scenario {
+    return new Scenario(api, envKey);
+  }
+
   static async create(server: TestServer, envKey: string): Promise<Scenario> {
     const created = await server.api.post('/v2/projects/default/envs', { key: envKey, name: envKey });
     if (created.status !== 200) throw new Error(`could not create environment ${envKey}: ${created.status} ${JSON.stringify(created.body)}`);
