@@ -11,6 +11,7 @@ import { GrantStats } from '../../../projection-service/grants/stats';
 import { ReadModels } from '../../../projection-service/read-models';
 import { ProjectionRunner } from '../../../projection-service/runner';
 import { CommandPipeline } from '../../../shared/cqrs/command-pipeline';
+import type { DocumentStore } from '../../../shared/docstore/port';
 import { SqliteDocumentStore } from '../../../shared/docstore/sqlite-document-store';
 import type { EnvCommand } from '../../../shared/domain/env/commands';
 import { envDecider } from '../../../shared/domain/env/decider';
@@ -27,15 +28,14 @@ const logger = pino({ level: 'silent' });
 /** A read-model side (document store + projections + runner) over an event store. */
 export class ReadSide {
   readonly rm: ReadModels;
+  readonly store: DocumentStore;
   readonly grants: GrantCollections;
   readonly queries: GrantQueries;
   readonly stats = new GrantStats();
   readonly runner: ProjectionRunner;
 
-  constructor(
-    readonly store: SqliteDocumentStore,
-    events: SqliteEventStore,
-  ) {
+  constructor(store: DocumentStore, events: SqliteEventStore) {
+    this.store = store;
     this.rm = new ReadModels(store);
     this.grants = new GrantCollections(store);
     this.queries = new GrantQueries(this.rm, this.grants);
@@ -59,10 +59,15 @@ export class GrantsHarness {
   readonly dir = mkdtempSync(join(tmpdir(), 'grants-'));
   readonly events = new SqliteEventStore({ path: join(this.dir, 'events.sqlite') });
   readonly pipeline = new CommandPipeline(this.events, envDecider, logger);
-  readonly read = new ReadSide(new SqliteDocumentStore(join(this.dir, 'rm.sqlite')), this.events);
+  readonly read: ReadSide;
   private clock = Date.parse('2026-01-01T00:00:00Z');
   private position = 0;
   private readonly extra: ReadSide[] = [];
+
+  /** `readModels`: the document store of the read side (default: SQLite in the temporary directory). */
+  constructor(readModels?: DocumentStore) {
+    this.read = new ReadSide(readModels ?? new SqliteDocumentStore(join(this.dir, 'rm.sqlite')), this.events);
+  }
 
   async start(): Promise<this> {
     await this.read.runner.start();
