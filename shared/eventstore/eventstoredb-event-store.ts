@@ -56,7 +56,12 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** Connects and checks the server answers (reads the head of `$all`). */
   static async connect(options: EventStoreDbOptions): Promise<EventStoreDbEventStore> {
-    const store = new EventStoreDbEventStore(EventStoreDBClient.connectionString(options.connectionString), options);
+    return EventStoreDbEventStore.withClient(EventStoreDBClient.connectionString(options.connectionString), options);
+  }
+
+  /** Over a given client (tests pass a stand-in that behaves like the server). */
+  static async withClient(client: EventStoreDBClient, options: Omit<EventStoreDbOptions, 'connectionString'> = {}): Promise<EventStoreDbEventStore> {
+    const store = new EventStoreDbEventStore(client, { connectionString: '', ...options });
     try {
       await store.headPosition();
     } catch (error) {
