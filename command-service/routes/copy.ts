@@ -106,7 +106,8 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       if (wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
       const doc = await deps.tasks.get(taskId);
       if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
-      res.status(202).json(presentTask(doc));
+      // Without wait, the answer is the state the request created (seed §3), even if a quick task has already moved on.
+      res.status(202).json(wait > 0 ? presentTask(doc) : { task_id: taskId, status: 'processing', result: null, error: null, progress: { ...doc.progress, source_events_read: 0, events_copied: 0 } });
     });
 
     api.add({ method: 'post', path: '/v2/projects/{proj_id}/envs/{env_id}/copy', summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`, tag: 'Environments', body: copyBodySchema, response: 'The environment the copy produced or wrote into' });
