@@ -1,3 +1,4 @@
+import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { describeTaskQueueContract } from './contract';
 import { KafkaTaskQueue, type KafkaTaskQueueOptions } from './kafka-task-queue';
@@ -35,4 +36,26 @@ describeTaskQueueContract('kafka', {
   deliveryTimeoutMs: 20_000,
   quietPeriodMs: 1500,
   testTimeoutMs: 90_000,
+});
+
+describe('KafkaTaskQueue', () => {
+  it('hands a message that is not ours to the handler as invalid-message, so it can be skipped', async () => {
+    const options: KafkaTaskQueueOptions = { brokers: brokers.split(','), topic: `${run}-foreign.tasks`, partitions: 1, sessionTimeoutMs: 6000, heartbeatIntervalMs: 300, redeliveryDelayMs: 100, logger };
+    const queue = await KafkaTaskQueue.connect(options);
+    const kafka = new Kafka({ brokers: options.brokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: options.topic, messages: [{ key: 'x', value: 'not json' }] });
+    await producer.disconnect();
+    await queue.publish({ key: 'y', type: 'environment-copy', body: { taskId: 'y' } });
+    const seen: string[] = [];
+    await queue.consume({ group: `${run}-foreign` }, async (d) => {
+      seen.push(d.message.type);
+      await d.ack();
+    });
+    const deadline = Date.now() + 20_000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await queue.close();
+    expect(seen).toEqual(['invalid-message', 'environment-copy']);
+  }, 60_000);
 });

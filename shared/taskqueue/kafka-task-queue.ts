@@ -23,6 +23,9 @@ export interface KafkaTaskQueueOptions {
   logger?: Logger;
 }
 
+/** Longest `consume` waits for the group to take the new member in. */
+const JOIN_TIMEOUT_MS = 120_000;
+
 interface Envelope {
   type: string;
   body: Record<string, unknown>;
@@ -173,7 +176,15 @@ class KafkaTaskConsumer implements TaskConsumer {
         }
       },
     });
-    await joined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`consumer group ${this.options.group} not joined within ${JOIN_TIMEOUT_MS} ms`)), JOIN_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([joined, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -183,8 +194,7 @@ class KafkaTaskConsumer implements TaskConsumer {
    * the message is done or the consumer is stopping.
    */
   private async handle(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
-    const envelope = JSON.parse(message.value?.toString('utf8') ?? '{}') as Envelope;
-    const taskMessage: TaskMessage = { key: message.key?.toString('utf8') ?? '', type: envelope.type, body: envelope.body ?? {} };
+    const taskMessage: TaskMessage = { key: message.key?.toString('utf8') ?? '', ...parseEnvelope(message.value) };
     const next = (BigInt(message.offset) + 1n).toString();
     for (let attempt = 1; !this.stopping; attempt++) {
       let acknowledged = false;
@@ -224,6 +234,17 @@ class KafkaTaskConsumer implements TaskConsumer {
     })();
     return this.stopped;
   }
+}
+
+/** A message that is not ours (not our JSON) reaches the handler as type `invalid-message`, so it is acknowledged and skipped rather than retried forever. */
+function parseEnvelope(value: Buffer | null): Envelope {
+  try {
+    const parsed = JSON.parse(value?.toString('utf8') ?? '') as Partial<Envelope>;
+    if (typeof parsed.type === 'string') return { type: parsed.type, body: parsed.body ?? {} };
+  } catch {
+    // fall through
+  }
+  return { type: 'invalid-message', body: {} };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
