@@ -39,14 +39,18 @@ describe('derived grants under a random sequence of adds and deletes', () => {
             maxDerived = Math.max(maxDerived, grants.filter((g) => g.reason.kind === 'derivation').length);
           }
         }
-        // The sequence must have exercised something (not a vacuous pass).
-        expect(applied).toBeGreaterThan(150);
-        expect(maxGrants).toBeGreaterThan(15);
-        expect(maxDerived).toBeGreaterThan(8);
-        expect([...kinds.keys()]).toEqual(expect.arrayContaining([
-          'CreateInstance', 'DeleteInstance', 'AssignRole', 'UnassignRole', 'CreateTuple', 'DeleteTuple',
-          'AddImplicitGrant', 'RemoveImplicitGrant', 'UpdateRole', 'DeleteRole', 'CreateRole', 'DeleteRelation', 'CreateRelation',
-        ]));
+        // The CI sequences must exercise something (not a vacuous pass); fuzzing seeds (GRANTS_SEEDS) only check correctness.
+        if (seedsFromEnv() === null) {
+          expect(applied).toBeGreaterThan(150);
+          expect(maxGrants).toBeGreaterThan(15);
+          expect(maxDerived).toBeGreaterThan(8);
+          expect([...kinds.keys()]).toEqual(expect.arrayContaining([
+            'CreateInstance', 'DeleteInstance', 'AssignRole', 'UnassignRole', 'CreateTuple', 'DeleteTuple',
+            'AddImplicitGrant', 'RemoveImplicitGrant', 'UpdateRole', 'DeleteRole', 'CreateRole', 'DeleteRelation', 'CreateRelation',
+          ]));
+          // Rarer: whole tenants and resource types deleted (with everything in them) and created again.
+          if (seed === 7) expect([...kinds.keys()]).toEqual(expect.arrayContaining(['DeleteTenant', 'DeleteResource', 'CreateResource']));
+        }
         if (process.env.GRANTS_TEST_VERBOSE) console.log(seed, applied, maxGrants, maxDerived, Object.fromEntries(kinds));
 
         await h.settle();

@@ -28,11 +28,10 @@ const RULES: Array<[string, string, string, string, string]> = [
 const KEYS: Record<string, string[]> = { account: ['a0', 'a1'], folder: ['f0', 'f1', 'f2', 'f3', 'f4'], file: ['d0', 'd1', 'd2', 'd3'] };
 const USERS = ['u0', 'u1', 'u2'];
 const TENANTS = ['t1', 't2'];
+const ACTIONS: Record<string, string[]> = { account: ['read', 'manage'], folder: ['read', 'write'], file: ['read', 'write'] };
 
 export async function createWorldSchema(h: GrantsHarness): Promise<void> {
-  await h.must(cmd.resource('account', ['read', 'manage']));
-  await h.must(cmd.resource('folder', ['read', 'write']));
-  await h.must(cmd.resource('file', ['read', 'write']));
+  for (const type of TYPES) await h.must(cmd.resource(type, ACTIONS[type]!));
   for (const type of TYPES) for (const role of ROLES[type]!) await h.must(cmd.role(type, role, ['read']));
   for (const [object, key, subject] of RELATIONS) await h.must(cmd.relation(object, key, subject));
   for (const tenant of TENANTS) await h.must(cmd.tenant(tenant));
@@ -42,6 +41,11 @@ export async function createWorldSchema(h: GrantsHarness): Promise<void> {
 /** One random command, chosen from the current state so most of them are valid. */
 export function randomCommand(r: Random, s: EnvState): EnvCommand {
   const instances = [...s.instances.values()].map((i) => `${i.resource}:${i.key}`);
+  // Whole resource types and tenants come and go too (rarely); they are created again first.
+  const missingResource = TYPES.find((type) => !s.resources.has(type));
+  if (missingResource) return cmd.resource(missingResource, ACTIONS[missingResource]!);
+  const missingTenant = TENANTS.find((tenant) => !s.tenants.has(tenant));
+  if (missingTenant && r.chance(0.5)) return cmd.tenant(missingTenant);
   const missingRole = TYPES.flatMap((type) => ROLES[type]!.filter((role) => !s.roles.has(`${type}#${role}`)).map((role) => [type, role] as const));
   if (missingRole.length > 0 && r.chance(0.3)) {
     const [type, role] = r.pick(missingRole);
@@ -53,6 +57,8 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
     return cmd.relation(object, relation, subject);
   }
   const roll = r.int(100);
+  if (roll === 98 && s.tenants.has('t2') && r.chance(0.5)) return { type: 'DeleteTenant', tenant: 't2' };
+  if (roll === 99 && r.chance(0.3)) return { type: 'DeleteResource', resource: r.pick(TYPES) };
   if (roll < 8 || instances.length < 6) {
     const type = r.pick(TYPES);
     const missing = KEYS[type]!.filter((k) => !s.instances.has(`${type}:${k}`));
