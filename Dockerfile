@@ -14,7 +14,8 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 # The repository's .npmrc points node-gyp at this machine's Node headers; the image has its own.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# `npm install`, not `npm ci`: the lock omits other platforms' optional builds (see README), which `npm ci` refuses.
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json main.ts embedded.ts features.ts ./
 COPY command-service command-service
 COPY projection-service projection-service

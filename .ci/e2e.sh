@@ -3,7 +3,7 @@
 # EVENTSTORE_CONNECTION_STRING is set, reported as skipped otherwise) and the three-process
 # end-to-end test (test/distributed/).
 #
-#   .ci/e2e.sh            # from anywhere; needs `npm ci` done
+#   .ci/e2e.sh            # from anywhere; needs `npm install` done
 #
 # Installs Kafka and FerretDB from the registries (scripts/test-servers.sh; cached in
 # SERVERS_CACHE_DIR), builds dist/ (the e2e test runs the services from it), starts both servers,
