@@ -10,10 +10,11 @@ import { grantKeys, recomputeGrants, unsoundReasons } from './support/reference'
  * `scripts/test-servers.sh start` exports MONGODB_URL): the same random
  * sequence check as the SQLite int test, through the port only.
  */
-const url = process.env.MONGODB_URL;
-if (!url) throw new Error('MONGODB_URL is not set: start the test servers (scripts/test-servers.sh start) or run .ci/e2e.sh');
+const url = process.env.MONGODB_URL ?? '';
+// Reported as skipped without a server (as the EventStoreDB contract is), so `npx jest test/grants` runs anywhere; .ci/e2e.sh sets it.
+const describeWithMongo = url ? describe : describe.skip;
 
-describe('derived grants on MongoDB read models', () => {
+describeWithMongo(`derived grants on MongoDB read models${url ? '' : ' (skipped: MONGODB_URL is not set)'}`, () => {
   const database = `grants_${process.pid}_${Date.now()}`;
   afterAll(async () => {
     const client = await MongoClient.connect(url);
