@@ -164,15 +164,18 @@ async function main(): Promise<void> {
     await ok('POST', `${F}/resource_instances`, { key: 'big', resource: 'folder', tenant: 'acme' });
     await ok('POST', `${F}/resource_instances`, { key: 'other', resource: 'folder', tenant: 'acme' });
 
+    const beforeLoad = stats.snapshot();
     let started = performance.now();
     for (let from = 0; from < FILES; from += BULK) {
       const keys = Array.from({ length: Math.min(BULK, FILES - from) }, (_, i) => `f${from + i}`);
       await ok('PUT', `${F}/bulk/resource_instances`, { operations: keys.map((k) => ({ key: k, resource: 'file', tenant: 'acme' })) });
       await ok('POST', `${F}/relationship_tuples/bulk`, { operations: keys.map((k) => ({ subject: 'folder:big', relation: 'parent', object: `file:${k}` })) });
     }
+    const afterLoad = stats.snapshot();
     console.log(`loaded ${FILES.toLocaleString('en-US')} files and tuples in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`  grants projection while loading: ${(afterLoad.events - beforeLoad.events).toLocaleString('en-US')} events handled, ${(afterLoad.edgeWrites - beforeLoad.edgeWrites).toLocaleString('en-US')} edge rows and ${(afterLoad.grantsWritten - beforeLoad.grantsWritten).toLocaleString('en-US')} grant rows written`);
     // A steady user for the latency samples: editor on a few files through another folder.
-    for (let i = 0; i < 10; i++) await ok('POST', `${F}/relationship_tuples`, { subject: 'folder:other', relation: 'parent', object: `file:f${i * 1000}` });
+    for (let i = 0; i < 10; i++) await ok('POST', `${F}/relationship_tuples`, { subject: 'folder:other', relation: 'parent', object: `file:f${Math.floor((i * FILES) / 10)}` });
     await ok('POST', `${F}/role_assignments`, { user: 'steady', role: 'editor', resource_instance: 'folder:other' });
 
     // Two samplers: one keeps checks in flight, the other polls the last file.

@@ -43,6 +43,7 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
   const d = e.data;
   const edge: EdgeDoc = { id: d.id, environment_id: ctx.environmentId, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
   await ctx.collections.edges.put(edge);
+  ctx.stats.edgeWrites += 1;
   // Most tuples carry no role (no rule follows their relation): then no holder needs looking at.
   if (ctx.rules.along(typeOf(d.subject), d.relation, typeOf(d.object)).length === 0) return;
   for await (const holders of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.subject }, 'user')) {
@@ -53,6 +54,7 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
 export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleDeleted'>): Promise<void> {
   const d = e.data;
   await ctx.collections.edges.delete(d.id);
+  ctx.stats.edgeWrites += 1;
   const roots: GrantDoc[] = [];
   for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.object }, 'user')) {
     roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === d.id));
@@ -72,6 +74,7 @@ export async function onInstanceDeleted(ctx: GrantContext, e: EnvEventOf<'Resour
     ...(await ctx.collections.edges.find({ environment_id: env, object: ref })),
   ];
   for (const edge of edges) await ctx.collections.edges.delete(edge.id);
+  ctx.stats.edgeWrites += edges.length;
   const roots: GrantDoc[] = [];
   for await (const page of allPages(ctx.collections.grants, { environment_id: env, instance: ref }, 'user')) roots.push(...page);
   // Grants derived through the deleted edges lose that support too.

@@ -6,8 +6,10 @@ export class GrantStats {
   grantsWritten = 0;
   /** Grant documents deleted. */
   grantsDeleted = 0;
+  /** Edge documents (the projection's copy of the tuples) written or deleted. */
+  edgeWrites = 0;
 
-  snapshot(): { events: number; grantsWritten: number; grantsDeleted: number } {
-    return { events: this.events, grantsWritten: this.grantsWritten, grantsDeleted: this.grantsDeleted };
+  snapshot(): { events: number; grantsWritten: number; grantsDeleted: number; edgeWrites: number } {
+    return { events: this.events, grantsWritten: this.grantsWritten, grantsDeleted: this.grantsDeleted, edgeWrites: this.edgeWrites };
   }
 }
