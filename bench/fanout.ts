@@ -21,6 +21,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
@@ -188,6 +189,8 @@ async function main(): Promise<void> {
     const lastFile = { user: 'alice', action: 'write', resource: { type: 'file', key: `f${FILES - 1}`, tenant: 'default' } };
     for (const phase of ['grant', 'revoke'] as const) {
       const before = stats.snapshot();
+      const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+      loopDelay.enable();
       sampler.start('steady');
       await new Promise((resolve) => setTimeout(resolve, 200));
       const visible = poller.poll(lastFile, phase === 'grant');
@@ -198,6 +201,7 @@ async function main(): Promise<void> {
       const visibleMs = (await visible) - started;
       await new Promise((resolve) => setTimeout(resolve, 200));
       const samples = await sampler.stop();
+      loopDelay.disable();
       const after = stats.snapshot();
       const events = after.events - before.events;
       const written = after.grantsWritten - before.grantsWritten;
@@ -206,6 +210,7 @@ async function main(): Promise<void> {
       console.log(`  last file's grant ${phase === 'grant' ? 'visible' : 'gone'} after ${fmt(visibleMs)}; the write answered ${response.status} after ${fmt(response.ms)}`);
       console.log(`  events: ${events}; grant rows written: ${written.toLocaleString('en-US')}, deleted: ${deleted.toLocaleString('en-US')}; write amplification: ${((written + deleted) / Math.max(events, 1)).toLocaleString('en-US')} rows/event`);
       console.log(`  ${latencies('checks while it ran (and 0.2 s either side)', samples)}`);
+      console.log(`  server event-loop delay meanwhile: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}`);
     }
     await sampler.close();
     await poller.close();

@@ -91,7 +91,7 @@ export function chunks<T>(items: T[], size: number): T[][] {
 }
 
 /** Documents per page while the projection walks large sets. */
-export const PAGE_SIZE = 1000;
+export const PAGE_SIZE = 500;
 /** Keys per `$in` query. */
 export const KEY_CHUNK = 500;
 /** Documents per write call: each is a few milliseconds, so the loop gets a turn between them. */
