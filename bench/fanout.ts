@@ -18,7 +18,8 @@
  * HTTP checks share the event loop with the projection; the load generator
  * (check sampler, visibility poller) runs on worker threads.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -186,6 +187,13 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const restSamples = await sampler.stop();
 
+    // FANOUT_PROFILE=<file>: a CPU profile of the server's thread during the two phases.
+    const profiler = process.env.FANOUT_PROFILE ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const lastFile = { user: 'alice', action: 'write', resource: { type: 'file', key: `f${FILES - 1}`, tenant: 'default' } };
     for (const phase of ['grant', 'revoke'] as const) {
       const before = stats.snapshot();
@@ -214,6 +222,11 @@ async function main(): Promise<void> {
     }
     await sampler.close();
     await poller.close();
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(process.env.FANOUT_PROFILE!, JSON.stringify(profile));
+      console.log(`\nCPU profile of the two phases written to ${process.env.FANOUT_PROFILE}`);
+    }
     console.log(`\n${latencies('checks at rest', restSamples)}`);
     const total = await new GrantCollections(service.documentStore).grants.count({});
     console.log(`derived grant rows stored at the end: ${total.toLocaleString('en-US')}`);
