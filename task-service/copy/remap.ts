@@ -17,9 +17,10 @@ export function remapIds(event: EnvEvent, targetEnvironmentId: string): EnvEvent
   return { type: event.type, data: { ...event.data, id: newId(event.data.id) } } as EnvEvent;
 }
 
-/** The metadata a copied event carries: who asked, which task, and which source event it came from. */
+/** Where a copy comes from: the task, who asked (on the request), and when. */
 export interface CopyOrigin {
   taskId: string;
+  /** The requesting key: on the new environment's EnvironmentCreated (copied events are the system's). */
   actor: string | null;
   requestId?: string;
   /** When the copy was requested: the copied objects' created_at (stable across retries). */
@@ -37,15 +38,15 @@ export function parseCausation(causationId: string | undefined): { streamId: str
   return match ? { streamId: match[1]!, version: Number(match[2]) } : null;
 }
 
+/**
+ * Copied events are written by the system (actor null, as for every task);
+ * the requesting key and request id are on the task's request event, which
+ * `correlationId` names. Kept small: a copy writes one per source event.
+ */
 export function copyMetadata(origin: CopyOrigin, causationId?: string): EventMetadata {
-  return {
-    actor: origin.actor,
-    ...(origin.requestId ? { requestId: origin.requestId } : {}),
-    correlationId: origin.taskId,
-    ...(causationId ? { causationId } : {}),
-    timestamp: origin.timestamp,
-    schemaVersion: CURRENT_SCHEMA_VERSION,
-  };
+  const metadata: EventMetadata = { actor: null, correlationId: origin.taskId, timestamp: origin.timestamp, schemaVersion: CURRENT_SCHEMA_VERSION };
+  if (causationId) metadata.causationId = causationId;
+  return metadata;
 }
 
 export function copiedEvent(source: RecordedEvent, targetEnvironmentId: string, origin: CopyOrigin): NewEvent {

@@ -28,9 +28,9 @@ describe('copying an event', () => {
     expect(remapIds({ type: 'TenantCreated', data: { id: 'x', key: 't', name: 't', description: '', attributes: {} } }, 'other').data.id).not.toBe(assigned.data.id);
   });
 
-  it('says which task and which source event a copied event comes from, at the request time', () => {
+  it('says which task and which source event a copied event comes from, at the request time, written by the system', () => {
     const copied = copiedEvent(recorded('TenantCreated', { id: 't1', key: 'acme', name: 'Acme', description: '', attributes: {} }, 17), 'target', origin);
-    expect(copied.metadata).toEqual({ actor: 'key-1', requestId: 'req-1', correlationId: 'task-1', causationId: 'env-src@17', timestamp: origin.timestamp, schemaVersion: 1 });
+    expect(copied.metadata).toEqual({ actor: null, correlationId: 'task-1', causationId: 'env-src@17', timestamp: origin.timestamp, schemaVersion: 1 });
     expect(parseCausation(copied.metadata.causationId)).toEqual({ streamId: 'env-src', version: 17 });
     expect(parseCausation(undefined)).toBeNull();
   });
