@@ -16,6 +16,10 @@ export interface TaskState {
   finished: boolean;
   /** Number of the latest attempt (0 before the first start). */
   attempt: number;
+  /** Whether the latest attempt recorded progress. */
+  attemptProgressed: boolean;
+  /** Attempts in a row, the latest included, that started and recorded no progress (a crash loop or a poison task). */
+  stalledAttempts: number;
 }
 
 export type CopyRequest = EventOf<'EnvironmentCopyRequested'>['data'];
@@ -63,20 +67,27 @@ function evolve(state: TaskState, event: TaskEvent): TaskState {
       state.requested = true;
       break;
     case 'TaskStarted':
+      // An attempt that got somewhere resets the count; one that did not adds to it.
+      state.stalledAttempts = state.attempt > 0 && state.attemptProgressed ? 1 : state.stalledAttempts + 1;
       state.attempt = event.data.attempt;
+      state.attemptProgressed = false;
       break;
     case 'TaskSucceeded':
     case 'TaskFailed':
       state.finished = true;
       break;
     case 'TaskProgressed':
+      if (event.data.attempt === state.attempt) {
+        state.attemptProgressed = true;
+        state.stalledAttempts = 0;
+      }
       break;
   }
   return state;
 }
 
 export const taskDecider: Decider<TaskCommand, TaskState, TaskEvent> = {
-  initialState: () => ({ requested: false, finished: false, attempt: 0 }),
+  initialState: () => ({ requested: false, finished: false, attempt: 0, attemptProgressed: false, stalledAttempts: 0 }),
   evolve,
   decide,
 };

@@ -44,4 +44,16 @@ describe('task decider', () => {
     given.when({ type: 'Fail', taskId, attempt: 1, error }).thenThrows(TaskFinishedError);
     given.when({ type: 'Succeed', taskId, attempt: 1, environmentId: 'env-2', sourceEventsRead: 10, eventsCopied: 9 }).thenThrows(TaskFinishedError);
   });
+
+  it('counts the attempts in a row that made no progress, and resets on progress', () => {
+    const fold = (events: TaskEvent[]) => events.reduce((state, e) => taskDecider.evolve(state, e), taskDecider.initialState());
+    const progressed = (attempt: number): TaskEvent => ({ type: 'TaskProgressed', data: { taskId, attempt, sourceEventsRead: 1, eventsCopied: 1 } });
+    expect(fold([requested]).stalledAttempts).toBe(0);
+    expect(fold([requested, started(1), started(2), started(3)]).stalledAttempts).toBe(3);
+    expect(fold([requested, started(1), started(2), progressed(2)]).stalledAttempts).toBe(0);
+    expect(fold([requested, started(1), progressed(1), started(2)]).stalledAttempts).toBe(1);
+    expect(fold([requested, started(1), progressed(1), started(2), started(3)]).stalledAttempts).toBe(2);
+    // Progress of an older attempt, appended late, does not count for the current one.
+    expect(fold([requested, started(1), started(2), progressed(1)]).stalledAttempts).toBe(2);
+  });
 });

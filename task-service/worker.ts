@@ -18,7 +18,11 @@ export interface WorkerOptions {
   group: string;
   /** Tasks handled at once by this process. */
   concurrency: number;
-  /** Attempts that may start without finishing before the task is failed (a crash loop, a bug). */
+  /**
+   * Attempts in a row that may start and record no progress before the task is
+   * failed (a crash loop, a poison task). An attempt that records progress resets
+   * the count, so restarts during a long copy never give it up.
+   */
   maxAttempts: number;
   /** Least time between two progress events of one task. */
   progressIntervalMs: number;
@@ -37,8 +41,9 @@ export interface WorkerDependencies extends CopyDependencies {
  *
  * - Expected failures (source not found, duplicate key, conflicts) fail the task.
  * - Unexpected ones leave the message unacknowledged: it is delivered again and
- *   the copy resumes where it stopped. After `maxAttempts` attempts that never
- *   finished, the task fails, so no task stays `processing` forever.
+ *   the copy resumes where it stopped. After `maxAttempts` attempts in a row
+ *   that made no progress, the task fails, so no task stays `processing`
+ *   forever (an attempt that progresses brings the copy closer to its end).
  * - An attempt that another worker took over (a newer attempt started) stops
  *   at its next report and lets the newer one finish.
  */
@@ -91,9 +96,9 @@ export class CopyTaskWorker {
     }
     const state = await this.deps.tasks.currentState(stream);
     if (state.finished) return;
-    if (state.attempt >= this.options.maxAttempts) {
+    if (state.stalledAttempts >= this.options.maxAttempts) {
       const error = new TaskGaveUpError(
-        `The copy was started ${state.attempt} times without finishing and was given up; the service logs of task '${taskId}' tell why. Start a new copy.`,
+        `The copy was started ${state.stalledAttempts} times in a row without making progress and was given up; the service logs of task '${taskId}' tell why. Start a new copy.`,
       );
       await this.command(stream, { type: 'Fail', taskId, attempt: state.attempt, error: toTaskError(error) });
       return;
