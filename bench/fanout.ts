@@ -42,18 +42,21 @@ interface Response {
   status: number;
   body: any;
   ms: number;
+  /** X-Event-Position of a write. */
+  position: number;
 }
 
 function client(url: string, key: string) {
-  return async (method: string, path: string, body?: unknown): Promise<Response> => {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> => {
     const started = performance.now();
     const r = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - started };
+    const position = Number(r.headers.get('x-event-position') ?? 0);
+    return { status: r.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - started, position };
   };
 }
 
@@ -149,6 +152,10 @@ async function main(): Promise<void> {
     const call = client(service.url, key.body.secret as string);
     const ok = async (method: string, path: string, body?: unknown) => {
       const r = await call(method, path, body);
+      // A big bulk write may outlast the read-your-writes wait (503, but stored): wait for its position instead.
+      while (r.status === 503 && r.position > 0) {
+        if ((await call('GET', '/v2/api-key/scope', undefined, { 'X-Min-Event-Position': String(r.position) })).status === 200) return r;
+      }
       if (r.status !== 200) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(r.body)}`);
       return r;
     };
