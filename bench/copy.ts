@@ -86,6 +86,7 @@ async function main(): Promise<void> {
     let result = task;
     const n = (x: number) => x.toLocaleString('en-US');
     let copyCpuMs: number | null = null;
+    let copyPeakRss: number | null = null;
     if (ISOLATED) {
       // The task service alone, as in a distributed deployment: no projection shares the process while it copies.
       await service.runner.stop();
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
       }
       const cpu = process.cpuUsage(cpuBefore);
       copyCpuMs = (cpu.user + cpu.system) / 1000;
+      copyPeakRss = rss.peak;
       console.log('  copy done; projecting it');
       await service.runner.start();
     }
@@ -126,7 +128,8 @@ async function main(): Promise<void> {
     if (copyCpuMs !== null) console.log(`copy CPU time (user+system): ${(copyCpuMs / 1000).toFixed(1)} s, ${rate(copied, copyCpuMs)} per CPU-second (independent of other load on the machine)`);
     console.log(`until visible (request → success in the read model, incl. projecting the copy): ${(visibleAfterMs / 1000).toFixed(1)} s, ${rate(copied, visibleAfterMs)}`);
     console.log(`progress events recorded:   ${events.filter((e) => e.type === 'TaskProgressed').length}`);
-    console.log(`peak RSS during the copy:   ${mb(rss.peak)} (${mb(baseline)} before it, +${mb(rss.peak - baseline)})`);
+    if (copyPeakRss !== null) console.log(`peak RSS while copying:     ${mb(copyPeakRss)} (${mb(baseline)} before it, +${mb(copyPeakRss - baseline)})`);
+    console.log(`peak RSS, copy + projecting it: ${mb(rss.peak)} (${mb(baseline)} before it, +${mb(rss.peak - baseline)})`);
   } finally {
     rss.stop();
     await service.close();
