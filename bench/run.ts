@@ -8,6 +8,7 @@
  * See docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { baselineCache, type BenchContext, type Phase } from './lib/context';
 import { ROOT } from './lib/child';
@@ -20,7 +21,7 @@ import { gitCommit, machineInfo, writeResults, type BenchResults, type ScenarioR
 import { environmentKey, startService, type RunningService } from './lib/service';
 import { renderTable } from './lib/table';
 import { bulkImportResult } from './scenarios/bulk-import';
-import { bulkCheckScenario, checkScenario } from './scenarios/checks';
+import { bulkCheckScenario, checkLatencyScenario, checkScenario } from './scenarios/checks';
 import { copyScenario } from './scenarios/copy';
 import { createScenarios } from './scenarios/creates';
 import { fanOutScenario } from './scenarios/fan-out';
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     baseline = await startBaseline();
     const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'peer'];
     if (mainScenarios.some(want)) {
-      service = await startService({ cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined });
+      service = await startService({ cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined, nodeOptions: options.serverNodeOptions });
       log(`service ready in ${Math.round(service.readyAfterMs)} ms at ${service.url} (data in ${service.dataDir})`);
       const api = await environmentKey(service.admin);
       const dataset = new Dataset(options.dataset);
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
         phases,
       };
       if (want('check') || want('peer')) await guarded('check', () => checkScenario(ctx));
+      if (want('check')) await guarded('check', () => checkLatencyScenario(ctx));
       if (want('bulk-check')) await guarded('bulk-check', () => bulkCheckScenario(ctx));
       if (want('creates')) await guarded('creates', () => createScenarios(ctx));
       if (want('fanout')) await guarded('fanout', () => fanOutScenario(ctx));
@@ -110,7 +112,9 @@ async function main(): Promise<void> {
       // OpenFGA gets the machine to itself: our service stops first.
       await service.stop();
       service = null;
-      if (want('peer')) await guarded('peer', () => peerScenario(ctx, results.find((r) => r.id === 'check')));
+      for (const datastore of want('peer') ? options.peerDatastores : []) {
+        await guarded('peer', () => peerScenario(ctx, results.find((r) => r.id === 'check'), datastore));
+      }
       // The /allowed row ran only as the peer's reference: keep it out of the table unless asked for.
       const reference = results.findIndex((r) => r.id === 'check');
       if (!want('check') && reference >= 0) results.splice(reference, 1);
@@ -126,6 +130,7 @@ async function main(): Promise<void> {
   }
 
   const finishedAt = new Date();
+  machine.loadAvgAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
   const output: BenchResults = {
     schema: 1,
     startedAt: startedAt.toISOString(),
@@ -142,6 +147,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(renderTable(results));
   console.log('');
+  console.log(`load average (1/5/15 min) ${machine.loadAvgAtStart.join(' ')} at start, ${machine.loadAvgAtEnd.join(' ')} at the end: other processes on this machine skew the figures`);
   console.log(`took ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s; results in ${relative(ROOT, file)}${options.profileDir ? `; CPU profiles in ${options.profileDir}` : ''}`);
 }
 

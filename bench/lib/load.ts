@@ -53,6 +53,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
     headers: { 'content-type': 'application/json', ...spec.headers },
     connections: spec.connections,
     duration: spec.durationS,
+    // A slow answer is a figure, not an error: wait for it (autocannon's default gives up after 10 s).
+    timeout: Math.max(60, spec.durationS * 3),
     ...(typeof body === 'function'
       ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: body() }) }] }
       : { body }),

@@ -73,9 +73,9 @@ export interface OpenFga {
   stop(): Promise<void>;
 }
 
-/** `scripts/openfga.sh start` on free loopback ports (in-memory datastore). */
-export async function startOpenFga(): Promise<OpenFga> {
-  const env = { ...process.env, OPENFGA_HTTP_PORT: String(await freePort()), OPENFGA_GRPC_PORT: String(await freePort()) };
+/** `scripts/openfga.sh start` on free loopback ports, with the in-memory datastore or a SQLite file. */
+export async function startOpenFga(datastore: 'memory' | 'sqlite'): Promise<OpenFga> {
+  const env = { ...process.env, OPENFGA_DATASTORE: datastore, OPENFGA_HTTP_PORT: String(await freePort()), OPENFGA_GRPC_PORT: String(await freePort()) };
   const { stdout } = await run('bash', [SCRIPT, 'start'], { cwd: ROOT, env });
   const url = /OPENFGA_URL=(\S+)/.exec(stdout)?.[1];
   if (!url) throw new Error(`openfga.sh start printed no OPENFGA_URL: ${stdout}`);

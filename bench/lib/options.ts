@@ -21,13 +21,17 @@ export interface BenchOptions {
   /** Items per bulk request when loading. */
   bulkChunk: number;
   only: Set<ScenarioName>;
+  /** OpenFGA datastores to compare with: memory (the issue's) and/or sqlite (indexed, on disk like ours). */
+  peerDatastores: Array<'memory' | 'sqlite'>;
+  /** NODE_OPTIONS for our server processes (e.g. `--max-old-space-size=768`), for experiments. */
+  serverNodeOptions: string | null;
   /** Write CPU profiles of the server processes here (`--cpu-prof`). */
   profileDir: string | null;
   /** Where the JSON goes (default bench/results/<timestamp>.json). */
   out: string | null;
 }
 
-const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out'> = {
+const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peerDatastores' | 'serverNodeOptions'> = {
   mode: 'full',
   dataset: { folders: 10_000, documents: 90_000, users: 10_000 },
   durationS: 10,
@@ -54,7 +58,7 @@ const QUICK: typeof FULL = {
   bulkChunk: 5_000,
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--profile[=dir]] [--out=file.json]
+const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--peer-datastore=memory|sqlite|both] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
 scenarios: ${SCENARIOS.join(', ')}`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -83,11 +87,15 @@ export function parseOptions(argv: string[]): BenchOptions {
     return typeof value === 'string' ? Number(value) : fallback;
   };
   const profile = flags.get('profile');
+  const peer = flags.get('peer-datastore') ?? 'memory';
+  if (peer !== 'memory' && peer !== 'sqlite' && peer !== 'both') throw new Error(`--peer-datastore must be memory, sqlite or both\n${USAGE}`);
   return {
     ...base,
     durationS: number('duration', base.durationS),
     repeat: number('repeat', base.repeat),
     only: new Set((only.length > 0 ? only : [...SCENARIOS]).filter((s) => !skip.has(s))),
+    serverNodeOptions: typeof flags.get('server-node-options') === 'string' ? (flags.get('server-node-options') as string) : null,
+    peerDatastores: peer === 'both' ? ['memory', 'sqlite'] : [peer],
     profileDir: profile === undefined ? null : profile === true ? 'bench/results/profiles' : profile,
     out: typeof flags.get('out') === 'string' ? (flags.get('out') as string) : null,
   };

@@ -37,7 +37,7 @@ export interface BenchResults {
   finishedAt: string;
   mode: 'quick' | 'full';
   commit: string | null;
-  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; loadAvgAtStart: number[] };
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; loadAvgAtStart: number[]; loadAvgAtEnd?: number[] };
   options: Record<string, unknown>;
   scenarios: ScenarioResult[];
 }

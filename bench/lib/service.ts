@@ -14,6 +14,8 @@ export interface ServiceOptions {
   /** Extra environment for the server. */
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /** NODE_OPTIONS for the server process. */
+  nodeOptions?: string | null;
 }
 
 export interface RunningService {
@@ -52,6 +54,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     LOG_LEVEL: 'warn',
     READ_YOUR_WRITES_TIMEOUT_MS: '120000',
     MAX_BODY_BYTES: String(8 * 1024 * 1024),
+    ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
     ...options.env,
   }, nodeArgs);
   const url = `http://127.0.0.1:${port}`;

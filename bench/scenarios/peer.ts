@@ -8,21 +8,29 @@ const rotate = <T>(items: T[]) => {
 };
 
 /**
- * The same model, data and checks in OpenFGA (in-memory datastore, loopback,
- * its HTTP API), driven exactly like our `/allowed` row: same connections,
- * duration and repeats, same check mix. Compared with our row of this run.
+ * The same model, data and checks in OpenFGA (its in-memory datastore, or a
+ * SQLite file; loopback, its HTTP API), driven exactly like our `/allowed` row:
+ * same connections, duration and repeats, same check mix. Compared with our
+ * row of this run.
  */
-export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | undefined): Promise<ScenarioResult> {
-  const base = { id: 'peer-openfga', title: 'check throughput vs OpenFGA', unit: 'ratio', better: 'higher' as const, value: NaN };
+export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | undefined, datastore: 'memory' | 'sqlite'): Promise<ScenarioResult> {
+  const base = {
+    id: datastore === 'memory' ? 'peer-openfga' : `peer-openfga-${datastore}`,
+    title: `check throughput vs OpenFGA (${datastore})`,
+    unit: 'ratio',
+    better: 'higher' as const,
+    value: NaN,
+  };
   if (!(await openfgaBinary())) {
     return { ...base, skipped: 'no openfga binary: run scripts/openfga.sh install (builds it with go install from the Go module proxy)' };
   }
   if (!ours || ours.error || ours.skipped) return { ...base, skipped: 'our /allowed row did not run in this run' };
   const { connections } = ctx.options;
-  ctx.log('peer: starting OpenFGA (memory datastore) and loading the same tuples');
-  const fga = await startOpenFga();
+  ctx.log(`peer: starting OpenFGA (${datastore} datastore) and loading the same tuples`);
+  const fga = await startOpenFga(datastore);
   try {
     const store = await loadOpenFga(fga, ctx.dataset);
+    ctx.log(`peer: ${store.tuples.toLocaleString('en-US')} tuples written in ${(store.loadMs / 1000).toFixed(1)} s`);
     const sample = ctx.checks.slice(0, 500);
     let wrong = 0;
     for (const c of sample) if ((await openfgaCheck(fga, store, c)) !== c.expected) wrong++;
@@ -39,7 +47,7 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
       p99Ms: measured.median.p99Ms,
       runs: measured.runs.map((r) => ours.value / r.rps),
       target: { text: '≥ 2× OpenFGA check throughput', met: ratio >= 2 },
-      notes: `ours ${Math.round(ours.value).toLocaleString('en-US')} req/s p99 ${ours.p99Ms} ms; OpenFGA ${Math.round(measured.median.rps).toLocaleString('en-US')} req/s p99 ${measured.median.p99Ms} ms; OpenFGA RSS ${Math.round(memory?.rssMiB ?? NaN)} MiB`,
+      notes: `ours ${Math.round(ours.value).toLocaleString('en-US')} req/s p99 ${ours.p99Ms} ms; OpenFGA ${Math.round(measured.median.rps).toLocaleString('en-US')} req/s p99 ${measured.median.p99Ms} ms; OpenFGA RSS ${Math.round(memory?.rssMiB ?? NaN)} MiB; its load took ${(store.loadMs / 1000).toFixed(0)} s`,
       details: {
         openfga: { rps: measured.median.rps, p50Ms: measured.median.p50Ms, p99Ms: measured.median.p99Ms, runs: measured.runs, tuples: store.tuples, loadMs: store.loadMs, rssMiB: memory?.rssMiB },
         ours: { rps: ours.value, p50Ms: ours.p50Ms, p99Ms: ours.p99Ms },

@@ -23,7 +23,7 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
   const profileDir = ctx.options.profileDir ? `${ctx.options.profileDir}/store-scale` : undefined;
 
   ctx.log(`memory: fresh service, ${instances.toLocaleString('en-US')} instances and ${tuples.toLocaleString('en-US')} tuples through the bulk endpoints`);
-  const service = await startService({ cpuProfileDir: profileDir });
+  const service = await startService({ cpuProfileDir: profileDir, nodeOptions: ctx.options.serverNodeOptions });
   const results: ScenarioResult[] = [];
   try {
     const api = await environmentKey(service.admin);
@@ -57,13 +57,13 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
       unit: 'MiB',
       better: 'lower',
       target: { text: '≤ 1 GiB RSS (1M tuples)', met: tuples >= 1_000_000 ? (loaded?.rssMiB ?? Infinity) <= 1024 : null },
-      notes: `server RSS after loading; peak ${MiB(loaded?.peakMiB ?? NaN)}; ${position.toLocaleString('en-US')} events; tuples loaded at ${Math.round(tuples / (tupleLoad.ms / 1000)).toLocaleString('en-US')}/s`,
+      notes: `server RSS after loading${ctx.options.serverNodeOptions ? ` (NODE_OPTIONS=${ctx.options.serverNodeOptions})` : ''}; peak ${MiB(loaded?.peakMiB ?? NaN)}; ${position.toLocaleString('en-US')} events; tuples loaded at ${Math.round(tuples / (tupleLoad.ms / 1000)).toLocaleString('en-US')}/s`,
       details: { tuples, instances, events: position, loadMs, tupleLoadMs: tupleLoad.ms, rssMiB: loaded?.rssMiB, peakMiB: loaded?.peakMiB },
     });
 
     ctx.log(`cold start: restarting on ${position.toLocaleString('en-US')} events`);
     await service.stop({ keepData: true });
-    const restarted = await startService({ dataDir: service.dataDir, env: { LOG_LEVEL: 'info' }, cpuProfileDir: profileDir });
+    const restarted = await startService({ dataDir: service.dataDir, env: { LOG_LEVEL: 'info' }, cpuProfileDir: profileDir, nodeOptions: ctx.options.serverNodeOptions });
     try {
       const ready = restarted.memory();
       const resumed = /"from":(\d+),"head":(\d+)[^\n]*projections starting/.exec(restarted.child.output());
