@@ -54,6 +54,8 @@ const MAX_ATTEMPTS = 5;
  */
 export class CommandPipeline<Command, State, Event extends EventData> {
   private readonly slots = new Map<string, StreamSlot<Command, State, Event>>();
+  /** Snapshot writes under way; shutdown waits for them. */
+  private readonly savesInFlight = new Set<Promise<void>>();
 
   /**
    * @param eventSchema every decided event is checked against it before it can
@@ -181,23 +183,26 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   /** Snapshots are a cache: a failed save is logged and costs only a longer fold later. */
   private snapshotIfDue(streamId: string, slot: StreamSlot<Command, State, Event>): void {
     if (!this.snapshots || slot.version - slot.snapshotVersion < this.snapshots.every) return;
-    slot.snapshotVersion = slot.version;
-    this.snapshots.store.save(streamId, slot.version, slot.state).catch((error: unknown) => {
-      this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
-    });
+    this.saveSnapshot(streamId, slot);
   }
 
-  /** Saves a snapshot of every stream that moved since its last one (on shutdown). */
+  private saveSnapshot(streamId: string, slot: StreamSlot<Command, State, Event>): void {
+    slot.snapshotVersion = slot.version;
+    // save() serialises synchronously, before its first await, so later in-place evolves cannot leak in.
+    const saving = this.snapshots!.store.save(streamId, slot.version, slot.state).catch((error: unknown) => {
+      this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
+    });
+    this.savesInFlight.add(saving);
+    void saving.finally(() => this.savesInFlight.delete(saving));
+  }
+
+  /** Saves a snapshot of every stream that moved since its last one, and waits for every save under way (on shutdown). */
   async flushSnapshots(): Promise<void> {
     if (!this.snapshots) return;
     for (const [streamId, slot] of this.slots) {
-      if (slot.version > slot.snapshotVersion && slot.version >= 0) {
-        slot.snapshotVersion = slot.version;
-        await this.snapshots.store.save(streamId, slot.version, slot.state).catch((error: unknown) => {
-          this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
-        });
-      }
+      if (slot.version >= 0 && slot.version > slot.snapshotVersion) this.saveSnapshot(streamId, slot);
     }
+    await Promise.all([...this.savesInFlight]);
   }
 
   private reset(slot: StreamSlot<Command, State, Event>): void {

@@ -29,10 +29,17 @@ describe('command-state snapshots', () => {
   const snapshots = new FileSnapshotStore(join(dir, 'snapshots'));
   afterAll(() => store.close());
 
+  /** Periodic saves run in the background; wait until the file holds `version`. */
+  async function waitForSnapshotVersion(streamId: string, version: number) {
+    for (let i = 0; i < 500 && (await snapshots.load(streamId))?.version !== version; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await snapshots.load(streamId))?.version).toBe(version);
+  }
+
   it('a new process folds only the events after the latest snapshot', async () => {
     const writer = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 10 });
     for (let i = 0; i < 25; i++) await writer.execute('items-1', { item: `i${i}` }, meta);
-    // Snapshots at versions 9 and 19; 5 events after the last one.
+    // Periodic snapshots at versions 9 and 19 (written in the background); 5 events after the last one.
+    await waitForSnapshotVersion('items-1', 19);
     const restarted = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 10 });
     folded = 0;
     const state = await restarted.currentState('items-1');
