@@ -77,7 +77,14 @@ const specs = {
   assignments: {
     name: 'role_assignments',
     fields: ['environment_id', 'user', 'role', 'tenant', 'resource_instance'],
-    indexes: [['environment_id', 'user'], ['environment_id', 'role'], ['environment_id', 'resource_instance'], ['environment_id', 'tenant']],
+    indexes: [
+      // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
+      // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
+      ['environment_id', 'user', 'tenant', 'resource_instance'],
+      ['environment_id', 'role'],
+      ['environment_id', 'resource_instance'],
+      ['environment_id', 'tenant'],
+    ],
   },
   tuples: {
     name: 'relationship_tuples',
