@@ -23,6 +23,10 @@ export interface Memory {
   rssMiB: number;
   /** Peak resident set size since the process started, in MiB. */
   peakMiB: number;
+  /** Of the RSS: anonymous memory (heaps, buffers), file pages mapped, shared memory (e.g. SQLite's WAL index), in MiB. */
+  anonMiB: number;
+  fileMiB: number;
+  shmemMiB: number;
 }
 
 /** RSS of another process, from /proc (Linux). */
@@ -30,7 +34,7 @@ export function memoryOf(pid: number): Memory | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+    return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024, anonMiB: kb('RssAnon') / 1024, fileMiB: kb('RssFile') / 1024, shmemMiB: kb('RssShmem') / 1024 };
   } catch {
     return null;
   }

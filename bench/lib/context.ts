@@ -33,8 +33,8 @@ export interface Phase {
 export function baselineCache(options: BenchOptions, baseline: Baseline, log: (m: string) => void) {
   const cache = new Map<string, Promise<Repeated>>();
   return (bytes: number, connections: number): Promise<Repeated> => {
-    // Answers within a few bytes of each other cost the same; round so rows can share a baseline.
-    const rounded = bytes < 64 ? Math.max(16, Math.round(bytes / 8) * 8) : Math.round(bytes / 32) * 32;
+    // Answers within a few bytes (or, above 256, a few hundred) of each other cost express the same; round so rows share a baseline.
+    const rounded = bytes < 64 ? Math.max(16, Math.round(bytes / 8) * 8) : bytes < 256 ? Math.round(bytes / 32) * 32 : Math.round(bytes / 256) * 256;
     const key = `${rounded}@${connections}`;
     let measured = cache.get(key);
     if (!measured) {

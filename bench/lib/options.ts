@@ -47,14 +47,14 @@ const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peerDatastores' 
 /** Finishes in under two minutes: smaller data, one short run per load. */
 const QUICK: typeof FULL = {
   mode: 'quick',
-  dataset: { folders: 2_000, documents: 18_000, users: 2_000 },
-  durationS: 4,
+  dataset: { folders: 1_000, documents: 9_000, users: 1_000 },
+  durationS: 3,
   repeat: 1,
   warmupS: 1,
   connections: 64,
   fanoutFiles: 10_000,
-  copyEvents: 100_000,
-  memoryTuples: 100_000,
+  copyEvents: 50_000,
+  memoryTuples: 50_000,
   bulkChunk: 5_000,
 };
 

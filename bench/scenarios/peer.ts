@@ -31,7 +31,7 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
   try {
     const store = await loadOpenFga(fga, ctx.dataset);
     ctx.log(`peer: ${store.tuples.toLocaleString('en-US')} tuples written in ${(store.loadMs / 1000).toFixed(1)} s`);
-    const sample = ctx.checks.slice(0, 500);
+    const sample = ctx.checks.slice(0, ctx.options.mode === 'quick' ? 200 : 500);
     let wrong = 0;
     for (const c of sample) if ((await openfgaCheck(fga, store, c)) !== c.expected) wrong++;
     if (wrong > 0) throw new Error(`OpenFGA answered ${wrong} of ${sample.length} checks differently from the reference`);

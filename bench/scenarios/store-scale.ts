@@ -57,8 +57,8 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
       unit: 'MiB',
       better: 'lower',
       target: { text: '≤ 1 GiB RSS (1M tuples)', met: tuples >= 1_000_000 ? (loaded?.rssMiB ?? Infinity) <= 1024 : null },
-      notes: `server RSS after loading${ctx.options.serverNodeOptions ? ` (NODE_OPTIONS=${ctx.options.serverNodeOptions})` : ''}; peak ${MiB(loaded?.peakMiB ?? NaN)}; ${position.toLocaleString('en-US')} events; tuples loaded at ${Math.round(tuples / (tupleLoad.ms / 1000)).toLocaleString('en-US')}/s`,
-      details: { tuples, instances, events: position, loadMs, tupleLoadMs: tupleLoad.ms, rssMiB: loaded?.rssMiB, peakMiB: loaded?.peakMiB },
+      notes: `server RSS after loading${ctx.options.serverNodeOptions ? ` (NODE_OPTIONS=${ctx.options.serverNodeOptions})` : ''}; peak ${MiB(loaded?.peakMiB ?? NaN)}; anonymous ${MiB(loaded?.anonMiB ?? NaN)}, file-backed ${MiB(loaded?.fileMiB ?? NaN)}; ${position.toLocaleString('en-US')} events; tuples loaded at ${Math.round(tuples / (tupleLoad.ms / 1000)).toLocaleString('en-US')}/s`,
+      details: { tuples, instances, events: position, loadMs, tupleLoadMs: tupleLoad.ms, memory: loaded },
     });
 
     ctx.log(`cold start: restarting on ${position.toLocaleString('en-US')} events`);
