@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { randomUUID } from 'node:crypto';
-import { pinoHttp } from 'pino-http';
 import { NotFoundError, UnavailableError } from '../shared/errors';
+import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
 import { errorMiddleware } from './http/error-middleware';
 import { ApiRegistry } from './http/openapi';
@@ -41,7 +41,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
     res.setHeader('x-request-id', requestId);
     next();
   });
-  app.use(pinoHttp({ logger: services.logger, genReqId: (_req, res) => String(res.locals?.requestId ?? randomUUID()), quietReqLogger: true }));
+  app.use(accessLog(services.logger));
   app.use(express.json({ limit: services.config.MAX_BODY_BYTES, type: () => true }));
 
   app.get('/healthz', (_req, res) => {
@@ -55,7 +55,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
     res.json(api.document());
   });
 
-  app.use(authenticate(services.readModels));
+  app.use(authenticate(services.readModels, () => services.freshness.position, services.config.READ_CACHE_ENTRIES > 0));
   app.use(async (req, _res, next) => {
     // "At least as fresh as": a client may send back the position a write returned.
     const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);

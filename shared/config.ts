@@ -43,6 +43,12 @@ const configSchema = z.object({
   COMMAND_SNAPSHOT_EVERY: z.coerce.number().int().min(0).default(20_000),
   /** Where snapshots go; default `${DATA_DIR}/snapshots`. A local cache: each replica may have its own. */
   SNAPSHOT_DIR: z.string().optional(),
+  /**
+   * Permission decisions kept between requests while the read models stay at
+   * one position (any projected event empties the cache, so answers stay
+   * exact; see shared/read-cache.ts). 0: off, every check reads the store.
+   */
+  READ_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
 });

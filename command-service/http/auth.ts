@@ -2,32 +2,56 @@ import type { NextFunction, Request, Response } from 'express';
 import { hashApiKeySecret, sameHash } from '../../shared/api-keys';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../shared/errors';
 import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../projection-service/read-models';
+import { ReadCache } from '../../shared/read-cache';
 
+/** Shared by the requests that use the same key (cached): never modified. */
 export interface AuthContext {
-  keyId: string;
-  organizationId: string;
+  readonly keyId: string;
+  readonly organizationId: string;
   /** null for an organisation key */
-  projectId: string | null;
+  readonly projectId: string | null;
   /** null for an organisation or project key */
-  environmentId: string | null;
+  readonly environmentId: string | null;
+  /** An environment key's environment, as it was when the key was looked up (null if it is gone). */
+  readonly environment?: Readonly<EnvironmentDoc> | null;
 }
 
-/** Resolves `Authorization: Bearer <key>` to the key's scope, or answers 401. */
-export function authenticate(rm: ReadModels) {
+/** Most API keys whose scope is kept between requests (per read-model position, see ReadCache). */
+const CACHED_KEYS = 10_000;
+
+/**
+ * Resolves `Authorization: Bearer <key>` to the key's scope, or answers 401.
+ * Known keys are cached by their hash while the read models do not move (a
+ * revoked key's deletion moves them); unknown keys are not, so guessing cannot
+ * push real keys out of the cache.
+ */
+export function authenticate(rm: ReadModels, position: () => number, cacheEnabled: boolean) {
+  const known = new ReadCache<AuthContext>(position, cacheEnabled ? CACHED_KEYS : 0);
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
     const hash = hashApiKeySecret(match[1]!);
-    const key = await rm.apiKeys.findOne({ _secret_hash: hash });
-    if (!key || !sameHash(key._secret_hash, hash)) throw new UnauthorizedError('Invalid API key');
-    res.locals.auth = {
-      keyId: key.id,
-      organizationId: key.organization_id,
-      projectId: key.project_id,
-      environmentId: key.environment_id,
-    } satisfies AuthContext;
+    let auth = known.get(hash);
+    if (!auth) {
+      const at = known.positionNow();
+      auth = await lookUpKey(rm, hash);
+      known.set(hash, auth, at);
+    }
+    res.locals.auth = auth;
     next();
+  };
+}
+
+async function lookUpKey(rm: ReadModels, hash: string): Promise<AuthContext> {
+  const key = await rm.apiKeys.findOne({ _secret_hash: hash });
+  if (!key || !sameHash(key._secret_hash, hash)) throw new UnauthorizedError('Invalid API key');
+  return {
+    keyId: key.id,
+    organizationId: key.organization_id,
+    projectId: key.project_id,
+    environmentId: key.environment_id,
+    environment: key.environment_id === null ? null : await rm.environments.get(key.environment_id),
   };
 }
 
@@ -70,7 +94,7 @@ export const envOf = (res: Response): EnvironmentDoc => res.locals.env as Enviro
 /** The environment an API key is bound to, for the PDP endpoints (`/allowed`), which have no path ids. */
 export async function keyEnvironment(rm: ReadModels, auth: AuthContext): Promise<EnvironmentDoc> {
   if (auth.environmentId === null) throw new ForbiddenError('Permission checks need an environment-scoped API key');
-  const env = await rm.environments.get(auth.environmentId);
+  const env = auth.environment !== undefined ? auth.environment : await rm.environments.get(auth.environmentId);
   if (!env) throw new NotFoundError(`Environment '${auth.environmentId}' not found`);
   return env;
 }
