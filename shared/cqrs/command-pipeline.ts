@@ -163,7 +163,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
       const snapshot = await this.snapshots.store.load(streamId);
       // A snapshot ahead of the log belongs to another log (a reset data dir): ignore it.
       if (snapshot && snapshot.version <= (await this.store.streamVersion(streamId))) {
-        slot.state = snapshot.state as State;
+        slot.state = this.decider.snapshot ? this.decider.snapshot.fromData(snapshot.state) : (snapshot.state as State);
         slot.version = snapshot.version;
         slot.snapshotVersion = snapshot.version;
       }
@@ -189,7 +189,8 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   private saveSnapshot(streamId: string, slot: StreamSlot<Command, State, Event>): void {
     slot.snapshotVersion = slot.version;
     // save() serialises synchronously, before its first await, so later in-place evolves cannot leak in.
-    const saving = this.snapshots!.store.save(streamId, slot.version, slot.state).catch((error: unknown) => {
+    const data = this.decider.snapshot ? this.decider.snapshot.toData(slot.state) : slot.state;
+    const saving = this.snapshots!.store.save(streamId, slot.version, data).catch((error: unknown) => {
       this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
     });
     this.savesInFlight.add(saving);

@@ -14,4 +14,10 @@ export interface Decider<Command, State, Event extends EventData> {
   initialState(): State;
   evolve(state: State, event: Event): State;
   decide(command: Command, state: State): Event[];
+  /**
+   * For a state that is not plain data (it holds class instances or
+   * functions, which v8.serialize cannot keep): its plain form for a snapshot,
+   * and the state rebuilt from that form. Without it the state is snapshotted as is.
+   */
+  snapshot?: { toData(state: State): unknown; fromData(data: unknown): State };
 }

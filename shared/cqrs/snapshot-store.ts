@@ -18,8 +18,9 @@ export interface SnapshotStore {
 /**
  * Bump when the shape of any decider state changes: older snapshots are then
  * ignored (and rebuilt from the log), never misread.
+ * 2: the environment's tuples and assignments are kept as key → id maps.
  */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 /**
  * One file per stream, v8-serialised (Maps and Sets survive), written to a

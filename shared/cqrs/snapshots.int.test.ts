@@ -1,12 +1,13 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serialize } from 'node:v8';
 import pino from 'pino';
 import { SqliteEventStore } from '../eventstore/sqlite-event-store';
 import type { EventData, EventMetadata } from '../events/envelope';
 import { CommandPipeline } from './command-pipeline';
 import type { Decider } from './decider';
-import { FileSnapshotStore } from './snapshot-store';
+import { FileSnapshotStore, SNAPSHOT_FORMAT } from './snapshot-store';
 
 type Added = EventData<'Added', { item: string }>;
 let folded = 0;
@@ -62,5 +63,30 @@ describe('command-state snapshots', () => {
     const pipeline = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
     await pipeline.execute('items-3', { item: 'real' }, meta);
     expect([...(await pipeline.currentState('items-3')).items]).toEqual(['real']);
+  });
+
+  it('ignores a snapshot of an older format (a state of another shape) and folds the log instead', async () => {
+    const pipeline = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
+    await pipeline.execute('items-4', { item: 'real' }, meta);
+    writeFileSync(join(dir, 'snapshots', 'items-4.snapshot'), serialize({ format: SNAPSHOT_FORMAT - 1, streamId: 'items-4', version: 0, state: { items: new Set(['old shape']) } }));
+    expect(await snapshots.load('items-4')).toBeNull();
+    const restarted = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
+    expect([...(await restarted.currentState('items-4')).items]).toEqual(['real']);
+  });
+
+  it("saves and loads through the decider's own snapshot form when it has one", async () => {
+    type Boxed = { box: { items: Set<string> } };
+    const boxed: Decider<{ item: string }, Boxed, Added> = {
+      initialState: () => ({ box: { items: new Set() } }),
+      evolve: (state, event) => (state.box.items.add(event.data.item), state),
+      decide: (command) => [{ type: 'Added', data: { item: command.item } }],
+      snapshot: { toData: (state) => [...state.box.items], fromData: (data) => ({ box: { items: new Set(data as string[]) } }) },
+    };
+    const writer = new CommandPipeline(store, boxed, silent, null, { store: snapshots, every: 1000 });
+    await writer.execute('items-5', { item: 'a' }, meta);
+    await writer.flushSnapshots();
+    expect((await snapshots.load('items-5'))?.state).toEqual(['a']);
+    const restarted = new CommandPipeline(store, boxed, silent, null, { store: snapshots, every: 1000 });
+    expect([...(await restarted.currentState('items-5')).box.items]).toEqual(['a']);
   });
 });

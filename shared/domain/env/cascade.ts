@@ -23,8 +23,9 @@ export class Cascade {
     const ref = instanceRef(instance.resource, instance.key);
     if (this.instances.has(ref)) return this;
     this.instances.set(ref, instance);
-    for (const tuple of this.state.tuples.values()) if (tuple.subject === ref || tuple.object === ref) this.tuples.set(tupleKey(tuple), tuple);
-    for (const a of this.state.assignments.values()) if (a.resourceInstance === ref) this.assignments.set(assignmentKey(a), a);
+    // Matched on the keys, so only the matches are rebuilt as objects.
+    for (const key of this.state.tuples.keysTouching(ref)) this.tuples.set(key, this.state.tuples.get(key)!);
+    for (const key of this.state.assignments.keysOnInstance(ref)) this.assignments.set(key, this.state.assignments.get(key)!);
     return this;
   }
 

@@ -4,7 +4,7 @@ import type { EnvCommand } from './commands';
 import { bulk } from './bulk';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
-import { evolveEnv, initialEnvState, type EnvState } from './state';
+import { envStateData, envStateOf, evolveEnv, initialEnvState, type EnvState, type EnvStateData } from './state';
 
 function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
   switch (command.type) {
@@ -35,4 +35,5 @@ export const envDecider: Decider<EnvCommand, EnvState, EnvEvent> = {
   initialState: initialEnvState,
   evolve: evolveEnv,
   decide,
+  snapshot: { toData: envStateData, fromData: (data) => envStateOf(data as EnvStateData) },
 };

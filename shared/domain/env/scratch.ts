@@ -1,4 +1,4 @@
-import type { EnvState } from './state';
+import { AssignmentSet, TupleSet, type EnvState } from './state';
 
 const DELETED = Symbol('deleted');
 
@@ -83,15 +83,17 @@ export class OverlayMap<K, V> implements Map<K, V> {
  * does not copy.
  */
 export function scratchOf(state: EnvState): EnvState {
+  const instances = new OverlayMap(state.instances);
   return {
     resources: state.resources,
     roles: state.roles,
     relations: state.relations,
     tenants: state.tenants,
     users: new OverlayMap(state.users),
-    instances: new OverlayMap(state.instances),
-    assignments: new OverlayMap(state.assignments),
-    tuples: new OverlayMap(state.tuples),
+    instances,
+    assignments: new AssignmentSet(new OverlayMap(state.assignments.ids)),
+    // Tenants come from the scratch's instances, so an instance created earlier in the bulk counts.
+    tuples: new TupleSet(new OverlayMap(state.tuples.ids), new OverlayMap(state.tuples.tenants), (ref) => instances.get(ref)?.tenant),
     ids: new OverlayMap(state.ids),
   };
 }

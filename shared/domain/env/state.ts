@@ -1,4 +1,8 @@
 import type { DerivationRule, EnvEvent } from '../../events';
+import { AssignmentSet, TupleSet, assignmentKey, tupleKey } from './fact-sets';
+
+export { AssignmentSet, TupleSet, assignmentKey, tupleKey };
+export type { AssignmentState, TupleState } from './fact-sets';
 
 /**
  * What the environment decider knows: every object's identity and the
@@ -30,21 +34,6 @@ export interface InstanceState {
   resource: string;
   tenant: string;
 }
-export interface AssignmentState {
-  id: string;
-  user: string;
-  role: string;
-  resource: string | null;
-  tenant: string;
-  resourceInstance: string | null;
-}
-export interface TupleState {
-  id: string;
-  subject: string;
-  relation: string;
-  object: string;
-  tenant: string;
-}
 
 export interface EnvState {
   resources: Map<string, ResourceState>;
@@ -56,33 +45,57 @@ export interface EnvState {
   users: Map<string, { id: string; key: string }>;
   /** `${resource}:${key}` */
   instances: Map<string, InstanceState>;
-  /** assignmentKey(...) */
-  assignments: Map<string, AssignmentState>;
-  /** `${subject}|${relation}|${object}` */
-  tuples: Map<string, TupleState>;
-  /** id → map key, for every object kind (ids are UUIDs, unique across kinds). */
+  /** assignmentKey(...) → id (see fact-sets.ts) */
+  assignments: AssignmentSet;
+  /** `${subject}|${relation}|${object}` → id (see fact-sets.ts) */
+  tuples: TupleSet;
+  /** id → map key, for schema objects, tenants, users and instances (ids are UUIDs, unique across kinds). */
   ids: Map<string, string>;
 }
 
 export const roleKey = (resource: string | null, role: string) => `${resource ?? ''}#${role}`;
 export const relationKey = (objectResource: string, relation: string) => `${objectResource}#${relation}`;
-export const instanceRef = (resource: string, key: string) => `${resource}:${key}`;
-export const tupleKey = (t: { subject: string; relation: string; object: string }) => `${t.subject}|${t.relation}|${t.object}`;
-export const assignmentKey = (a: { user: string; role: string; resource: string | null; tenant: string; resourceInstance: string | null }) =>
-  `${a.user}|${a.role}|${a.resource ?? ''}|${a.tenant}|${a.resourceInstance ?? ''}`;
+/** join(): one flat string, where a template literal keeps a cons-string tree alive (see fact-sets.ts). */
+export const instanceRef = (resource: string, key: string) => [resource, key].join(':');
 export const ruleEquals = (a: DerivationRule, b: DerivationRule) => a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
 
 export function initialEnvState(): EnvState {
-  return {
+  return envStateOf({
     resources: new Map(),
     roles: new Map(),
     relations: new Map(),
     tenants: new Map(),
     users: new Map(),
     instances: new Map(),
-    assignments: new Map(),
-    tuples: new Map(),
+    assignmentIds: new Map(),
+    tupleIds: new Map(),
+    tupleTenants: new Map(),
     ids: new Map(),
+  });
+}
+
+/**
+ * EnvState as plain data (Maps of strings and plain objects), for snapshots:
+ * the fact sets are classes holding a function, which v8.serialize cannot keep.
+ */
+export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples'> {
+  assignmentIds: Map<string, string>;
+  tupleIds: Map<string, string>;
+  tupleTenants: Map<string, string>;
+}
+
+export function envStateData(state: EnvState): EnvStateData {
+  const { assignments, tuples, ...rest } = state;
+  return { ...rest, assignmentIds: assignments.ids, tupleIds: tuples.ids, tupleTenants: tuples.tenants };
+}
+
+export function envStateOf(data: EnvStateData): EnvState {
+  const { assignmentIds, tupleIds, tupleTenants, ...rest } = data;
+  const instances = rest.instances;
+  return {
+    ...rest,
+    assignments: new AssignmentSet(assignmentIds),
+    tuples: new TupleSet(tupleIds, tupleTenants, (ref) => instances.get(ref)?.tenant),
   };
 }
 
@@ -153,7 +166,10 @@ export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
     case 'ResourceInstanceCreated': {
       const d = event.data;
       const ref = instanceRef(d.resource, d.key);
-      state.instances.set(ref, { id: d.id, key: d.key, resource: d.resource, tenant: d.tenant });
+      // The resource's and tenant's own key strings, shared by all their instances rather than one copy each.
+      const resource = state.resources.get(d.resource)?.key ?? d.resource;
+      const tenant = state.tenants.get(d.tenant)?.key ?? d.tenant;
+      state.instances.set(ref, { id: d.id, key: d.key, resource, tenant });
       state.ids.set(d.id, ref);
       break;
     }
@@ -162,13 +178,13 @@ export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
       state.ids.delete(event.data.id);
       break;
     case 'RoleAssigned':
-      state.assignments.set(assignmentKey(event.data), { ...event.data });
+      state.assignments.add(event.data);
       break;
     case 'RoleUnassigned':
       state.assignments.delete(assignmentKey(event.data));
       break;
     case 'RelationshipTupleCreated':
-      state.tuples.set(tupleKey(event.data), { ...event.data });
+      state.tuples.add(event.data);
       break;
     case 'RelationshipTupleDeleted':
       state.tuples.delete(tupleKey(event.data));
