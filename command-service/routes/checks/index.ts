@@ -6,7 +6,9 @@ import { permissionRoutes } from './permissions';
 /** The PDP endpoints at the root of the base URL (Permit's SDK points `pdp` there). */
 export function checkRoutes(queries: GrantQueries): RouteModule {
   return ({ root }) => {
-    allowedRoutes(root, queries);
-    permissionRoutes(root, queries);
+    const { config, freshness } = root.services;
+    const reads = config.READ_CACHE_ENTRIES > 0 ? queries.withRolesCachedPer(() => freshness.position) : queries;
+    allowedRoutes(root, reads);
+    permissionRoutes(root, reads);
   };
 }

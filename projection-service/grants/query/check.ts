@@ -31,6 +31,7 @@ export interface CheckResult {
  * An unknown user, instance, type or action is simply not granted anything.
  */
 export async function check(deps: QueryDeps, environmentId: string, request: CheckRequest, explain: boolean): Promise<CheckResult> {
+  if (!explain) return { allow: await decide(deps, environmentId, request) };
   const { rm } = deps;
   const { type, key } = request.resource;
   const instance = key === null ? null : await rm.instances.findOne({ environment_id: environmentId, resource: type, key });
@@ -62,6 +63,34 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
       grants, resourceRoles, permitting, assignments, tenantRoles, tenantPermitting, permission, allow,
     }),
   };
+}
+
+/**
+ * The decision alone, with as few reads as the answer needs: the user's roles
+ * on the instance first (derived grants exist only for existing instances, so
+ * no instance lookup), then their tenant-level assignments, and the instance's
+ * tenant only if they hold some. Reads only the columns it compares (no JSON),
+ * and role permissions through `deps.roles` (cached per read-model position).
+ */
+async function decide(deps: QueryDeps, environmentId: string, request: CheckRequest): Promise<boolean> {
+  const { type, key } = request.resource;
+  if (key !== null) {
+    const held = await deps.grants.grants.find({ environment_id: environmentId, user: request.user, instance: `${type}:${key}` }, { fields: ['role'] });
+    if (held.length > 0) {
+      const permissions = await deps.roles.ofResource(environmentId, type);
+      if (held.some((g) => permissions.get(g.role)?.has(request.action))) return true;
+    }
+  }
+  const tenantAssignments = await deps.rm.assignments.find(
+    { environment_id: environmentId, user: request.user, resource_instance: null },
+    { fields: ['role', 'tenant'] },
+  );
+  if (tenantAssignments.length === 0) return false;
+  const instance = key === null ? null : await deps.rm.instances.findOne({ environment_id: environmentId, resource: type, key });
+  const tenant = instance?.tenant ?? request.resource.tenant ?? DEFAULT_TENANT;
+  const permission = `${type}:${request.action}`;
+  const topLevel = await deps.roles.topLevel(environmentId);
+  return tenantAssignments.some((a) => a.tenant === tenant && topLevel.get(a.role)?.has(permission));
 }
 
 interface Evidence {

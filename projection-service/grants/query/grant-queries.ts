@@ -2,6 +2,7 @@ import type { ReadModels } from '../../read-models';
 import type { GrantCollections } from '../collections';
 import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
 import { check, type CheckResult } from './check';
+import { cachedRolePermissions, storedRolePermissions, type RolePermissions } from './role-permissions';
 import type { QueryDeps, CheckRequest } from './types';
 import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
 
@@ -9,8 +10,14 @@ import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest 
 export class GrantQueries {
   private readonly deps: QueryDeps;
 
-  constructor(rm: ReadModels, grants: GrantCollections) {
-    this.deps = { rm, grants };
+  constructor(rm: ReadModels, grants: GrantCollections, roles: RolePermissions = storedRolePermissions(rm)) {
+    this.deps = { rm, grants, roles };
+  }
+
+  /** The same queries, with role definitions kept while the read models stay at `position` (see ReadCache). */
+  withRolesCachedPer(position: () => number): GrantQueries {
+    const { rm, grants } = this.deps;
+    return new GrantQueries(rm, grants, cachedRolePermissions(storedRolePermissions(rm), position));
   }
 
   check(environmentId: string, request: CheckRequest, explain = false): Promise<CheckResult> {

@@ -1,10 +1,12 @@
 import type { GrantCollections } from '../collections';
 import type { ReadModels } from '../../read-models';
+import type { RolePermissions } from './role-permissions';
 
 /** What the grant queries read: the core read models (roles, instances, assignments) and the derived grants. */
 export interface QueryDeps {
   rm: ReadModels;
   grants: GrantCollections;
+  roles: RolePermissions;
 }
 
 /** A resource as a check names it. `key` null: the resource type as a whole. */
