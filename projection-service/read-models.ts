@@ -89,7 +89,13 @@ const specs = {
   tuples: {
     name: 'relationship_tuples',
     fields: ['environment_id', 'subject', 'relation', 'object', 'tenant'],
-    indexes: [['environment_id', 'subject'], ['environment_id', 'object'], ['environment_id', 'relation']],
+    indexes: [
+      // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
+      // large fan-out) and an object's tuples in subject order; they serve the listing filters too.
+      ['environment_id', 'subject', 'object'],
+      ['environment_id', 'object', 'subject'],
+      ['environment_id', 'relation'],
+    ],
   },
 } satisfies Record<string, CollectionSpec>;
 

@@ -1,4 +1,5 @@
-import type { Collection, CollectionSpec, DocumentStore } from '../../shared/docstore/port';
+import type { Collection, CollectionSpec, DocumentStore, Filter, FindOptions } from '../../shared/docstore/port';
+import type { TupleDoc } from '../read-models';
 import type { EdgeDoc, GrantDoc, RulesDoc } from './model';
 
 const grantsSpec: CollectionSpec = {
@@ -16,26 +17,35 @@ const grantsSpec: CollectionSpec = {
   ],
 };
 
-const edgesSpec: CollectionSpec = {
-  name: 'derived_grant_edges',
-  fields: ['environment_id', 'subject', 'object'],
-  indexes: [
-    ['environment_id', 'subject', 'object'],
-    ['environment_id', 'object', 'subject'],
-  ],
-};
-
 const rulesSpec: CollectionSpec = { name: 'derived_grant_rules', fields: ['environment_id'], indexes: [] };
 
 /** The collections of the derived-grants read model, declared on any DocumentStore. */
 export class GrantCollections {
   readonly grants: Collection<GrantDoc>;
-  readonly edges: Collection<EdgeDoc>;
   readonly rules: Collection<RulesDoc>;
 
   constructor(store: DocumentStore) {
     this.grants = store.collection<GrantDoc>(grantsSpec);
-    this.edges = store.collection<EdgeDoc>(edgesSpec);
     this.rules = store.collection<RulesDoc>(rulesSpec);
   }
+}
+
+/** Reads documents by filter (all the traversal needs of a collection). */
+export interface Finder<T> {
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+}
+
+const edgeFields = ['environment_id', 'subject', 'relation', 'object', 'tenant'];
+
+/**
+ * The relationship tuples of the facts read model, read as edges: only the
+ * columns traversal needs, not the whole documents. The facts projection runs
+ * before this one, so they are current; their indexes `(environment_id,
+ * subject, object)` and `(environment_id, object, subject)` serve the keyset
+ * pages both ways. (This projection used to keep its own copy of every tuple.)
+ */
+export function tupleEdges(tuples: Collection<TupleDoc>): Finder<EdgeDoc> {
+  return {
+    find: (filter, options = {}) => tuples.find(filter, { ...options, fields: edgeFields }) as unknown as Promise<EdgeDoc[]>,
+  };
 }

@@ -1,7 +1,7 @@
 import type { Collection } from '../../shared/docstore/port';
 import type { AssignmentDoc } from '../read-models';
-import type { GrantCollections } from './collections';
-import type { GrantDoc } from './model';
+import type { Finder, GrantCollections } from './collections';
+import type { EdgeDoc, GrantDoc } from './model';
 import type { RuleIndex } from './rule-index';
 import type { GrantStats } from './stats';
 import type { Yielder } from './yielder';
@@ -13,6 +13,8 @@ export interface GrantContext {
   at: string;
   rules: RuleIndex;
   collections: GrantCollections;
+  /** The facts read model's tuples, as edges (the projection runs after it, so they are current). */
+  edges: Finder<EdgeDoc>;
   /** The facts read model's assignments (the projection runs after it, so they are current). */
   assignments: Collection<AssignmentDoc>;
   stats: GrantStats;

@@ -28,7 +28,7 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
 
   const pages = restriction.edges
     ? [restriction.edges]
-    : pagesByKeys(ctx.collections.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE);
+    : pagesByKeys(ctx.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE);
   const fresh: GrantDoc[] = [];
   for await (const page of pages) {
     const candidates = new Map<string, GrantDoc>();

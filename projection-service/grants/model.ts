@@ -35,9 +35,8 @@ export interface GrantDoc {
 }
 
 /**
- * The grants projection's own copy of a relationship tuple. It is small and
- * indexed for traversal both ways (subject → objects sorted, object → subjects
- * sorted), which the facts read model's tuple indexes do not allow.
+ * A relationship tuple as the derivation walks it: the columns it reads from
+ * the facts read model's tuples (see `tupleEdges`), or built from a tuple event.
  */
 export interface EdgeDoc {
   /** The tuple's id. */

@@ -42,8 +42,6 @@ export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUna
 export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleCreated'>): Promise<void> {
   const d = e.data;
   const edge: EdgeDoc = { id: d.id, environment_id: ctx.environmentId, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
-  await ctx.collections.edges.put(edge);
-  ctx.stats.edgeWrites += 1;
   // Most tuples carry no role (no rule follows their relation): then no holder needs looking at.
   if (ctx.rules.along(typeOf(d.subject), d.relation, typeOf(d.object)).length === 0) return;
   for await (const holders of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.subject }, 'user')) {
@@ -53,8 +51,6 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
 
 export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleDeleted'>): Promise<void> {
   const d = e.data;
-  await ctx.collections.edges.delete(d.id);
-  ctx.stats.edgeWrites += 1;
   const roots: GrantDoc[] = [];
   for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.object }, 'user')) {
     roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === d.id));
@@ -64,26 +60,15 @@ export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'Relations
 
 /**
  * The log deletes an instance's tuples and assignments before the instance, so
- * nothing should be left; whatever is (e.g. from an older log) goes with it.
+ * nothing should be left; whatever is (e.g. from an older log) goes with it:
+ * the facts projection has dropped the instance's leftover tuples, and every
+ * grant on the instance is retracted. Grants derived through those tuples
+ * either are on the instance or derive from a grant on it (their reason's
+ * tuple starts there), so they are in the retracted subtrees.
  */
 export async function onInstanceDeleted(ctx: GrantContext, e: EnvEventOf<'ResourceInstanceDeleted'>): Promise<void> {
   const ref = `${e.data.resource}:${e.data.key}`;
-  const env = ctx.environmentId;
-  const edges = [
-    ...(await ctx.collections.edges.find({ environment_id: env, subject: ref })),
-    ...(await ctx.collections.edges.find({ environment_id: env, object: ref })),
-  ];
-  for (const edge of edges) await ctx.collections.edges.delete(edge.id);
-  ctx.stats.edgeWrites += edges.length;
   const roots: GrantDoc[] = [];
-  for await (const page of allPages(ctx.collections.grants, { environment_id: env, instance: ref }, 'user')) roots.push(...page);
-  // Grants derived through the deleted edges lose that support too.
-  for (const edge of edges) {
-    for await (const page of allPages(ctx.collections.grants, { environment_id: env, instance: edge.object }, 'user')) {
-      roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === edge.id));
-    }
-  }
-  await retract(ctx, dedupe(roots));
+  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: ref }, 'user')) roots.push(...page);
+  await retract(ctx, roots);
 }
-
-const dedupe = (grants: GrantDoc[]) => [...new Map(grants.map((g) => [g.id, g])).values()];

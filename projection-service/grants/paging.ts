@@ -1,4 +1,5 @@
 import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
+import type { Finder } from './collections';
 import type { Yielder } from './yielder';
 
 /**
@@ -9,7 +10,7 @@ import type { Yielder } from './yielder';
  * page size (plus the largest group of ties).
  */
 export async function* keysetPages<T extends { id: string }>(
-  collection: Collection<T>,
+  collection: Finder<T>,
   filter: Filter,
   field: string,
   pageSize: number,
@@ -36,7 +37,7 @@ export async function* keysetPages<T extends { id: string }>(
  * large fan-out) is read again key by key with keyset pages sorted by `sortField`.
  */
 export async function* pagesByKeys<T extends { id: string }>(
-  collection: Collection<T>,
+  collection: Finder<T>,
   base: Filter,
   keyField: string,
   keys: FieldValue[],

@@ -2,7 +2,7 @@ import type { EnvEvent, EnvEventOf, RecordedEvent } from '../../shared/events';
 import { streamCategory } from '../../shared/events';
 import type { Projection } from '../projections/projection';
 import type { ReadModels } from '../read-models';
-import { GrantCollections } from './collections';
+import { GrantCollections, tupleEdges } from './collections';
 import type { GrantContext } from './context';
 import { onInstanceDeleted, onRoleAssigned, onRoleUnassigned, onTupleCreated, onTupleDeleted } from './on-facts';
 import {
@@ -40,10 +40,11 @@ export interface GrantsProjectionOptions {
  * grant and are not handled; role permissions are read at check time.
  *
  * Idempotent under redelivery: every handler compares against what is stored
- * (grants by deterministic id, the rule index, the edge copy of the tuples).
+ * (grants by deterministic id, the rule index, the facts' tuples).
  */
 export function grantsProjection(rm: ReadModels, options: GrantsProjectionOptions = {}): Projection {
   const collections = new GrantCollections(rm.store);
+  const edges = tupleEdges(rm.tuples);
   const ruleBook = new RuleBook(collections);
   const stats = options.stats ?? new GrantStats();
   const yielder = new Yielder(options.sliceMs);
@@ -61,6 +62,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         at: event.metadata.timestamp,
         rules: await ruleBook.of(environmentId),
         collections,
+        edges,
         assignments: rm.assignments,
         stats,
         yielder,

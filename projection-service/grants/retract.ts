@@ -80,7 +80,7 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
     if (found.has(g.id) || ctx.rules.incoming(g.resource, g.role).length === 0) continue;
     byInstance.set(g.instance, [...(byInstance.get(g.instance) ?? []), g]);
   }
-  const pages = pagesByKeys(ctx.collections.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);
+  const pages = pagesByKeys(ctx.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);
   for await (const page of pages) {
     const options: Array<{ grant: GrantDoc; parent: string; reason: GrantReason }> = [];
     for (const edge of page) {

@@ -6,7 +6,7 @@ export class GrantStats {
   grantsWritten = 0;
   /** Grant documents deleted. */
   grantsDeleted = 0;
-  /** Edge documents (the projection's copy of the tuples) written or deleted. */
+  /** Edge documents written or deleted: always 0 since the projection reads the facts' tuples instead of keeping a copy (kept for the benchmarks' output). */
   edgeWrites = 0;
 
   snapshot(): { events: number; grantsWritten: number; grantsDeleted: number; edgeWrites: number } {

@@ -66,10 +66,15 @@ export function factsProjection(rm: ReadModels): Projection {
           keyIds.set(env, 'instance', `${d.resource}:${d.key}`, d.id);
           break;
         }
-        case 'ResourceInstanceDeleted':
+        case 'ResourceInstanceDeleted': {
+          const ref = `${e.data.resource}:${e.data.key}`;
           await rm.instances.delete(e.data.id);
-          keyIds.forget(env, 'instance', `${e.data.resource}:${e.data.key}`);
+          keyIds.forget(env, 'instance', ref);
+          // The log deletes an instance's tuples before it; any left (an older log) go with it, so nothing (the grants traversal included) follows them.
+          await rm.tuples.deleteMany({ environment_id: env, subject: ref });
+          await rm.tuples.deleteMany({ environment_id: env, object: ref });
           break;
+        }
         case 'RoleAssigned': {
           const d = e.data;
           // A tenant-level role is also listed on the user document, which then needs reading whole.

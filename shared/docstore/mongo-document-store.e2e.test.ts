@@ -1,5 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { describeDocumentStoreContract } from '../testing/document-store-contract';
+import { describeFindFields } from './find-fields-contract';
 import { MongoDocumentStore } from './mongo-document-store';
 
 /**
@@ -17,6 +18,21 @@ const databases = new Map<object, string>();
 describeDocumentStoreContract('mongodb', {
   async create() {
     const database = `${run}_${++counter}`;
+    const store = await MongoDocumentStore.connect({ url, database });
+    databases.set(store, database);
+    return store;
+  },
+  async dispose(store) {
+    await store.close();
+    const client = await MongoClient.connect(url);
+    await client.db(databases.get(store)!).dropDatabase();
+    await client.close();
+  },
+});
+
+describeFindFields('mongodb', {
+  async create() {
+    const database = `${run}_fields_${++counter}`;
     const store = await MongoDocumentStore.connect({ url, database });
     databases.set(store, database);
     return store;

@@ -166,7 +166,9 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const query = this.query(filter);
     await this.ready();
-    let cursor = this.mongo.find(query, { projection: { _doc: 1 } });
+    const fields = options.fields?.map((f) => this.fieldName(f));
+    const projection = fields ? Object.fromEntries(fields.map((f) => [f, 1])) : { _doc: 1 };
+    let cursor = this.mongo.find(query, { projection });
     if (options.sortBy) {
       const field = this.fieldName(options.sortBy);
       cursor = cursor.sort(field === '_id' ? { _id: 1 } : { [field]: 1, _id: 1 });
@@ -176,7 +178,9 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
       if (options.limit <= 0) return [];
       cursor = cursor.limit(options.limit);
     }
-    return (await cursor.toArray()).map((doc) => parse<T>(doc));
+    const docs = await cursor.toArray();
+    if (options.fields) return docs.map((doc) => partial<T>(options.fields!, doc));
+    return docs.map((doc) => parse<T>(doc));
   }
 
   async count(filter: Filter): Promise<number> {
@@ -239,6 +243,13 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     }
     return query;
   }
+}
+
+/** A stored document read with a projection of declared fields, as the partial document `find` returns. */
+function partial<T>(fields: string[], stored: Document): T {
+  const doc: Record<string, unknown> = { id: stored._id };
+  for (const field of fields) doc[field] = field === 'id' ? stored._id : (stored[field] ?? null);
+  return doc as T;
 }
 
 function parse<T>(doc: { _doc?: unknown }): T {

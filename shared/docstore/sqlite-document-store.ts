@@ -156,14 +156,23 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const { where, params } = this.where(filter);
-    let sql = `SELECT doc FROM ${this.table}${where}`;
+    const fields = options.fields?.map((f) => this.columnFor(f));
+    let sql = `SELECT ${fields ? ['id', ...fields].join(', ') : 'doc'} FROM ${this.table}${where}`;
     if (options.sortBy) sql += ` ORDER BY ${this.columnFor(options.sortBy)}, id`;
     if (options.limit !== undefined || options.skip !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
       params.push(options.limit ?? -1, options.skip ?? 0);
     }
+    if (options.fields) return this.store.statement(sql).raw(true).all(...params).map((row) => this.partial(options.fields!, row as unknown[]));
     const rows = this.store.statement(sql).all(...params) as Array<{ doc: string }>;
     return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  /** A row of `SELECT id, <fields>` as a partial document. */
+  private partial(fields: string[], row: unknown[]): T {
+    const doc: Record<string, unknown> = { id: row[0] };
+    fields.forEach((field, i) => (doc[field] = row[i + 1] ?? null));
+    return doc as T;
   }
 
   async count(filter: Filter): Promise<number> {
