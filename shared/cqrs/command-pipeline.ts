@@ -31,12 +31,32 @@ interface StreamSlot<Command, State, Event extends EventData> {
   snapshotVersion: number;
   /** False until a snapshot load was tried for this stream. */
   snapshotLoaded: boolean;
+  /** True while a snapshot of this stream is being written: one at a time. */
+  saving: boolean;
 }
 
 export interface SnapshotPolicy {
   store: SnapshotStore;
-  /** Take a snapshot once this many events have been folded since the last one. */
+  /**
+   * Take a snapshot once this many events have been folded since the last one
+   * (or more on a long stream: see snapshotInterval).
+   */
   every: number;
+}
+
+/**
+ * Events to fold between two snapshots of a stream whose last snapshot is at
+ * `snapshotVersion`: `every`, or a quarter of the stream if that is more. A
+ * snapshot serialises the whole state, which grows with the stream (up to an
+ * entry per event); at a fixed interval a 1,000,000-tuple environment spent
+ * ~0.4 s serialising ~90 MiB every 20,000 events (~20 µs per event, half of
+ * what deciding and appending the event costs), and left that garbage outside
+ * the V8 heap each time. Spacing snapshots in proportion to the stream
+ * keeps their cost per event constant, and a restart after a crash still
+ * folds at most a fifth of the stream (a shutdown saves a fresh one).
+ */
+export function snapshotInterval(every: number, snapshotVersion: number): number {
+  return Math.max(every, Math.floor((snapshotVersion + 1) / 4));
 }
 
 const MAX_ATTEMPTS = 5;
@@ -88,7 +108,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   private slot(streamId: string): StreamSlot<Command, State, Event> {
     let slot = this.slots.get(streamId);
     if (!slot) {
-      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false };
+      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false, saving: false };
       this.slots.set(streamId, slot);
     }
     return slot;
@@ -182,17 +202,29 @@ export class CommandPipeline<Command, State, Event extends EventData> {
 
   /** Snapshots are a cache: a failed save is logged and costs only a longer fold later. */
   private snapshotIfDue(streamId: string, slot: StreamSlot<Command, State, Event>): void {
-    if (!this.snapshots || slot.version - slot.snapshotVersion < this.snapshots.every) return;
+    if (!this.snapshots || slot.version - slot.snapshotVersion < snapshotInterval(this.snapshots.every, slot.snapshotVersion)) return;
     this.saveSnapshot(streamId, slot);
   }
 
+  /**
+   * One save per stream at a time: a save still writing when the next one is
+   * due means the disk is slower than the snapshots come, and starting another
+   * would only pile up serialised states (~90 MiB each at a million tuples) in
+   * memory. The next due check after it finishes takes a fresh one.
+   */
   private saveSnapshot(streamId: string, slot: StreamSlot<Command, State, Event>): void {
+    if (slot.saving) return;
+    slot.saving = true;
     slot.snapshotVersion = slot.version;
     // save() serialises synchronously, before its first await, so later in-place evolves cannot leak in.
     const data = this.decider.snapshot ? this.decider.snapshot.toData(slot.state) : slot.state;
-    const saving = this.snapshots!.store.save(streamId, slot.version, data).catch((error: unknown) => {
-      this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
-    });
+    const saving = this.snapshots!.store.save(streamId, slot.version, data)
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
+      })
+      .finally(() => {
+        slot.saving = false;
+      });
     this.savesInFlight.add(saving);
     void saving.finally(() => this.savesInFlight.delete(saving));
   }
@@ -200,6 +232,8 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   /** Saves a snapshot of every stream that moved since its last one, and waits for every save under way (on shutdown). */
   async flushSnapshots(): Promise<void> {
     if (!this.snapshots) return;
+    // Saves under way first, so none of the streams below is skipped as busy.
+    await Promise.all([...this.savesInFlight]);
     for (const [streamId, slot] of this.slots) {
       if (slot.version >= 0 && slot.version > slot.snapshotVersion) this.saveSnapshot(streamId, slot);
     }

@@ -28,6 +28,8 @@ export const SNAPSHOT_FORMAT = 2;
  * either the old snapshot or the new one, never half of one.
  */
 export class FileSnapshotStore implements SnapshotStore {
+  private saves = 0;
+
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
@@ -56,7 +58,8 @@ export class FileSnapshotStore implements SnapshotStore {
     // Serialised now, synchronously: the caller goes on mutating `state` in place.
     const bytes = serialize({ format: SNAPSHOT_FORMAT, streamId, version, state });
     const target = this.path(streamId);
-    const temporary = `${target}.${process.pid}.tmp`;
+    // Unique per save, so two saves of one stream never write the same file.
+    const temporary = `${target}.${process.pid}.${++this.saves}.tmp`;
     const file = await open(temporary, 'w');
     try {
       await file.writeFile(bytes);

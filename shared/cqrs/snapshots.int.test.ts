@@ -5,9 +5,9 @@ import { serialize } from 'node:v8';
 import pino from 'pino';
 import { SqliteEventStore } from '../eventstore/sqlite-event-store';
 import type { EventData, EventMetadata } from '../events/envelope';
-import { CommandPipeline } from './command-pipeline';
+import { CommandPipeline, snapshotInterval } from './command-pipeline';
 import type { Decider } from './decider';
-import { FileSnapshotStore, SNAPSHOT_FORMAT } from './snapshot-store';
+import { FileSnapshotStore, SNAPSHOT_FORMAT, type SnapshotStore } from './snapshot-store';
 
 type Added = EventData<'Added', { item: string }>;
 let folded = 0;
@@ -88,5 +88,51 @@ describe('command-state snapshots', () => {
     expect((await snapshots.load('items-5'))?.state).toEqual(['a']);
     const restarted = new CommandPipeline(store, boxed, silent, null, { store: snapshots, every: 1000 });
     expect([...(await restarted.currentState('items-5')).box.items]).toEqual(['a']);
+  });
+});
+
+describe('snapshot interval', () => {
+  it('is `every` on a short stream and a quarter of the stream on a long one', () => {
+    expect(snapshotInterval(20_000, -1)).toBe(20_000);
+    expect(snapshotInterval(20_000, 79_999)).toBe(20_000);
+    expect(snapshotInterval(20_000, 399_999)).toBe(100_000);
+    expect(snapshotInterval(10, 19)).toBe(10);
+  });
+});
+
+describe('snapshot saves', () => {
+  it('never overlap for one stream: a slow disk skips snapshots rather than piling them up; shutdown still saves the latest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snapshots-slow-'));
+    const log = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
+    const saved: number[] = [];
+    let writing = 0;
+    let mostAtOnce = 0;
+    let release: () => void = () => undefined;
+    const slow: SnapshotStore = {
+      load: async () => null,
+      save: async (_streamId, version) => {
+        writing++;
+        mostAtOnce = Math.max(mostAtOnce, writing);
+        await new Promise<void>((resolve) => (release = resolve));
+        writing--;
+        saved.push(version);
+      },
+    };
+    try {
+      const pipeline = new CommandPipeline(log, items, silent, null, { store: slow, every: 1 });
+      for (let i = 0; i < 6; i++) await pipeline.execute('items-slow', { item: `s${i}` }, meta);
+      expect(writing).toBe(1);
+      release();
+      const flushed = pipeline.flushSnapshots();
+      for (let i = 0; i < 50 && saved.at(-1) !== 5; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        release();
+      }
+      await flushed;
+      expect(mostAtOnce).toBe(1);
+      expect(saved).toEqual([0, 5]);
+    } finally {
+      await log.close();
+    }
   });
 });
