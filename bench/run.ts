@@ -101,9 +101,15 @@ async function main(): Promise<void> {
         },
         phases,
       };
-      if (want('check') || want('peer')) await guarded('check', () => checkScenario(ctx));
+      if (want('check') || want('peer')) {
+        await guarded('check', () => checkScenario(ctx));
+        await guarded('check', () => checkScenario(ctx, { fromStore: true }));
+      }
       if (want('check')) await guarded('check', () => checkLatencyScenario(ctx));
-      if (want('bulk-check')) await guarded('bulk-check', () => bulkCheckScenario(ctx));
+      if (want('bulk-check')) {
+        await guarded('bulk-check', () => bulkCheckScenario(ctx));
+        await guarded('bulk-check', () => bulkCheckScenario(ctx, { fromStore: true }));
+      }
       if (want('creates')) await guarded('creates', () => createScenarios(ctx));
       if (want('fanout')) await guarded('fanout', () => fanOutScenario(ctx));
       if (options.profileDir) writePhases(`${options.profileDir}/main`, ctx.phases);
@@ -113,11 +119,11 @@ async function main(): Promise<void> {
       await service.stop();
       service = null;
       for (const datastore of want('peer') ? options.peerDatastores : []) {
-        await guarded('peer', () => peerScenario(ctx, results.find((r) => r.id === 'check'), datastore));
+        const row = (id: string) => results.find((r) => r.id === id);
+        await guarded('peer', () => peerScenario(ctx, row('check-uncached'), row('check'), datastore));
       }
-      // The /allowed row ran only as the peer's reference: keep it out of the table unless asked for.
-      const reference = results.findIndex((r) => r.id === 'check');
-      if (!want('check') && reference >= 0) results.splice(reference, 1);
+      // The /allowed rows ran only as the peer's reference: keep them out of the table unless asked for.
+      if (!want('check')) results.splice(0, results.length, ...results.filter((r) => r.id !== 'check' && r.id !== 'check-uncached'));
     }
     const standalone = { options, log };
     if (want('memory') || want('cold-start')) {

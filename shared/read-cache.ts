@@ -53,6 +53,14 @@ export class ReadCache<V> {
     this.entries.set(key, value);
   }
 
+  /**
+   * The cached answer for `key` at `position` (a `positionNow()` taken by the
+   * caller), without asking for the position again: for many lookups at once.
+   */
+  getAt(key: string, position: number): V | undefined {
+    return position === this.position ? this.entries.get(key) : undefined;
+  }
+
   /** The position now, to pass to `set` for an answer about to be computed. */
   positionNow(): number {
     this.dropIfMoved();

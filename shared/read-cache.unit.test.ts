@@ -40,6 +40,17 @@ describe('ReadCache', () => {
     expect(cache.get('c')).toBe(3);
   });
 
+  it('getAt answers only for the position it is given', () => {
+    const cache = new ReadCache<number>(now, 10);
+    const at = cache.positionNow();
+    cache.set('a', 1, at);
+    expect(cache.getAt('a', at)).toBe(1);
+    position = 2;
+    expect(cache.positionNow()).toBe(2);
+    expect(cache.getAt('a', at)).toBeUndefined();
+    expect(cache.getAt('a', 2)).toBeUndefined();
+  });
+
   it('keeps nothing with maxEntries 0', async () => {
     const cache = new ReadCache<number>(now, 0);
     cache.set('a', 1, cache.positionNow());

@@ -13,7 +13,12 @@ const rotate = <T>(items: T[]) => {
  * same connections, duration and repeats, same check mix. Compared with our
  * row of this run.
  */
-export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | undefined, datastore: 'memory' | 'sqlite'): Promise<ScenarioResult> {
+/**
+ * `ours` is our uncached `/allowed` row (every check reads the store, as
+ * OpenFGA's do with its check cache off, its default); `oursCached`, with our
+ * decision cache on, is reported beside it.
+ */
+export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | undefined, oursCached: ScenarioResult | undefined, datastore: 'memory' | 'sqlite'): Promise<ScenarioResult> {
   const base = {
     id: datastore === 'memory' ? 'peer-openfga' : `peer-openfga-${datastore}`,
     title: `check throughput vs OpenFGA (${datastore})`,
@@ -47,10 +52,11 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
       p99Ms: measured.median.p99Ms,
       runs: measured.runs.map((r) => ours.value / r.rps),
       target: { text: '≥ 2× OpenFGA check throughput', met: ratio >= 2 },
-      notes: `ours ${Math.round(ours.value).toLocaleString('en-US')} req/s p99 ${ours.p99Ms} ms; OpenFGA ${Math.round(measured.median.rps).toLocaleString('en-US')} req/s p99 ${measured.median.p99Ms} ms; OpenFGA RSS ${Math.round(memory?.rssMiB ?? NaN)} MiB; its load took ${(store.loadMs / 1000).toFixed(0)} s`,
+      notes: `ours uncached ${Math.round(ours.value).toLocaleString('en-US')} req/s p99 ${ours.p99Ms} ms${cachedNote(oursCached, measured.median.rps)}; OpenFGA ${Math.round(measured.median.rps).toLocaleString('en-US')} req/s p99 ${measured.median.p99Ms} ms; OpenFGA RSS ${Math.round(memory?.rssMiB ?? NaN)} MiB; its load took ${(store.loadMs / 1000).toFixed(0)} s`,
       details: {
         openfga: { rps: measured.median.rps, p50Ms: measured.median.p50Ms, p99Ms: measured.median.p99Ms, runs: measured.runs, tuples: store.tuples, loadMs: store.loadMs, rssMiB: memory?.rssMiB },
         ours: { rps: ours.value, p50Ms: ours.p50Ms, p99Ms: ours.p99Ms },
+        oursCached: oursCached ? { rps: oursCached.value, p50Ms: oursCached.p50Ms, p99Ms: oursCached.p99Ms } : null,
         verified: sample.length,
       },
     };
@@ -58,3 +64,6 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
     await fga.stop();
   }
 }
+
+const cachedNote = (cached: ScenarioResult | undefined, theirs: number) =>
+  cached && Number.isFinite(cached.value) ? ` (decision cache on: ${Math.round(cached.value).toLocaleString('en-US')} req/s, ${(cached.value / theirs).toFixed(2)}×)` : '';

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { GrantQueries } from '../../../projection-service/grants/query/grant-queries';
 import { authOf, keyEnvironment } from '../../http/auth';
 import { parse } from '../../http/validation';
@@ -9,7 +10,8 @@ import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
  * `POST /allowed` and `POST /allowed/bulk`, Permit's PDP checks. The
  * environment is the API key's. Answers are HTTP 200 with `{allow}` (one per
  * check in order for bulk, as `{allow: [{allow}, …]}`); an unknown user,
- * instance or action is `allow: false`, never an error.
+ * instance or action is `allow: false`, never an error. Decisions come from a
+ * cache that is exact (see CachedChecks); `Cache-Control: no-cache` reads the store.
  */
 export function allowedRoutes({ router, services, api }: RouteContext, queries: GrantQueries): void {
   const rm = services.readModels;
@@ -24,7 +26,7 @@ export function allowedRoutes({ router, services, api }: RouteContext, queries: 
     const explain = body.explain ?? parse(explainQuery, req.query, 'query').explain ?? false;
     const env = await keyEnvironment(rm, authOf(res));
     const { explain: _explain, context: _context, ...check } = body;
-    res.json(explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check) });
+    res.json(explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) });
   });
 
   api.add({
@@ -36,10 +38,12 @@ export function allowedRoutes({ router, services, api }: RouteContext, queries: 
     const explainAll = parse(explainQuery, req.query, 'query').explain ?? false;
     const env = await keyEnvironment(rm, authOf(res));
     const explained = (c: (typeof checks)[number]) => c.explain ?? explainAll;
-    const decided = await decisions.allowedAll(env.id, checks.filter((c) => !explained(c)));
+    const decided = await decisions.allowedAll(env.id, checks.filter((c) => !explained(c)), noCache(req));
     const answers = [];
     let next = 0;
     for (const check of checks) answers.push(explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! });
     res.json({ allow: answers });
   });
 }
+
+const noCache = (req: Request): boolean => /\bno-cache\b/i.test(req.header('cache-control') ?? '');

@@ -6,6 +6,8 @@ import { ReadCache } from '../../../shared/read-cache';
  * Permission decisions, answered from a ReadCache while the read models stay
  * at one position (see ReadCache for why that is exact). Explanations are
  * never cached: they are for people debugging a decision, not for hot paths.
+ * `fromStore` (a request's `Cache-Control: no-cache`) decides from the read
+ * models and leaves the cache as it is.
  */
 export class CachedChecks {
   private readonly decisions: ReadCache<boolean>;
@@ -18,17 +20,23 @@ export class CachedChecks {
     this.decisions = new ReadCache(currentPosition, maxEntries);
   }
 
-  async allowed(environmentId: string, check: CheckRequest): Promise<boolean> {
+  async allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
+    if (fromStore) return (await this.queries.check(environmentId, check)).allow;
     return this.decisions.through(decisionKey(environmentId, check), async () => (await this.queries.check(environmentId, check)).allow);
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
-  async allowedAll(environmentId: string, checks: CheckRequest[]): Promise<boolean[]> {
+  async allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
+    if (fromStore) {
+      const answers: boolean[] = [];
+      for (const check of checks) answers.push((await this.queries.check(environmentId, check)).allow);
+      return answers;
+    }
     const at = this.decisions.positionNow();
     const answers: boolean[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) {
       const key = decisionKey(environmentId, checks[i]!);
-      const hit = this.decisions.get(key);
+      const hit = this.decisions.getAt(key, at);
       if (hit !== undefined) {
         answers[i] = hit;
         continue;
@@ -40,6 +48,11 @@ export class CachedChecks {
   }
 }
 
-/** Unambiguous (JSON), so two different questions can never share an answer. */
-const decisionKey = (environmentId: string, c: CheckRequest): string =>
-  JSON.stringify([environmentId, c.user, c.action, c.resource.type, c.resource.key, c.resource.tenant]);
+/** Each part prefixed with its length, so two different questions can never share a key. */
+const decisionKey = (environmentId: string, c: CheckRequest): string => {
+  const { type, key, tenant } = c.resource;
+  const parts = [environmentId, c.user, c.action, type, key ?? '', tenant ?? ''];
+  let out = `${key === null ? 'n' : 'k'}${tenant === null ? 'n' : 't'}`;
+  for (const part of parts) out += `${part.length}:${part}`;
+  return out;
+};
