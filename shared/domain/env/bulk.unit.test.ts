@@ -131,4 +131,10 @@ describe('OverlayMap', () => {
     expect([...overlay.keys()]).toEqual([]);
     expect(base).toEqual(new Map([['a', 1], ['b', 2], ['c', 3]]));
   });
+
+  it('refuses undefined values (one lookup tells a touched key from an untouched one)', () => {
+    const overlay = new OverlayMap(new Map<string, number | undefined>([['a', 1]]));
+    expect(() => overlay.set('a', undefined)).toThrow(TypeError);
+    expect(overlay.get('a')).toBe(1);
+  });
 });
