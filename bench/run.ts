@@ -129,7 +129,10 @@ async function main(): Promise<void> {
     if (want('memory') || want('cold-start')) {
       await guarded('memory', async () => (await storeScaleScenarios(standalone)).filter((r) => want(r.id as ScenarioName)));
     }
-    if (want('copy')) await guarded('copy', () => copyScenario(standalone));
+    if (want('copy')) {
+      await guarded('copy', () => copyScenario(standalone, 'isolated'));
+      await guarded('copy', () => copyScenario(standalone, 'embedded'));
+    }
   } finally {
     await service?.stop();
     await baseline?.stop();

@@ -33,6 +33,8 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   const app = express();
   const api = new ApiRegistry();
   app.disable('x-powered-by');
+  // Answers depend on the read models' position, not on a resource version a client could revalidate: no ETag hashing per answer.
+  app.set('etag', false);
   app.set('query parser', 'simple');
 
   app.use((req, res, next) => {

@@ -5,26 +5,31 @@ import type { ScenarioResult } from '../lib/results';
 const number = (s: string) => Number(s.replace(/,/g, ''));
 
 /**
- * Environment copy of an N-event environment with its facts: runs the copy
- * engineer's bench/copy.ts (its own process, its own fresh service) and reads
- * its figures: the copy's rate from the task's start to its success, and until
- * the copy is visible in the read models.
+ * Environment copy of an N-event environment with its facts: runs
+ * bench/copy.ts (its own process, its own fresh service) and reads its
+ * figures: the copy's rate from the task's start to its success, and until the
+ * copy is visible in the read models. Two modes: `isolated` is the task
+ * service copying on its own (as deployed in distributed mode; the projections
+ * then catch up), `embedded` is the one-process default, where the copy shares
+ * the event loop with the projections of what it writes.
  */
-export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult> {
+export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, mode: 'isolated' | 'embedded'): Promise<ScenarioResult> {
   const events = ctx.options.copyEvents;
-  ctx.log(`copy: bench/copy.ts with ${events.toLocaleString('en-US')} events (its own process)`);
-  const nodeArgs = ctx.options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profileDir}/copy`] : [];
-  const child = spawnNode('bench/copy.ts', { COPY_BENCH_EVENTS: String(events) }, nodeArgs);
+  ctx.log(`copy: bench/copy.ts with ${events.toLocaleString('en-US')} events, ${mode} (its own process)`);
+  const nodeArgs = ctx.options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profileDir}/copy-${mode}`] : [];
+  const child = spawnNode('bench/copy.ts', { COPY_BENCH_EVENTS: String(events), COPY_BENCH_MODE: mode }, nodeArgs);
   const code = await new Promise<number | null>((resolve) => child.process.once('exit', (c) => resolve(c)));
   const output = child.output();
   const copy = /copy \(task start → success\):\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);
   const visible = /until visible[^:]*:\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);
-  const peak = /peak RSS during the copy:\s+(\d+) MB/.exec(output);
+  const peak = /peak RSS while copying:\s+(\d+) MB/.exec(output);
   if (code !== 0 || !copy) throw new Error(`bench/copy.ts exited ${code}; output:\n${output.slice(-3000)}`);
   const rate = number(copy[2]!);
   return {
-    id: 'copy',
-    title: `copy of a ${events.toLocaleString('en-US')}-event environment`,
+    id: mode === 'isolated' ? 'copy' : 'copy-embedded',
+    title: mode === 'isolated'
+      ? `copy of a ${events.toLocaleString('en-US')}-event environment (task service)`
+      : `copy of a ${events.toLocaleString('en-US')}-event environment, embedded`,
     value: rate,
     unit: 'events/s',
     better: 'higher',
