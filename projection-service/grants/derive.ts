@@ -1,6 +1,6 @@
 import type { GrantContext } from './context';
 import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from './model';
-import { findByIds, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
+import { insertMissingInChunks, pagesByKeys, PAGE_SIZE } from './paging';
 
 /** Limits the first derivation step to one new tuple or one new rule. */
 export interface Restriction {
@@ -73,12 +73,8 @@ export async function deriveClosure(ctx: GrantContext, seeds: GrantDoc[]): Promi
 /** Writes the candidates that are not stored yet; returns them. */
 async function writeMissing(ctx: GrantContext, candidates: Map<string, GrantDoc>): Promise<GrantDoc[]> {
   if (candidates.size === 0) return [];
-  const existing = new Set((await findByIds(ctx.collections.grants, [...candidates.keys()])).map((g) => g.id));
-  const fresh = [...candidates.values()].filter((g) => !existing.has(g.id));
-  if (fresh.length > 0) {
-    await putInChunks(ctx.collections.grants, fresh, ctx.yielder);
-    ctx.stats.grantsWritten += fresh.length;
-  }
+  const fresh = await insertMissingInChunks(ctx.collections.grants, [...candidates.values()], ctx.yielder);
+  ctx.stats.grantsWritten += fresh.length;
   return fresh;
 }
 

@@ -95,6 +95,16 @@ export async function putInChunks<T extends { id: string }>(collection: Collecti
   }
 }
 
+/** Inserts the documents whose id is not stored yet, in chunks, yielding between them; returns the inserted ones. */
+export async function insertMissingInChunks<T extends { id: string }>(collection: Collection<T>, docs: T[], yielder: Yielder): Promise<T[]> {
+  const inserted: T[] = [];
+  for (let i = 0; i < docs.length; i += WRITE_CHUNK) {
+    inserted.push(...(await collection.insertMissing(docs.slice(i, i + WRITE_CHUNK))));
+    await yielder.maybeYield();
+  }
+  return inserted;
+}
+
 export function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

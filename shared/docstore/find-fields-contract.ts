@@ -1,12 +1,13 @@
 import type { CollectionSpec, DocumentStore } from './port';
 
 /**
- * `find` with `fields` (reading a few declared columns instead of whole
- * documents), for every adapter: run next to the shared contract suite, which
- * predates the option. Call inside a test file with a fresh-store harness.
+ * What the projections' hot paths added to the port — `find` with `fields`
+ * (reading a few declared columns instead of whole documents) and
+ * `insertMissing` — for every adapter: run next to the shared contract suite,
+ * which predates them. Call inside a test file with a fresh-store harness.
  */
 export function describeFindFields(name: string, harness: { create(): Promise<DocumentStore>; dispose(store: DocumentStore): Promise<void> }): void {
-  describe(`DocumentStore find with fields: ${name}`, () => {
+  describe(`DocumentStore find with fields, insertMissing: ${name}`, () => {
     const spec: CollectionSpec = { name: 'edges', fields: ['environment_id', 'subject', 'object', 'weight'], indexes: [['environment_id', 'subject', 'object']] };
     let store: DocumentStore;
     beforeEach(async () => {
@@ -32,6 +33,20 @@ export function describeFindFields(name: string, harness: { create(): Promise<Do
       ]);
       const all = await edges.find({ environment_id: 'env', subject: { $in: ['folder:a'] } }, { sortBy: 'object', fields: ['weight'] });
       expect(all).toEqual([{ id: 'e1', weight: null }, { id: 'e2', weight: 2 }, { id: 'e3', weight: 3 }]);
+    });
+
+    it('insertMissing inserts only absent ids, leaves stored documents as they are, and returns what it inserted', async () => {
+      const items = store.collection<{ id: string; environment_id: string; subject: string; object: string; weight: number | null; note: string }>(spec);
+      const doc = (id: string, note: string) => ({ id, environment_id: 'env', subject: 's', object: id, weight: 1, note });
+      await items.put(doc('b', 'stored'));
+      const inserted = await items.insertMissing([doc('a', 'new'), doc('b', 'ignored'), doc('c', 'new'), doc('a', 'repeated')]);
+      expect(inserted).toEqual([doc('a', 'new'), doc('c', 'new')]);
+      expect(await items.get('a')).toEqual(doc('a', 'new'));
+      expect(await items.get('b')).toEqual(doc('b', 'stored'));
+      expect(await items.find({ environment_id: 'env', subject: 's' }, { sortBy: 'object', fields: ['object'] })).toEqual([
+        { id: 'a', object: 'a' }, { id: 'b', object: 'b' }, { id: 'c', object: 'c' },
+      ]);
+      expect(await items.insertMissing([])).toEqual([]);
     });
   });
 }

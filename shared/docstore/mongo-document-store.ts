@@ -207,6 +207,26 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     }
   }
 
+  async insertMissing(docs: T[]): Promise<T[]> {
+    if (docs.length === 0) return [];
+    await this.ready();
+    const inserted: T[] = [];
+    for (let i = 0; i < docs.length; i += BULK_CHUNK) {
+      const chunk = docs.slice(i, i + BULK_CHUNK);
+      // Ordered upserts that only set on insert: a stored document is left as it is, and the
+      // result's upserted ids say which ones were new (a repeated id is matched by its first).
+      const result = await this.mongo.bulkWrite(
+        chunk.map((doc) => {
+          const { _id, ...fields } = this.stored(doc);
+          return { updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true } };
+        }),
+        { ordered: true },
+      );
+      for (const index of Object.keys(result.upsertedIds)) inserted.push(chunk[Number(index)]!);
+    }
+    return inserted;
+  }
+
   async delete(id: string): Promise<void> {
     await this.ready();
     await this.mongo.deleteOne({ _id: id });

@@ -43,6 +43,12 @@ export interface Collection<T extends { id: string }> {
   /** Inserts or replaces the document with this id (idempotent). */
   put(doc: T): Promise<void>;
   putMany(docs: T[]): Promise<void>;
+  /**
+   * Inserts each document whose id is not stored yet and leaves stored ones
+   * untouched; returns the inserted ones, in order (the first of two with the
+   * same id wins). One round trip instead of a read of the ids plus a write.
+   */
+  insertMissing(docs: T[]): Promise<T[]>;
   /** Removes the document if present (idempotent). */
   delete(id: string): Promise<void>;
   deleteMany(filter: Filter): Promise<number>;

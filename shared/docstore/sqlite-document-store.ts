@@ -132,6 +132,7 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   private readonly table: string;
   private readonly fields: Set<string>;
   private readonly upsertSql: string;
+  private readonly insertMissingSql: string;
 
   constructor(
     private readonly store: SqliteDocumentStore,
@@ -149,6 +150,7 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     });
     const names = ['id', ...spec.fields.map(column), 'doc'];
     const updates = [...spec.fields.map(column), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
+    this.insertMissingSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
     this.upsertSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
   }
 
@@ -195,6 +197,11 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   async putMany(docs: T[]): Promise<void> {
     const statement = this.store.statement(this.upsertSql, true);
     for (const doc of docs) statement.run(...this.rowValues(doc));
+  }
+
+  async insertMissing(docs: T[]): Promise<T[]> {
+    const statement = this.store.statement(this.insertMissingSql, true);
+    return docs.filter((doc) => statement.run(...this.rowValues(doc)).changes === 1);
   }
 
   async delete(id: string): Promise<void> {
