@@ -214,7 +214,7 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     for (let i = 0; i < docs.length; i += BULK_CHUNK) {
       const chunk = docs.slice(i, i + BULK_CHUNK);
       // Ordered upserts that only set on insert: a stored document is left as it is, and the
-      // result's upserted ids say which ones were new (a repeated id is matched by its first).
+      // result's upserted ids say which ones were new (of a repeated id, the first was inserted).
       const result = await this.mongo.bulkWrite(
         chunk.map((doc) => {
           const { _id, ...fields } = this.stored(doc);
@@ -222,7 +222,11 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
         }),
         { ordered: true },
       );
-      for (const index of Object.keys(result.upsertedIds)) inserted.push(chunk[Number(index)]!);
+      // By id, not by operation index: FerretDB numbers the upserts among themselves.
+      const upserted = new Set(Object.values(result.upsertedIds).map(String));
+      for (const doc of chunk) {
+        if (upserted.delete(doc.id)) inserted.push(doc);
+      }
     }
     return inserted;
   }
