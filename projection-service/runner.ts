@@ -85,6 +85,7 @@ export class ProjectionRunner {
     const last = batch.at(-1)!.position;
     try {
       await this.store.transaction(async () => {
+        for (const projection of this.projections) await projection.prepare?.(batch);
         for (const event of batch) {
           for (const projection of this.projections) {
             if (projection.handles.has(event.type)) await projection.apply(event);

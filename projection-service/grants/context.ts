@@ -19,6 +19,8 @@ export interface GrantContext {
   assignments: Collection<AssignmentDoc>;
   stats: GrantStats;
   yielder: Yielder;
+  /** True if the instance is known to hold no grant (see HolderlessSubjects); false when unknown. */
+  knownHolderless(instance: string): boolean;
   /** Grants this event removed: a grant derived again keeps its original created_at. */
   previous: Map<string, GrantDoc>;
 }

@@ -9,6 +9,7 @@ import {
   onDerivationsReplaced, onImplicitGrantAdded, onImplicitGrantRemoved, onRelationDeleted, onResourceDeleted, onRoleDeleted,
 } from './on-schema';
 import { RuleBook } from './rule-index';
+import { HolderlessSubjects } from './holderless-subjects';
 import { GrantStats } from './stats';
 import { Yielder } from './yielder';
 
@@ -48,9 +49,11 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const ruleBook = new RuleBook(collections);
   const stats = options.stats ?? new GrantStats();
   const yielder = new Yielder(options.sliceMs);
+  const holderless = new HolderlessSubjects(collections);
   return {
     name: 'derived-grants',
     handles: new Set(Object.keys(handlers)),
+    prepare: (batch) => holderless.prepare(batch),
     async apply(event: RecordedEvent) {
       const e = event as unknown as EnvEvent;
       const handler = handlers[e.type] as Handler<EnvEvent['type']> | undefined;
@@ -66,14 +69,18 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         assignments: rm.assignments,
         stats,
         yielder,
+        knownHolderless: (instance) => holderless.has(environmentId, instance, event.position),
         previous: new Map(),
       };
+      const written = stats.grantsWritten;
       try {
         await handler(ctx, e);
         await ruleBook.saveIfChanged(environmentId, ctx.rules);
       } catch (error) {
         ruleBook.reset();
         throw error;
+      } finally {
+        if (stats.grantsWritten !== written) holderless.forget();
       }
       stats.events += 1;
     },

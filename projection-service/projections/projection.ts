@@ -12,6 +12,12 @@ export interface Projection {
   /** Event types this projection reacts to; others are never passed to it. */
   readonly handles: ReadonlySet<string>;
   apply(event: RecordedEvent): Promise<void>;
+  /**
+   * Called with each whole batch (inside its transaction) before its events are
+   * applied, so a projection can ask once for what many events will ask. What
+   * it learns must not change what `apply` does, only how fast.
+   */
+  prepare?(batch: RecordedEvent[]): Promise<void>;
 }
 
 export interface EnvContext {
