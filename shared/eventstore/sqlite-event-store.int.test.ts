@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEventStoreContract } from '../testing/event-store-contract';
+import { StreamVersionConflictError } from '../errors';
 import { SqliteEventStore } from './sqlite-event-store';
 
 const dirs = new Map<object, string>();
@@ -38,5 +39,40 @@ describe('sqlite event store: large appends', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('groups the appends that arrive while a transaction is being written into the next one, each checked alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-group-'));
+    const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
+    const meta = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
+    const one = (i: number) => [{ type: 'Added', data: { i }, metadata: meta }];
+    try {
+      const first = store.append('s-0', one(0), 'no_stream');
+      await new Promise((resolve) => setImmediate(resolve)); // the first transaction is now with the writer
+      const more = Array.from({ length: 20 }, (_, i) => store.append(`s-${i + 1}`, one(i + 1), 'no_stream'));
+      const conflicting = store.append('s-0', one(99), 'no_stream');
+      await expect(conflicting).rejects.toBeInstanceOf(StreamVersionConflictError);
+      const results = await Promise.all([first, ...more]);
+      expect(results.map((r) => r.position)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+      expect(results.every((r) => r.streamVersion === 0)).toBe(true);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('close answers every append it had accepted before stopping the writer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-close-'));
+    const path = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore({ path });
+    const meta = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
+    const appends = Array.from({ length: 5 }, (_, i) => store.append(`c-${i}`, [{ type: 'Added', data: { i }, metadata: meta }], 'no_stream'));
+    await store.close();
+    await expect(Promise.all(appends)).resolves.toHaveLength(5);
+    await expect(store.append('c-9', [], 'any')).rejects.toThrow(/closed/);
+    const reopened = new SqliteEventStore({ path });
+    expect(await reopened.headPosition()).toBe(5);
+    await reopened.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });
