@@ -1,5 +1,5 @@
 import type { Collection, CollectionSpec, DocumentStore, Filter, FindOptions } from '../../shared/docstore/port';
-import type { TupleDoc } from '../read-models';
+import type { InstanceDoc, TupleDoc } from '../read-models';
 import type { EdgeDoc, GrantDoc, RulesDoc } from './model';
 
 const grantsSpec: CollectionSpec = {
@@ -10,8 +10,6 @@ const grantsSpec: CollectionSpec = {
     ['environment_id', 'user', 'instance'],
     // holders of roles on an instance: tuple changes, /authorized_users pages
     ['environment_id', 'instance', 'user'],
-    // holders of one role: derivation rule changes
-    ['environment_id', 'resource', 'role', 'instance'],
     // dependants of a grant: retraction
     ['from_grant', 'instance'],
   ],
@@ -33,6 +31,13 @@ export class GrantCollections {
 /** Reads documents by filter (all the traversal needs of a collection). */
 export interface Finder<T> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
+}
+
+/** The facts read model's instances, read as their keys only. */
+export function instanceKeys(instances: Collection<InstanceDoc>): Finder<{ id: string; key: string }> {
+  return {
+    find: (filter, options = {}) => instances.find(filter, { ...options, fields: ['key'] }) as unknown as Promise<Array<{ id: string; key: string }>>,
+  };
 }
 
 const edgeFields = ['environment_id', 'subject', 'relation', 'object', 'tenant'];

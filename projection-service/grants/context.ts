@@ -15,6 +15,8 @@ export interface GrantContext {
   collections: GrantCollections;
   /** The facts read model's tuples, as edges (the projection runs after it, so they are current). */
   edges: Finder<EdgeDoc>;
+  /** The facts read model's instances, only their keys (to walk the instances of a type). */
+  instanceKeys: Finder<{ id: string; key: string }>;
   /** The facts read model's assignments (the projection runs after it, so they are current). */
   assignments: Collection<AssignmentDoc>;
   stats: GrantStats;

@@ -2,8 +2,8 @@ import type { EnvEventOf } from '../../shared/events';
 import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
 import { sameRule, type GrantDoc, type RuleEntry } from './model';
-import { allPages } from './paging';
 import { retract } from './retract';
+import { grantsOfRole } from './role-holders';
 
 /** `granted_to` replaced (PATCH): rules that went lose their grants, rules that came derive new ones. */
 export async function onDerivationsReplaced(ctx: GrantContext, e: EnvEventOf<'RoleDerivationsReplaced'>): Promise<void> {
@@ -36,7 +36,7 @@ export async function onRoleDeleted(ctx: GrantContext, e: EnvEventOf<'RoleDelete
   const removed = ctx.rules.removeWhere((r) => (r.resource === resource && r.role === key) || (r.rule.onResource === resource && r.rule.role === key));
   await rulesChanged(ctx, [], removed);
   const roots: GrantDoc[] = [];
-  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, resource, role: key }, 'instance')) roots.push(...page);
+  for await (const page of grantsOfRole(ctx, resource, key)) roots.push(...page);
   await retract(ctx, roots);
 }
 
@@ -59,17 +59,15 @@ export async function onResourceDeleted(ctx: GrantContext, e: EnvEventOf<'Resour
  */
 async function rulesChanged(ctx: GrantContext, added: RuleEntry[], removed: RuleEntry[]): Promise<void> {
   if (added.length === 0 && removed.length === 0) return;
-  const env = ctx.environmentId;
   const roots: GrantDoc[] = [];
   for (const entry of removed) {
-    for await (const page of allPages(ctx.collections.grants, { environment_id: env, resource: entry.resource, role: entry.role }, 'instance')) {
+    for await (const page of grantsOfRole(ctx, entry.resource, entry.role)) {
       roots.push(...page.filter((g) => g.reason.kind === 'derivation' && sameRule(g.reason.rule, entry.rule)));
     }
   }
   await retract(ctx, roots);
   for (const entry of added) {
-    const holders = { environment_id: env, resource: entry.rule.onResource, role: entry.rule.role };
-    for await (const page of allPages(ctx.collections.grants, holders, 'instance')) {
+    for await (const page of grantsOfRole(ctx, entry.rule.onResource, entry.rule.role)) {
       await deriveClosure(ctx, await deriveStep(ctx, page, { rule: entry }));
     }
   }

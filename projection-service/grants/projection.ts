@@ -2,7 +2,7 @@ import type { EnvEvent, EnvEventOf, RecordedEvent } from '../../shared/events';
 import { streamCategory } from '../../shared/events';
 import type { Projection } from '../projections/projection';
 import type { ReadModels } from '../read-models';
-import { GrantCollections, tupleEdges } from './collections';
+import { GrantCollections, instanceKeys, tupleEdges } from './collections';
 import type { GrantContext } from './context';
 import { onInstanceDeleted, onRoleAssigned, onRoleUnassigned, onTupleCreated, onTupleDeleted } from './on-facts';
 import {
@@ -46,6 +46,7 @@ export interface GrantsProjectionOptions {
 export function grantsProjection(rm: ReadModels, options: GrantsProjectionOptions = {}): Projection {
   const collections = new GrantCollections(rm.store);
   const edges = tupleEdges(rm.tuples);
+  const instances = instanceKeys(rm.instances);
   const ruleBook = new RuleBook(collections);
   const stats = options.stats ?? new GrantStats();
   const yielder = new Yielder(options.sliceMs);
@@ -66,6 +67,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         rules: await ruleBook.of(environmentId),
         collections,
         edges,
+        instanceKeys: instances,
         assignments: rm.assignments,
         stats,
         yielder,

@@ -94,8 +94,8 @@ export class SqliteDocumentStore implements DocumentStore {
   async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
     const info =
       expected === null
-        ? this.writer.prepare('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)').run(name, next)
-        : this.writer.prepare('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?').run(next, name, expected);
+        ? this.statement('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)', true).run(name, next)
+        : this.statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected);
     if (info.changes === 1) return { ok: true };
     return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
   }
@@ -144,10 +144,17 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     const db = store.writeConnection();
     const columns = spec.fields.map((f) => `${column(f)} ANY`).join(', ');
     db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)`);
+    const declared = new Set<string>();
     spec.indexes.forEach((index) => {
       const name = `${this.table}__${index.join('_')}`;
+      declared.add(name);
       db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${index.map(column).join(', ')})`);
     });
+    // The declared indexes are the truth: one this adapter made that is no longer declared only costs every write.
+    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(this.table) as Array<{ name: string }>;
+    for (const { name } of existing) {
+      if (name.startsWith(`${this.table}__`) && !declared.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`);
+    }
     const names = ['id', ...spec.fields.map(column), 'doc'];
     const updates = [...spec.fields.map(column), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
     this.insertMissingSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
