@@ -71,7 +71,20 @@ export interface RulesDoc {
  * instead of scattering writes over it.
  */
 export function grantId(environmentId: string, user: string, instance: string, role: string): string {
-  return `${hash('sha1', `${environmentId}\u0000${user}`, 'base64url').slice(0, 22)}:${instance}#${role}`;
+  return `${userPrefix(environmentId, user)}:${instance}#${role}`;
+}
+
+/** The hashed (environment, user) part, remembered: a fan-out computes it for every grant of one user. */
+const userPrefixes = new Map<string, string>();
+function userPrefix(environmentId: string, user: string): string {
+  const key = `${environmentId}\u0000${user}`;
+  let prefix = userPrefixes.get(key);
+  if (prefix === undefined) {
+    if (userPrefixes.size >= 10_000) userPrefixes.clear();
+    prefix = hash('sha1', key, 'base64url').slice(0, 22);
+    userPrefixes.set(key, prefix);
+  }
+  return prefix;
 }
 
 /** `type:key` → type (the key may itself contain ':'). */

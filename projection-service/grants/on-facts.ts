@@ -10,8 +10,6 @@ export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssig
   const d = e.data;
   if (d.resourceInstance === null || d.resource === null) return;
   const id = grantId(ctx.environmentId, d.user, d.resourceInstance, d.role);
-  const existing = await ctx.collections.grants.get(id);
-  if (existing?.reason.kind === 'assignment' && existing.reason.assignment_id === d.id) return;
   const grant: GrantDoc = {
     id,
     environment_id: ctx.environmentId,
@@ -23,12 +21,19 @@ export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssig
     from_grant: null,
     // A direct assignment is the shortest explanation, so it replaces a derived reason (a root cannot close a cycle).
     reason: { kind: 'assignment', assignment_id: d.id },
-    created_at: existing?.created_at ?? ctx.at,
+    created_at: ctx.at,
     updated_at: ctx.at,
   };
-  await ctx.collections.grants.put(grant);
+  // Usually the grant is new: inserting it is also the check.
+  if ((await ctx.collections.grants.insertMissing([grant])).length === 1) {
+    ctx.stats.grantsWritten += 1;
+    await deriveClosure(ctx, [grant]);
+    return;
+  }
+  const existing = (await ctx.collections.grants.get(id))!;
+  if (existing.reason.kind === 'assignment' && existing.reason.assignment_id === d.id) return;
+  await ctx.collections.grants.put({ ...grant, created_at: existing.created_at });
   ctx.stats.grantsWritten += 1;
-  if (!existing) await deriveClosure(ctx, [grant]);
 }
 
 export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUnassigned'>): Promise<void> {
