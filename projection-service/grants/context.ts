@@ -21,6 +21,8 @@ export interface GrantContext {
   assignments: Collection<AssignmentDoc>;
   stats: GrantStats;
   yielder: Yielder;
+  /** The tuples whose subject is `instance` when read before the batch and still current (see PrefetchedEdges); else undefined. */
+  prefetchedEdges(instance: string): EdgeDoc[] | undefined;
   /** True if the instance is known to hold no grant (see HolderlessSubjects); false when unknown. */
   knownHolderless(instance: string): boolean;
   /** Grants this event removed: a grant derived again keeps its original created_at. */

@@ -28,7 +28,7 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
 
   const pages = restriction.edges
     ? [restriction.edges]
-    : pagesByKeys(ctx.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE);
+    : (prefetched(ctx, byInstance) ?? pagesByKeys(ctx.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE));
   const fresh: GrantDoc[] = [];
   for await (const page of pages) {
     const candidates = new Map<string, GrantDoc>();
@@ -47,6 +47,13 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
     await ctx.yielder.maybeYield();
   }
   return fresh;
+}
+
+/** A derivation from one instance (a new direct grant) whose tuples were read before the batch: them, as the one page asking would give. */
+function prefetched(ctx: GrantContext, byInstance: Map<string, GrantDoc[]>): EdgeDoc[][] | undefined {
+  if (byInstance.size !== 1) return undefined;
+  const edges = ctx.prefetchedEdges(byInstance.keys().next().value!);
+  return edges && (edges.length > 0 ? [edges] : []);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from './on-schema';
 import { RuleBook } from './rule-index';
 import { HolderlessSubjects } from './holderless-subjects';
+import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
 import { Yielder } from './yielder';
 
@@ -27,6 +28,9 @@ const handlers: { [T in EnvEvent['type']]?: Handler<T> } = {
   RelationDeleted: onRelationDeleted,
   ResourceDeleted: onResourceDeleted,
 };
+
+/** Events after which the facts' tuples differ (the facts projection has applied them first). */
+const tupleChanges = new Set<string>(['RelationshipTupleCreated', 'RelationshipTupleDeleted', 'ResourceInstanceDeleted']);
 
 export interface GrantsProjectionOptions {
   stats?: GrantStats;
@@ -51,15 +55,20 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const stats = options.stats ?? new GrantStats();
   const yielder = new Yielder(options.sliceMs);
   const holderless = new HolderlessSubjects(collections);
+  const prefetched = new PrefetchedEdges(edges);
   return {
     name: 'derived-grants',
     handles: new Set(Object.keys(handlers)),
-    prepare: (batch) => holderless.prepare(batch),
+    async prepare(batch) {
+      await holderless.prepare(batch);
+      await prefetched.prepare(batch);
+    },
     async apply(event: RecordedEvent) {
       const e = event as unknown as EnvEvent;
       const handler = handlers[e.type] as Handler<EnvEvent['type']> | undefined;
       if (!handler) return;
       ruleBook.observe(event.position);
+      if (tupleChanges.has(e.type)) prefetched.forget();
       const environmentId = streamCategory(event.streamId).id;
       const ctx: GrantContext = {
         environmentId,
@@ -71,6 +80,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         assignments: rm.assignments,
         stats,
         yielder,
+        prefetchedEdges: (instance) => prefetched.of(environmentId, instance, event.position),
         knownHolderless: (instance) => holderless.has(environmentId, instance, event.position),
         previous: new Map(),
       };
