@@ -1,7 +1,8 @@
 import { deserialize, serialize } from 'node:v8';
 import type { EnvEvent } from '../../events';
 import { envDecider } from './decider';
-import { AssignmentSet, TupleSet } from './fact-sets';
+import { randomUUID } from 'node:crypto';
+import { AssignmentSet, IdSlab, TupleSet, emptyIdSlab } from './fact-sets';
 import { scratchOf } from './scratch';
 import type { EnvState } from './state';
 
@@ -105,5 +106,46 @@ describe('compact tuples and assignments', () => {
       };
       expect(decide(restored)).toEqual(decide(state));
     }
+  });
+
+  it('keeps UUID ids as 16-byte slots and gives them back exactly; other ids stay strings', () => {
+    const slab = new IdSlab(emptyIdSlab());
+    const uuids = Array.from({ length: 3000 }, () => randomUUID()); // beyond the first 1,024 slots: the slab grows
+    const stored = uuids.map((id) => slab.store(id));
+    expect(stored.every((s) => typeof s === 'number')).toBe(true);
+    expect(stored.map((s) => slab.read(s))).toEqual(uuids);
+    expect(slab.store('tu1')).toBe('tu1');
+    const upper = randomUUID().toUpperCase();
+    expect(slab.store(upper)).toBe(upper); // would not read back in the same case
+    slab.release(stored[5]!);
+    const again = randomUUID();
+    expect(slab.store(again)).toBe(stored[5]);
+    expect(slab.read(stored[5]!)).toBe(again);
+    expect(slab.data.used).toBe(3000);
+  });
+
+  it("a scratch never writes the state's slab: a refused bulk leaves it as it was", () => {
+    const id = () => randomUUID();
+    const state = fold([...world, { type: 'RelationshipTupleCreated', data: { id: 'ignored', subject: 'folder:f10', relation: 'parent', object: 'file:d2', tenant: 'acme' } }]);
+    envDecider.evolve(state, { type: 'RelationshipTupleDeleted', data: { id: 'ignored', subject: 'folder:f10', relation: 'parent', object: 'file:d2', tenant: 'acme' } });
+    const uuid = id();
+    envDecider.evolve(state, { type: 'RelationshipTupleCreated', data: { id: uuid, subject: 'folder:f10', relation: 'parent', object: 'file:d3', tenant: 'acme' } });
+    const slab = (state.tuples.idStore as IdSlab).data;
+    const before = { bytes: Buffer.from(slab.bytes), used: slab.used, free: [...slab.free] };
+    const scratch = scratchOf(state);
+    envDecider.evolve(scratch, { type: 'RelationshipTupleDeleted', data: { id: uuid, subject: 'folder:f10', relation: 'parent', object: 'file:d3', tenant: 'acme' } });
+    const added = id();
+    envDecider.evolve(scratch, { type: 'RelationshipTupleCreated', data: { id: added, subject: 'folder:f1', relation: 'parent', object: 'file:d3', tenant: 'acme' } });
+    expect(scratch.tuples.get('folder:f1|parent|file:d3')?.id).toBe(added);
+    expect({ bytes: Buffer.from(slab.bytes), used: slab.used, free: [...slab.free] }).toEqual(before);
+    expect(state.tuples.get('folder:f10|parent|file:d3')?.id).toBe(uuid);
+  });
+
+  it('a snapshot keeps the slab: UUID ids read back after the round trip', () => {
+    const uuid = randomUUID();
+    const state = fold([...world, { type: 'RoleAssigned', data: { id: uuid, user: 'amy', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f1' } }]);
+    const restored = envDecider.snapshot!.fromData(deserialize(serialize(envDecider.snapshot!.toData(state))));
+    expect(restored.assignments.get('amy|viewer|folder|acme|folder:f1')?.id).toBe(uuid);
+    expect(typeof restored.assignments.ids.get('amy|viewer|folder|acme|folder:f1')).toBe('number');
   });
 });

@@ -1,4 +1,7 @@
-import { AssignmentSet, TupleSet, type EnvState } from './state';
+import type { IdStore } from './fact-sets';
+import { AssignmentSet, IdSlab, TupleSet, type EnvState } from './state';
+
+const readOnly = (store: IdStore): IdStore => (store instanceof IdSlab ? store.readOnly() : store);
 
 const DELETED = Symbol('deleted');
 
@@ -92,9 +95,10 @@ export function scratchOf(state: EnvState): EnvState {
     tenants: state.tenants,
     users: new OverlayMap(state.users),
     instances,
-    assignments: new AssignmentSet(new OverlayMap(state.assignments.ids)),
+    // Ids: read from the state's slab, new ones kept as strings (readOnly), so the state's slab is never written.
+    assignments: new AssignmentSet(new OverlayMap(state.assignments.ids), readOnly(state.assignments.idStore)),
     // Tenants come from the scratch's instances, so an instance created earlier in the bulk counts.
-    tuples: new TupleSet(new OverlayMap(state.tuples.ids), new OverlayMap(state.tuples.tenants), (ref) => instances.get(ref)?.tenant),
+    tuples: new TupleSet(new OverlayMap(state.tuples.ids), readOnly(state.tuples.idStore), new OverlayMap(state.tuples.tenants), (ref) => instances.get(ref)?.tenant),
     ids: new OverlayMap(state.ids),
   };
 }

@@ -1,7 +1,7 @@
 import type { DerivationRule, EnvEvent } from '../../events';
-import { AssignmentSet, TupleSet, assignmentKey, tupleKey } from './fact-sets';
+import { AssignmentSet, IdSlab, TupleSet, assignmentKey, emptyIdSlab, tupleKey, type IdSlabData, type IdStore, type StoredId } from './fact-sets';
 
-export { AssignmentSet, TupleSet, assignmentKey, tupleKey };
+export { AssignmentSet, IdSlab, TupleSet, assignmentKey, tupleKey };
 export type { AssignmentState, TupleState } from './fact-sets';
 
 /**
@@ -68,7 +68,9 @@ export function initialEnvState(): EnvState {
     users: new Map(),
     instances: new Map(),
     assignmentIds: new Map(),
+    assignmentIdSlab: emptyIdSlab(),
     tupleIds: new Map(),
+    tupleIdSlab: emptyIdSlab(),
     tupleTenants: new Map(),
     ids: new Map(),
   });
@@ -79,23 +81,37 @@ export function initialEnvState(): EnvState {
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
 export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples'> {
-  assignmentIds: Map<string, string>;
-  tupleIds: Map<string, string>;
+  assignmentIds: Map<string, StoredId>;
+  assignmentIdSlab: IdSlabData;
+  tupleIds: Map<string, StoredId>;
+  tupleIdSlab: IdSlabData;
   tupleTenants: Map<string, string>;
+}
+
+function slabData(store: IdStore): IdSlabData {
+  if (!(store instanceof IdSlab)) throw new Error('Only a state of its own is snapshotted, never a scratch view of one');
+  return store.data;
 }
 
 export function envStateData(state: EnvState): EnvStateData {
   const { assignments, tuples, ...rest } = state;
-  return { ...rest, assignmentIds: assignments.ids, tupleIds: tuples.ids, tupleTenants: tuples.tenants };
+  return {
+    ...rest,
+    assignmentIds: assignments.ids,
+    assignmentIdSlab: slabData(assignments.idStore),
+    tupleIds: tuples.ids,
+    tupleIdSlab: slabData(tuples.idStore),
+    tupleTenants: tuples.tenants,
+  };
 }
 
 export function envStateOf(data: EnvStateData): EnvState {
-  const { assignmentIds, tupleIds, tupleTenants, ...rest } = data;
+  const { assignmentIds, assignmentIdSlab, tupleIds, tupleIdSlab, tupleTenants, ...rest } = data;
   const instances = rest.instances;
   return {
     ...rest,
-    assignments: new AssignmentSet(assignmentIds),
-    tuples: new TupleSet(tupleIds, tupleTenants, (ref) => instances.get(ref)?.tenant),
+    assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
+    tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };
 }
 
