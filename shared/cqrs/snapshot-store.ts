@@ -19,8 +19,10 @@ export interface SnapshotStore {
  * Bump when the shape of any decider state changes: older snapshots are then
  * ignored (and rebuilt from the log), never misread.
  * 2: the environment's tuples and assignments are kept as key → id maps.
+ * 3: ... whose UUID ids are slots of an IdSlab (2 was never released, but
+ *    snapshots of it may exist in data directories of this week's builds).
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 /**
  * One file per stream, v8-serialised (Maps and Sets survive), written to a
