@@ -31,8 +31,6 @@ interface StreamSlot<Command, State, Event extends EventData> {
   snapshotVersion: number;
   /** False until a snapshot load was tried for this stream. */
   snapshotLoaded: boolean;
-  /** True while a snapshot of this stream is being written: one at a time. */
-  saving: boolean;
 }
 
 export interface SnapshotPolicy {
@@ -108,7 +106,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   private slot(streamId: string): StreamSlot<Command, State, Event> {
     let slot = this.slots.get(streamId);
     if (!slot) {
-      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false, saving: false };
+      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false };
       this.slots.set(streamId, slot);
     }
     return slot;
@@ -206,25 +204,13 @@ export class CommandPipeline<Command, State, Event extends EventData> {
     this.saveSnapshot(streamId, slot);
   }
 
-  /**
-   * One save per stream at a time: a save still writing when the next one is
-   * due means the disk is slower than the snapshots come, and starting another
-   * would only pile up serialised states (~90 MiB each at a million tuples) in
-   * memory. The next due check after it finishes takes a fresh one.
-   */
   private saveSnapshot(streamId: string, slot: StreamSlot<Command, State, Event>): void {
-    if (slot.saving) return;
-    slot.saving = true;
     slot.snapshotVersion = slot.version;
     // save() serialises synchronously, before its first await, so later in-place evolves cannot leak in.
     const data = this.decider.snapshot ? this.decider.snapshot.toData(slot.state) : slot.state;
-    const saving = this.snapshots!.store.save(streamId, slot.version, data)
-      .catch((error: unknown) => {
-        this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
-      })
-      .finally(() => {
-        slot.saving = false;
-      });
+    const saving = this.snapshots!.store.save(streamId, slot.version, data).catch((error: unknown) => {
+      this.logger.warn({ err: error, streamId }, 'could not save a command-state snapshot');
+    });
     this.savesInFlight.add(saving);
     void saving.finally(() => this.savesInFlight.delete(saving));
   }
@@ -232,8 +218,6 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   /** Saves a snapshot of every stream that moved since its last one, and waits for every save under way (on shutdown). */
   async flushSnapshots(): Promise<void> {
     if (!this.snapshots) return;
-    // Saves under way first, so none of the streams below is skipped as busy.
-    await Promise.all([...this.savesInFlight]);
     for (const [streamId, slot] of this.slots) {
       if (slot.version >= 0 && slot.version > slot.snapshotVersion) this.saveSnapshot(streamId, slot);
     }

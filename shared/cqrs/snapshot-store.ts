@@ -24,13 +24,26 @@ export interface SnapshotStore {
  */
 export const SNAPSHOT_FORMAT = 3;
 
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /**
  * One file per stream, v8-serialised (Maps and Sets survive), written to a
  * temporary file, fsynced, then renamed over the old one, so a crash leaves
  * either the old snapshot or the new one, never half of one.
+ *
+ * One write per stream at a time. A snapshot saved while its stream's file is
+ * being written waits, and replaces any older one still waiting (whose save
+ * then resolves with it): on a disk slower than the snapshots come, at most
+ * two serialised states per stream are held in memory (~90 MiB each at a
+ * million tuples), where concurrent writes piled them up.
  */
 export class FileSnapshotStore implements SnapshotStore {
   private saves = 0;
+  /** Per stream with a write under way: the newest snapshot waiting for it, if any. */
+  private readonly queues = new Map<string, { waiting: { bytes: Buffer; waiters: Waiter[] } | null }>();
 
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -56,11 +69,45 @@ export class FileSnapshotStore implements SnapshotStore {
     }
   }
 
-  async save(streamId: string, version: number, state: unknown): Promise<void> {
-    // Serialised now, synchronously: the caller goes on mutating `state` in place.
-    const bytes = serialize({ format: SNAPSHOT_FORMAT, streamId, version, state });
+  /** Resolves once this snapshot, or a newer one of the stream, is on disk. */
+  save(streamId: string, version: number, state: unknown): Promise<void> {
+    let bytes: Buffer;
+    try {
+      // Serialised now, synchronously: the caller goes on mutating `state` in place.
+      bytes = serialize({ format: SNAPSHOT_FORMAT, streamId, version, state });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(streamId);
+      if (queue) {
+        queue.waiting = { bytes, waiters: [...(queue.waiting?.waiters ?? []), { resolve, reject }] };
+        return;
+      }
+      this.queues.set(streamId, { waiting: { bytes, waiters: [{ resolve, reject }] } });
+      void this.drain(streamId);
+    });
+  }
+
+  private async drain(streamId: string): Promise<void> {
+    const queue = this.queues.get(streamId)!;
+    while (queue.waiting) {
+      const { bytes, waiters } = queue.waiting;
+      queue.waiting = null;
+      try {
+        await this.write(streamId, bytes);
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of waiters) waiter.reject(error);
+      }
+    }
+    this.queues.delete(streamId);
+  }
+
+  /** Writes one serialised snapshot in place of the stream's file (a test may slow it down). */
+  protected async write(streamId: string, bytes: Buffer): Promise<void> {
     const target = this.path(streamId);
-    // Unique per save, so two saves of one stream never write the same file.
+    // Unique per write, so no two writes ever share a temporary file.
     const temporary = `${target}.${process.pid}.${++this.saves}.tmp`;
     const file = await open(temporary, 'w');
     try {

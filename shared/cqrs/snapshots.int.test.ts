@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import pino from 'pino';
 import { SqliteEventStore } from '../eventstore/sqlite-event-store';
 import type { EventData, EventMetadata } from '../events/envelope';
 import { CommandPipeline, snapshotInterval } from './command-pipeline';
 import type { Decider } from './decider';
-import { FileSnapshotStore, SNAPSHOT_FORMAT, type SnapshotStore } from './snapshot-store';
+import { FileSnapshotStore, SNAPSHOT_FORMAT } from './snapshot-store';
 
 type Added = EventData<'Added', { item: string }>;
 let folded = 0;
@@ -101,38 +101,33 @@ describe('snapshot interval', () => {
 });
 
 describe('snapshot saves', () => {
-  it('never overlap for one stream: a slow disk skips snapshots rather than piling them up; shutdown still saves the latest', async () => {
+  it('write one file per stream at a time; a save waiting behind a slow write is replaced by a newer one and resolves with it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'snapshots-slow-'));
-    const log = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
-    const saved: number[] = [];
+    const written: number[] = [];
     let writing = 0;
     let mostAtOnce = 0;
-    let release: () => void = () => undefined;
-    const slow: SnapshotStore = {
-      load: async () => null,
-      save: async (_streamId, version) => {
+    const gates: Array<() => void> = [];
+    class SlowDisk extends FileSnapshotStore {
+      protected override async write(streamId: string, bytes: Buffer): Promise<void> {
         writing++;
         mostAtOnce = Math.max(mostAtOnce, writing);
-        await new Promise<void>((resolve) => (release = resolve));
+        await new Promise<void>((resolve) => gates.push(resolve));
+        await super.write(streamId, bytes);
+        written.push((deserialize(bytes) as { version: number }).version);
         writing--;
-        saved.push(version);
-      },
-    };
-    try {
-      const pipeline = new CommandPipeline(log, items, silent, null, { store: slow, every: 1 });
-      for (let i = 0; i < 6; i++) await pipeline.execute('items-slow', { item: `s${i}` }, meta);
-      expect(writing).toBe(1);
-      release();
-      const flushed = pipeline.flushSnapshots();
-      for (let i = 0; i < 50 && saved.at(-1) !== 5; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        release();
       }
-      await flushed;
-      expect(mostAtOnce).toBe(1);
-      expect(saved).toEqual([0, 5]);
-    } finally {
-      await log.close();
     }
+    const store = new SlowDisk(dir);
+    const saves = [0, 1, 2, 3].map((version) => store.save('items-slow', version, { items: new Set([`v${version}`]) }));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(gates).toHaveLength(1); // version 0 is being written; 3 waits, having replaced 1 and 2
+    gates.shift()!();
+    for (let i = 0; i < 100 && gates.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    gates.shift()!();
+    await Promise.all(saves);
+    expect(written).toEqual([0, 3]);
+    expect(mostAtOnce).toBe(1);
+    expect((await store.load('items-slow'))?.version).toBe(3);
+    expect(readdirSync(dir)).toEqual(['items-slow.snapshot']);
   });
 });
