@@ -18,6 +18,15 @@ export interface CollectionSpec {
   fields: string[];
   /** Composite indexes, leftmost field first; every query shape should have one. */
   indexes: string[][];
+  /**
+   * The engine may keep each declared field once (as its queryable column)
+   * instead of also inside the stored document, for collections written often
+   * (SQLite does; a read puts them back, `id` and the declared fields first in
+   * declared order, then the rest). Only where every document holds every
+   * declared field as a string, a number or null: a missing field would come
+   * back as null, a boolean as 1/0.
+   */
+  compact?: boolean;
 }
 
 export interface FindOptions {

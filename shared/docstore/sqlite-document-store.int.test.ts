@@ -53,3 +53,45 @@ describe('SqliteDocumentStore indexes', () => {
     }
   });
 });
+
+describe('SqliteDocumentStore compact collections', () => {
+  interface Grant {
+    id: string;
+    env: string;
+    user: string;
+    from: string | null;
+    reason: { kind: string };
+    at: string;
+  }
+  const spec = { name: 'grants', fields: ['env', 'user', 'from'], indexes: [['env', 'user']] };
+  const grant = (id: string, from: string | null): Grant => ({ id, env: 'e', user: 'alice', from, reason: { kind: 'derivation' }, at: 't' });
+
+  it('stores the declared fields once and reads whole documents back, key order included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ds-compact-'));
+    const path = join(dir, 'rm.sqlite');
+    try {
+      // A row written before the collection was compact (the whole document as JSON) reads the same.
+      const before = new SqliteDocumentStore(path);
+      await before.collection<Grant>(spec).put(grant('old', 'root'));
+      await before.close();
+
+      const store = new SqliteDocumentStore(path);
+      const grants = store.collection<Grant>({ ...spec, compact: true });
+      await grants.putMany([grant('b', null), grant('a', 'b')]);
+      expect(await grants.insertMissing([grant('a', 'x'), grant('c', 'a')])).toEqual([grant('c', 'a')]);
+      const stored = store.writeConnection().prepare("SELECT doc FROM rm_grants WHERE id = 'a'").get() as { doc: string };
+      expect(JSON.parse(stored.doc)).toEqual({ reason: { kind: 'derivation' }, at: 't' });
+
+      const all = await grants.find({ env: 'e', user: 'alice' }, { sortBy: 'id' });
+      expect(all).toEqual([grant('a', 'b'), grant('b', null), grant('c', 'a'), grant('old', 'root')]);
+      expect(all.map((g) => JSON.stringify(g))).toEqual(all.map((g) => JSON.stringify(grant(g.id, g.from))));
+      expect(await grants.get('b')).toEqual(grant('b', null));
+      expect(await grants.get('old')).toEqual(grant('old', 'root'));
+      expect(await grants.get('missing')).toBeNull();
+      expect(await grants.find({ from: 'b' }, { fields: ['user'] })).toEqual([{ id: 'a', user: 'alice' }]);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -133,6 +133,9 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   private readonly fields: Set<string>;
   private readonly upsertSql: string;
   private readonly insertMissingSql: string;
+  private readonly compact: boolean;
+  /** `id, <declared field columns>, doc`: what a whole document of a compact collection is read from. */
+  private readonly wholeColumns: string;
 
   constructor(
     private readonly store: SqliteDocumentStore,
@@ -141,6 +144,8 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     if (!/^[a-z_]+$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
     this.table = `rm_${spec.name}`;
     this.fields = new Set(spec.fields);
+    this.compact = spec.compact === true;
+    this.wholeColumns = ['id', ...spec.fields.map(column), 'doc'].join(', ');
     const db = store.writeConnection();
     const columns = spec.fields.map((f) => `${column(f)} ANY`).join(', ');
     db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)`);
@@ -162,6 +167,10 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
+    if (this.compact) {
+      const row = this.store.statement(`SELECT ${this.wholeColumns} FROM ${this.table} WHERE id = ?`).raw(true).get(id) as unknown[] | undefined;
+      return row ? this.assemble(row) : null;
+    }
     const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
@@ -173,15 +182,27 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const { where, params } = this.where(filter);
     const fields = options.fields?.map((f) => this.columnFor(f));
-    let sql = `SELECT ${fields ? ['id', ...fields].join(', ') : 'doc'} FROM ${this.table}${where}`;
+    let sql = `SELECT ${fields ? ['id', ...fields].join(', ') : this.compact ? this.wholeColumns : 'doc'} FROM ${this.table}${where}`;
     if (options.sortBy) sql += ` ORDER BY ${this.columnFor(options.sortBy)}, id`;
     if (options.limit !== undefined || options.skip !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
       params.push(options.limit ?? -1, options.skip ?? 0);
     }
     if (options.fields) return this.store.statement(sql).raw(true).all(...params).map((row) => this.partial(options.fields!, row as unknown[]));
+    if (this.compact) return this.store.statement(sql).raw(true).all(...params).map((row) => this.assemble(row as unknown[]));
     const rows = this.store.statement(sql).all(...params) as Array<{ doc: string }>;
     return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  /**
+   * A row of `SELECT id, <declared fields>, doc` of a compact collection as the
+   * whole document. Rows written before the collection was compact hold every
+   * field in `doc` too; the values are the same, and the key order as well.
+   */
+  private assemble(row: unknown[]): T {
+    const doc: Record<string, unknown> = { id: row[0] };
+    this.spec.fields.forEach((field, i) => (doc[field] = row[i + 1]));
+    return Object.assign(doc, JSON.parse(row[row.length - 1] as string)) as T;
   }
 
   /** A row of `SELECT id, <fields>` as a partial document. */
@@ -222,7 +243,14 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
 
   private rowValues(doc: T): unknown[] {
     const record = doc as unknown as Record<string, unknown>;
-    return [doc.id, ...this.spec.fields.map((f) => toSqlValue(record[f])), JSON.stringify(doc)];
+    return [doc.id, ...this.spec.fields.map((f) => toSqlValue(record[f])), JSON.stringify(this.compact ? this.rest(record) : doc)];
+  }
+
+  /** What a compact collection stores as JSON: the document without its id and declared fields (they are columns). */
+  private rest(record: Record<string, unknown>): Record<string, unknown> {
+    const rest: Record<string, unknown> = {};
+    for (const key in record) if (key !== 'id' && !this.fields.has(key)) rest[key] = record[key];
+    return rest;
   }
 
   private columnFor(field: string): string {
