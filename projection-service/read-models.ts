@@ -76,7 +76,8 @@ const specs = {
   },
   assignments: {
     name: 'role_assignments',
-    fields: ['environment_id', 'user', 'role', 'tenant', 'resource_instance'],
+    // In document order: a compact collection reads id and these first.
+    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id'],
     indexes: [
       // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
       // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
@@ -85,10 +86,13 @@ const specs = {
       ['environment_id', 'resource_instance'],
       ['environment_id', 'tenant'],
     ],
+    // Written for every assignment; every document holds these fields (resource_instance null for a tenant role).
+    compact: true,
   },
   tuples: {
     name: 'relationship_tuples',
-    fields: ['environment_id', 'subject', 'relation', 'object', 'tenant'],
+    // In document order: a compact collection reads id and these first.
+    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id'],
     indexes: [
       // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
       // large fan-out) and an object's tuples in subject order; they serve the listing filters too.
@@ -96,6 +100,8 @@ const specs = {
       ['environment_id', 'object', 'subject'],
       ['environment_id', 'relation'],
     ],
+    // Written for every tuple (a million in a large import); every document holds these fields.
+    compact: true,
   },
 } satisfies Record<string, CollectionSpec>;
 
