@@ -2,9 +2,10 @@
  * The environment's tuples and role assignments, kept compactly: an
  * environment may hold millions of them, and the decider needs little more
  * than "does this one exist, and what is its id". Each is stored as one map
- * entry, key → id (see IdSlab); every other field is part of the key (keys and instance
- * refs never contain `|`), so the full object is rebuilt only when asked for
- * (a delete's event, a cascade's matches).
+ * entry, key → id (see IdSlab); every other field is part of the key (schema,
+ * tenant and instance keys never contain `|`; a user key may, and is read as
+ * whatever precedes the other fields), so the full object is rebuilt only
+ * when asked for (a delete's event, a cascade's matches).
  *
  * Both classes read like a ReadonlyMap of full objects, so readers do not
  * care how they are stored.
@@ -172,8 +173,14 @@ export class AssignmentSet extends FactSet<AssignmentState> {
   }
 
   protected materialize(key: string, id: string): AssignmentState {
-    const [user = '', role = '', resource = '', tenant = '', resourceInstance = ''] = key.split('|');
-    return { id, user, role, resource: resource || null, tenant, resourceInstance: resourceInstance || null };
+    // Read from the right: role, resource, tenant and instance keys never hold a `|`, but a user's key
+    // is any string (users are created by their first assignment, and Permit allows e-mail-like keys).
+    const parts = key.split('|');
+    const resourceInstance = parts.pop() ?? '';
+    const tenant = parts.pop() ?? '';
+    const resource = parts.pop() ?? '';
+    const role = parts.pop() ?? '';
+    return { id, user: parts.join('|'), role, resource: resource || null, tenant, resourceInstance: resourceInstance || null };
   }
 }
 

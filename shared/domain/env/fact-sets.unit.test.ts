@@ -148,4 +148,13 @@ describe('compact tuples and assignments', () => {
     expect(restored.assignments.get('amy|viewer|folder|acme|folder:f1')?.id).toBe(uuid);
     expect(typeof restored.assignments.ids.get('amy|viewer|folder|acme|folder:f1')).toBe('number');
   });
+
+  it("reads back a user key that holds '|' (user keys are any string), and cascades its assignments", () => {
+    const state = fold([...world, { type: 'RoleAssigned', data: { id: 'as-odd', user: 'a|b|c', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f10' } }]);
+    expect(state.assignments.get('a|b|c|viewer|folder|acme|folder:f10')).toEqual({ id: 'as-odd', user: 'a|b|c', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f10' });
+    const events = envDecider.decide({ type: 'DeleteRole', resource: 'folder', role: 'viewer' }, state);
+    expect(events.filter((e) => e.type === 'RoleUnassigned').map((e) => e.data)).toContainEqual(
+      { id: 'as-odd', user: 'a|b|c', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f10' },
+    );
+  });
 });
