@@ -11,46 +11,53 @@
  * dropped, since the cache may hold ids the rollback removed.
  */
 export class KeyIds {
-  private readonly ids = new Map<string, string>();
+  /** environment → kind → key → id: nested, so a lookup builds no composite key. */
+  private readonly ids = new Map<string, Map<string, Map<string, string>>>();
+  private size = 0;
   private lastPosition = 0;
 
   constructor(private readonly maxEntries = 200_000) {}
 
   /** Call before applying each event. */
   observe(position: number): void {
-    if (position <= this.lastPosition) this.ids.clear();
+    if (position <= this.lastPosition) this.clear();
     this.lastPosition = position;
   }
 
-  /** The id of `kind` `key` in `environmentId`, from the cache or `lookup` (which returns '' when not found). */
-  async of(environmentId: string, kind: string, key: string, lookup: () => Promise<string>): Promise<string> {
-    const cacheKey = entryKey(environmentId, kind, key);
-    const cached = this.ids.get(cacheKey);
-    if (cached !== undefined) return cached;
-    const id = await lookup();
-    if (id !== '') this.remember(cacheKey, id);
-    return id;
+  /**
+   * The id of `kind` `key` in `environmentId`, from the cache or `lookup`
+   * (which returns '' when not found). A cached id comes back as is, not as a
+   * promise: the common case costs no allocation.
+   */
+  of(environmentId: string, kind: string, key: string, lookup: () => Promise<string>): string | Promise<string> {
+    return this.ids.get(environmentId)?.get(kind)?.get(key) ?? this.load(environmentId, kind, key, lookup);
   }
 
   /** Records an id the projection has just written (a create event carries it). */
   set(environmentId: string, kind: string, key: string, id: string): void {
-    this.remember(entryKey(environmentId, kind, key), id);
+    // Bounded: an import of millions of objects must not keep every id in memory.
+    if (this.size >= this.maxEntries) this.clear();
+    let kinds = this.ids.get(environmentId);
+    if (!kinds) this.ids.set(environmentId, (kinds = new Map()));
+    let keys = kinds.get(kind);
+    if (!keys) kinds.set(kind, (keys = new Map()));
+    if (!keys.has(key)) this.size += 1;
+    keys.set(key, id);
   }
 
   forget(environmentId: string, kind: string, key: string): void {
-    this.ids.delete(entryKey(environmentId, kind, key));
+    if (this.ids.get(environmentId)?.get(kind)?.delete(key)) this.size -= 1;
   }
 
   /** Forgets everything (a schema object was deleted: rare, and its dependants' keys may go with it). */
   clear(): void {
     this.ids.clear();
+    this.size = 0;
   }
 
-  private remember(cacheKey: string, id: string): void {
-    // Bounded: an import of millions of objects must not keep every id in memory.
-    if (this.ids.size >= this.maxEntries) this.ids.clear();
-    this.ids.set(cacheKey, id);
+  private async load(environmentId: string, kind: string, key: string, lookup: () => Promise<string>): Promise<string> {
+    const id = await lookup();
+    if (id !== '') this.set(environmentId, kind, key, id);
+    return id;
   }
 }
-
-const entryKey = (environmentId: string, kind: string, key: string) => `${environmentId}\u0000${kind}\u0000${key}`;
