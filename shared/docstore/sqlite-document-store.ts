@@ -25,10 +25,6 @@ export class SqliteDocumentStore implements DocumentStore {
 
   constructor(path: string) {
     this.writer = open(path);
-    // The projection's batch reads back index pages it has just written (holders, tuples, existing
-    // grants): with SQLite's default page cache (a few MiB) they were evicted and re-read from the
-    // WAL on every event of a large import. The cache only grows as far as it is used.
-    this.writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     this.writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
     this.reader = open(path);
     // Checkpoints off the event loop (see WalCheckpointer); SQLite's automatic ones only as a fallback.
@@ -113,9 +109,6 @@ export class SqliteDocumentStore implements DocumentStore {
     this.writer.close();
   }
 }
-
-/** Page cache of the writing connection, in KiB. */
-const WRITER_CACHE_KIB = 64 * 1024;
 
 function open(path: string): Database.Database {
   const db = new Database(path);
