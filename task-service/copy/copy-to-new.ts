@@ -1,5 +1,5 @@
 import { DuplicateEntityError, StreamVersionConflictError } from '../../shared/errors';
-import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata } from '../../shared/events';
+import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata, type NewEvent } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import { TargetChangedError } from '../errors';
 import { CopyInterruptedError, type CopyDependencies, type CopyJob, type CopyOutcome } from './copy-job';
@@ -29,9 +29,12 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
   let eventsCopied = version + 1;
   let sourceEventsRead = nextSourceVersion;
 
-  for await (const batch of readBounded(deps.eventStore, sourceStream, nextSourceVersion, job.bound, deps.batchSize)) {
-    if (job.signal.aborted) throw new CopyInterruptedError();
-    const events = batch.filter((e) => inScope(e.type, request.scope)).map((e) => copiedEvent(e, targetId, origin));
+  /**
+   * One batch's append, then its progress report. At most one is under way: the
+   * next batch is read and remapped while the event store's writer thread
+   * commits this one, and handed over only once this one is durable.
+   */
+  const appendBatch = async (events: NewEvent[], lastSourceVersion: number): Promise<void> => {
     if (events.length > 0) {
       try {
         const result = await deps.eventStore.append(targetStream, events, version === -1 ? 'no_stream' : version);
@@ -43,9 +46,23 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
       }
       eventsCopied += events.length;
     }
-    sourceEventsRead = batch.at(-1)!.streamVersion + 1;
+    sourceEventsRead = lastSourceVersion + 1;
     await job.progress({ sourceEventsRead, eventsCopied });
+  };
+
+  let appending: Promise<void> = Promise.resolve();
+  for await (const batch of readBounded(deps.eventStore, sourceStream, nextSourceVersion, job.bound, deps.batchSize)) {
+    if (job.signal.aborted) {
+      await appending;
+      throw new CopyInterruptedError();
+    }
+    const events = batch.filter((e) => inScope(e.type, request.scope)).map((e) => copiedEvent(e, targetId, origin));
+    await appending;
+    appending = appendBatch(events, batch.at(-1)!.streamVersion);
+    // Its failure is seen at the next `await appending`; until then it must not count as unhandled.
+    appending.catch(() => undefined);
   }
+  await appending;
   return { environmentId: targetId, sourceEventsRead, eventsCopied };
 }
 
