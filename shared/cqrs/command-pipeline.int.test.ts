@@ -46,6 +46,29 @@ describe('command pipeline', () => {
     expect((await store.readStream('claims-2')).map((e) => (e.data as { name: string }).name).sort()).toEqual(['p', 'q', 'x', 'y']);
   });
 
+  it('folds each event once when state is read while commands for the stream run', async () => {
+    type Tick = EventData<'Ticked', { n: number }>;
+    // Counting is not idempotent: an event folded twice shows in the count.
+    const counter: Decider<{ n: number }, { count: number }, Tick> = {
+      initialState: () => ({ count: 0 }),
+      evolve: (state, event) => {
+        state.count += 1;
+        return state;
+      },
+      decide: (command) => [{ type: 'Ticked', data: { n: command.n } }],
+    };
+    const seeded = Array.from({ length: 12_000 }, (_, n) => ({ type: 'Ticked', data: { n }, metadata: meta }));
+    await store.append('ticks-1', seeded, 'no_stream');
+    const pipeline = new CommandPipeline(store, counter, silent, null);
+    const work: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 20; i++) {
+      work.push(pipeline.currentState('ticks-1'));
+      work.push(pipeline.execute('ticks-1', { n: i }, meta));
+    }
+    await Promise.all(work);
+    expect((await pipeline.currentState('ticks-1')).count).toBe((await store.streamVersion('ticks-1')) + 1);
+  });
+
   it('refuses to append an event that does not match the event schema', async () => {
     const { z } = await import('zod');
     const strict = z.object({ type: z.literal('Claimed'), data: z.object({ name: z.string().min(2) }) });

@@ -31,6 +31,12 @@ interface StreamSlot<Command, State, Event extends EventData> {
   snapshotVersion: number;
   /** False until a snapshot load was tried for this stream. */
   snapshotLoaded: boolean;
+  /**
+   * Settles when the work holding the stream's state is done. Catching up and
+   * deciding a batch take turns through it: two interleaved folds of one stream
+   * would apply the same events twice.
+   */
+  turn: Promise<void>;
 }
 
 export interface SnapshotPolicy {
@@ -99,14 +105,24 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   /** The current state of a stream, caught up with the log (for queries that need the decider's view). */
   async currentState(streamId: string): Promise<State> {
     const slot = this.slot(streamId);
-    await this.catchUp(streamId, slot);
+    await this.inTurn(slot, () => this.catchUp(streamId, slot));
     return slot.state;
+  }
+
+  /** Runs `work` once the stream's previous work is done; the next waits for this one. */
+  private inTurn<T>(slot: StreamSlot<Command, State, Event>, work: () => Promise<T>): Promise<T> {
+    const run = slot.turn.then(work);
+    slot.turn = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   private slot(streamId: string): StreamSlot<Command, State, Event> {
     let slot = this.slots.get(streamId);
     if (!slot) {
-      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false };
+      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false, turn: Promise.resolve() };
       this.slots.set(streamId, slot);
     }
     return slot;
@@ -116,8 +132,7 @@ export class CommandPipeline<Command, State, Event extends EventData> {
     slot.draining = true;
     try {
       while (slot.queue.length > 0) {
-        const batch = slot.queue.splice(0, slot.queue.length);
-        await this.handleBatch(streamId, slot, batch);
+        await this.inTurn(slot, () => this.handleBatch(streamId, slot, slot.queue.splice(0, slot.queue.length)));
       }
     } finally {
       slot.draining = false;
@@ -218,9 +233,13 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   /** Saves a snapshot of every stream that moved since its last one, and waits for every save under way (on shutdown). */
   async flushSnapshots(): Promise<void> {
     if (!this.snapshots) return;
-    for (const [streamId, slot] of this.slots) {
-      if (slot.version >= 0 && slot.version > slot.snapshotVersion) this.saveSnapshot(streamId, slot);
-    }
+    // In turn: a batch under way holds decided events that are not in the log yet.
+    const taken = [...this.slots].map(([streamId, slot]) =>
+      this.inTurn(slot, async () => {
+        if (slot.version >= 0 && slot.version > slot.snapshotVersion) this.saveSnapshot(streamId, slot);
+      }),
+    );
+    await Promise.all(taken);
     await Promise.all([...this.savesInFlight]);
   }
 
