@@ -1,5 +1,6 @@
 import { startEmbedded } from './embedded';
 import { loadConfig } from './shared/config';
+import { warmCommandState } from './shared/composition/warm-command-state';
 import { createRootLogger } from './shared/logger';
 import { embeddedFeatures } from './features';
 
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   const logger = createRootLogger(config.LOG_LEVEL, 'rebac');
   const service = await startEmbedded(config, logger, embeddedFeatures());
   let stopping = false;
+  void warmCommandState(service.services, logger, () => stopping);
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -7,6 +7,7 @@ import type { TaskCompletion } from '../../task-service/task-completion';
 import { taskCollection } from '../../task-service/task-read-model';
 import type { Config } from '../config';
 import { CheckpointFreshness } from './checkpoint-freshness';
+import { warmCommandState } from './warm-command-state';
 import type { RunningService } from './run-service';
 import { createDocumentStore, createEventStore } from './stores';
 
@@ -68,6 +69,7 @@ export async function startCommandService(config: Config, logger: Logger, featur
         await untilReached(freshness, bootstrapped, () => stopping, logger);
         prepared = true;
         logger.info({ position: freshness.position }, 'command service ready');
+        void warmCommandState(services, logger, () => stopping);
         return;
       } catch (error) {
         logger.warn({ err: error, backoffMs }, 'could not prepare the command service; retrying');
