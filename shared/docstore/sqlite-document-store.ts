@@ -25,6 +25,11 @@ export class SqliteDocumentStore implements DocumentStore {
 
   constructor(path: string) {
     this.writer = open(path);
+    // The projection reads back index pages of the grants it writes at random places (a user's
+    // grants, a grant's dependants). At full benchmark scale (39,000 assignments deriving 350,000
+    // grants) a 32 MiB cache took the assignments ~10% faster than the 16 MiB default; 64 MiB
+    // gained little more for twice the memory. The cache only grows as far as it is used.
+    this.writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     this.writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
     this.reader = open(path);
     // Checkpoints off the event loop (see WalCheckpointer); SQLite's automatic ones only as a fallback.
@@ -109,6 +114,9 @@ export class SqliteDocumentStore implements DocumentStore {
     this.writer.close();
   }
 }
+
+/** Page cache of the writing connection, in KiB. */
+const WRITER_CACHE_KIB = 32 * 1024;
 
 function open(path: string): Database.Database {
   const db = new Database(path);
