@@ -23,8 +23,8 @@ export interface GrantContext {
   yielder: Yielder;
   /** The tuples whose subject is `instance` when read before the batch and still current (see PrefetchedEdges); else undefined. */
   prefetchedEdges(instance: string): EdgeDoc[] | undefined;
-  /** True if the instance is known to hold no grant (see HolderlessSubjects); false when unknown. */
-  knownHolderless(instance: string): boolean;
+  /** The grants on `instance` as read before the batch and untouched since (see BatchHolders); else undefined. */
+  holdersBefore(instance: string): GrantDoc[] | undefined;
   /** Grants this event removed: a grant derived again keeps its original created_at. */
   previous: Map<string, GrantDoc>;
 }

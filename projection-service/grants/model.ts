@@ -74,6 +74,11 @@ export function grantId(environmentId: string, user: string, instance: string, r
   return `${userPrefix(environmentId, user)}:${instance}#${role}`;
 }
 
+/** The instance part of a grant id: after the hash (base64url, no `:`), before the role (keys hold no `#`). */
+export function instanceOfGrantId(id: string): string {
+  return id.slice(id.indexOf(':') + 1, id.lastIndexOf('#'));
+}
+
 /** The hashed (environment, user) part, remembered: a fan-out computes it for every grant of one user. */
 const userPrefixes = new Map<string, string>();
 function userPrefix(environmentId: string, user: string): string {

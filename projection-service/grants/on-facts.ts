@@ -49,7 +49,11 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
   const edge: EdgeDoc = { id: d.id, environment_id: ctx.environmentId, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
   // Most tuples carry no role (no rule follows their relation): then no holder needs looking at.
   if (ctx.rules.along(typeOf(d.subject), d.relation, typeOf(d.object)).length === 0) return;
-  if (ctx.knownHolderless(d.subject)) return;
+  const known = ctx.holdersBefore(d.subject);
+  if (known) {
+    if (known.length > 0) await deriveClosure(ctx, await deriveStep(ctx, known, { edges: [edge] }));
+    return;
+  }
   for await (const holders of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.subject }, 'user')) {
     await deriveClosure(ctx, await deriveStep(ctx, holders, { edges: [edge] }));
   }

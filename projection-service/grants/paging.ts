@@ -22,7 +22,7 @@ export async function* keysetPages<T extends { id: string }>(
 ): AsyncGenerator<T[]> {
   const probe = await collection.find(filter, { limit: pageSize + 1 });
   if (probe.length <= pageSize) {
-    if (probe.length > 0) yield probe.sort((a, b) => compareValues(valueOf(a, field), valueOf(b, field)) || compareValues(a.id, b.id));
+    if (probe.length > 0) yield sortedLikeKeysetPage(probe, field);
     return;
   }
   let after: FieldValue | undefined;
@@ -39,6 +39,11 @@ export async function* keysetPages<T extends { id: string }>(
     yield [...head, ...ties];
     after = last;
   }
+}
+
+/** A whole set sorted as its keyset page would be: by `field`, then id. */
+export function sortedLikeKeysetPage<T extends { id: string }>(docs: T[], field: string): T[] {
+  return docs.sort((a, b) => compareValues(valueOf(a, field), valueOf(b, field)) || compareValues(a.id, b.id));
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   onDerivationsReplaced, onImplicitGrantAdded, onImplicitGrantRemoved, onRelationDeleted, onResourceDeleted, onRoleDeleted,
 } from './on-schema';
 import { RuleBook } from './rule-index';
-import { HolderlessSubjects } from './holderless-subjects';
+import { BatchHolders } from './batch-holders';
 import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
 import { Yielder } from './yielder';
@@ -54,13 +54,13 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const ruleBook = new RuleBook(collections);
   const stats = options.stats ?? new GrantStats();
   const yielder = new Yielder(options.sliceMs);
-  const holderless = new HolderlessSubjects(collections);
+  const holders = new BatchHolders(collections.grants);
   const prefetched = new PrefetchedEdges(edges);
   return {
     name: 'derived-grants',
     handles: new Set(Object.keys(handlers)),
     async prepare(batch) {
-      await holderless.prepare(batch);
+      await holders.prepare(batch);
       await prefetched.prepare(batch);
     },
     async apply(event: RecordedEvent) {
@@ -74,25 +74,23 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         environmentId,
         at: event.metadata.timestamp,
         rules: await ruleBook.of(environmentId),
-        collections,
+        // Writes go through the recorder, which drops the holders it had read of an instance written.
+        collections: { grants: holders.recording(environmentId), rules: collections.rules },
         edges,
         instanceKeys: instances,
         assignments: rm.assignments,
         stats,
         yielder,
         prefetchedEdges: (instance) => prefetched.of(environmentId, instance, event.position),
-        knownHolderless: (instance) => holderless.has(environmentId, instance, event.position),
+        holdersBefore: (instance) => holders.of(environmentId, instance, event.position),
         previous: new Map(),
       };
-      const written = stats.grantsWritten;
       try {
         await handler(ctx, e);
         await ruleBook.saveIfChanged(environmentId, ctx.rules);
       } catch (error) {
         ruleBook.reset();
         throw error;
-      } finally {
-        if (stats.grantsWritten !== written) holderless.forget();
       }
       stats.events += 1;
     },
