@@ -57,7 +57,8 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
     res.json(api.document());
   });
 
-  app.use(authenticate(services.readModels, () => services.freshness.position, services.config.READ_CACHE_ENTRIES > 0));
+  const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
+  app.use(authenticate(services.readModels, () => services.freshness.position, cacheReads));
   app.use(async (req, _res, next) => {
     // "At least as fresh as": a client may send back the position a write returned.
     const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);
@@ -88,8 +89,9 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   tupleRoutes(groups.facts);
   for (const module of modules) module(groups);
 
-  app.use('/v2/schema/:proj_id/:env_id', environmentScope(services.readModels), schema);
-  app.use('/v2/facts/:proj_id/:env_id', environmentScope(services.readModels), facts);
+  const scope = environmentScope(services.readModels, () => services.freshness.position, cacheReads);
+  app.use('/v2/schema/:proj_id/:env_id', scope, schema);
+  app.use('/v2/facts/:proj_id/:env_id', scope, facts);
   app.use(root);
   app.use((req) => {
     throw new NotFoundError(`No route for ${req.method} ${req.path}`);

@@ -79,12 +79,23 @@ export async function resolveEnvironment(rm: ReadModels, auth: AuthContext, proj
   return env;
 }
 
-/** Middleware for `/:proj_id/:env_id` route groups: puts the environment in `res.locals.env`. */
-export function environmentScope(rm: ReadModels) {
+/** Most (key, project, environment) path resolutions kept (per read-model position, see ReadCache). */
+const CACHED_SCOPES = 10_000;
+
+/**
+ * Middleware for `/:proj_id/:env_id` route groups: puts the environment in
+ * `res.locals.env` (shared between requests when cached: never modified).
+ * A refused resolution (403, 404) is not cached.
+ */
+export function environmentScope(rm: ReadModels, position: () => number, cacheEnabled: boolean) {
+  const resolved = new ReadCache<EnvironmentDoc>(position, cacheEnabled ? CACHED_SCOPES : 0);
   return async (req: Request, res: Response, next: NextFunction) => {
     const auth = authOf(res);
-    const project = await resolveProject(rm, auth, String(req.params.proj_id));
-    res.locals.env = await resolveEnvironment(rm, auth, project, String(req.params.env_id));
+    const projectRef = String(req.params.proj_id);
+    const environmentRef = String(req.params.env_id);
+    res.locals.env = await resolved.through(JSON.stringify([auth.keyId, projectRef, environmentRef]), async () =>
+      resolveEnvironment(rm, auth, await resolveProject(rm, auth, projectRef), environmentRef),
+    );
     next();
   };
 }
