@@ -124,6 +124,8 @@ function open(path: string): Database.Database {
   // Read models can always be rebuilt from the log, so they need not fsync each commit.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 10000');
+  // When the WAL starts over, cut the file back (it otherwise stays at its largest size).
+  db.pragma('journal_size_limit = 67108864');
   return db;
 }
 
