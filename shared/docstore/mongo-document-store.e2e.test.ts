@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { describeDocumentStoreContract } from '../testing/document-store-contract';
-import { describeFindFields } from './find-fields-contract';
+import { describeFindFields } from '../testing/find-fields-contract';
 import { MongoDocumentStore } from './mongo-document-store';
 
 /**

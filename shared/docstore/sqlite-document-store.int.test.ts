@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDocumentStoreContract } from '../testing/document-store-contract';
-import { describeFindFields } from './find-fields-contract';
+import { describeFindFields } from '../testing/find-fields-contract';
 import { SqliteDocumentStore } from './sqlite-document-store';
 
 const dirs = new Map<object, string>();

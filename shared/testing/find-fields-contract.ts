@@ -1,4 +1,4 @@
-import type { CollectionSpec, DocumentStore } from './port';
+import type { CollectionSpec, DocumentStore } from '../docstore/port';
 
 /**
  * What the projections' hot paths added to the port — `find` with `fields`
