@@ -51,7 +51,8 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
       p50Ms: measured.median.p50Ms,
       p99Ms: measured.median.p99Ms,
       runs: measured.runs.map((r) => ours.value / r.rps),
-      target: { text: '≥ 2× OpenFGA check throughput', met: ratio >= 2 },
+      // The target is at full scale: OpenFGA's memory datastore slows down with the number of tuples, so a quick run says little.
+      target: { text: '≥ 2× OpenFGA check throughput (full scale)', met: ctx.options.mode === 'full' ? ratio >= 2 : null },
       notes: `ours uncached ${Math.round(ours.value).toLocaleString('en-US')} req/s p99 ${ours.p99Ms} ms${cachedNote(oursCached, measured.median.rps)}; OpenFGA ${Math.round(measured.median.rps).toLocaleString('en-US')} req/s p99 ${measured.median.p99Ms} ms; OpenFGA RSS ${Math.round(memory?.rssMiB ?? NaN)} MiB; its load took ${(store.loadMs / 1000).toFixed(0)} s`,
       details: {
         openfga: { rps: measured.median.rps, p50Ms: measured.median.p50Ms, p99Ms: measured.median.p99Ms, runs: measured.runs, tuples: store.tuples, loadMs: store.loadMs, rssMiB: memory?.rssMiB },
