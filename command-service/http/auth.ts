@@ -32,13 +32,7 @@ export function authenticate(rm: ReadModels, position: () => number, cacheEnable
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
     const hash = hashApiKeySecret(match[1]!);
-    let auth = known.get(hash);
-    if (!auth) {
-      const at = known.positionNow();
-      auth = await lookUpKey(rm, hash);
-      known.set(hash, auth, at);
-    }
-    res.locals.auth = auth;
+    res.locals.auth = await known.through(hash, () => lookUpKey(rm, hash));
     next();
   };
 }

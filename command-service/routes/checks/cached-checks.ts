@@ -21,30 +21,26 @@ export class CachedChecks {
   }
 
   async allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
-    if (fromStore) return (await this.queries.check(environmentId, check)).allow;
-    return this.decisions.through(decisionKey(environmentId, check), async () => (await this.queries.check(environmentId, check)).allow);
+    if (fromStore) return this.fromStore(environmentId, check);
+    return this.decisions.through(decisionKey(environmentId, check), () => this.fromStore(environmentId, check));
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
   async allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
-    if (fromStore) {
-      const answers: boolean[] = [];
-      for (const check of checks) answers.push((await this.queries.check(environmentId, check)).allow);
-      return answers;
-    }
     const at = this.decisions.positionNow();
     const answers: boolean[] = new Array(checks.length);
     for (let i = 0; i < checks.length; i++) {
-      const key = decisionKey(environmentId, checks[i]!);
-      const hit = this.decisions.getAt(key, at);
-      if (hit !== undefined) {
-        answers[i] = hit;
-        continue;
-      }
-      answers[i] = (await this.queries.check(environmentId, checks[i]!)).allow;
-      this.decisions.set(key, answers[i]!, at);
+      const check = checks[i]!;
+      const key = fromStore ? null : decisionKey(environmentId, check);
+      const hit = key === null ? undefined : this.decisions.getAt(key, at);
+      answers[i] = hit ?? (await this.fromStore(environmentId, check));
+      if (key !== null && hit === undefined) this.decisions.set(key, answers[i]!, at);
     }
     return answers;
+  }
+
+  private async fromStore(environmentId: string, check: CheckRequest): Promise<boolean> {
+    return (await this.queries.check(environmentId, check)).allow;
   }
 }
 
