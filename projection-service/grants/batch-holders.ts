@@ -1,8 +1,8 @@
 import type { Collection, Filter } from '../../shared/docstore/port';
-import type { EnvEvent, RecordedEvent } from '../../shared/events';
-import { streamCategory } from '../../shared/events';
+import type { RecordedEvent } from '../../shared/events';
+import { BatchPrefetch } from './batch-prefetch';
 import { instanceOfGrantId, type GrantDoc } from './model';
-import { KEY_CHUNK, PAGE_SIZE, sortedLikeKeysetPage } from './paging';
+import { sortedLikeKeysetPage } from './paging';
 
 /**
  * A new tuple derives from the holders of roles on its subject, and asked for
@@ -17,59 +17,35 @@ import { KEY_CHUNK, PAGE_SIZE, sortedLikeKeysetPage } from './paging';
  * page, in its order (user, then id). Larger sets are paged as before.
  */
 export class BatchHolders {
-  private holders = new Map<string, GrantDoc[]>();
-  private from = 0;
-  private to = -1;
+  private readonly prefetch: BatchPrefetch<GrantDoc>;
 
-  constructor(private readonly grants: Collection<GrantDoc>) {}
+  constructor(private readonly grants: Collection<GrantDoc>) {
+    this.prefetch = new BatchPrefetch({
+      keyOf: (e) => (e.type === 'RelationshipTupleCreated' ? e.data.subject : null),
+      read: (env, subjects, limit) => grants.find({ environment_id: env, instance: { $in: subjects } }, { limit }),
+      keyOfDoc: (grant) => grant.instance,
+      order: (grants) => sortedLikeKeysetPage(grants, 'user'),
+    });
+  }
 
   /** Call at the start of a batch, before any of its events is applied. */
-  async prepare(batch: RecordedEvent[]): Promise<void> {
-    this.holders = new Map();
-    this.from = batch[0]?.position ?? 0;
-    this.to = batch.at(-1)?.position ?? -1;
-    const subjectsByEnv = new Map<string, Set<string>>();
-    for (const event of batch) {
-      const e = event as unknown as EnvEvent;
-      if (e.type !== 'RelationshipTupleCreated') continue;
-      const env = streamCategory(event.streamId).id;
-      let subjects = subjectsByEnv.get(env);
-      if (!subjects) subjectsByEnv.set(env, (subjects = new Set()));
-      subjects.add(e.data.subject);
-    }
-    for (const [env, subjects] of subjectsByEnv) {
-      const list = [...subjects];
-      for (let i = 0; i < list.length; i += KEY_CHUNK) {
-        const chunk = list.slice(i, i + KEY_CHUNK);
-        // Bounded: a chunk holding a subject with very many holders is left to the paged reads.
-        const found = await this.grants.find({ environment_id: env, instance: { $in: chunk } }, { limit: CHUNK_LIMIT + 1 });
-        if (found.length > CHUNK_LIMIT) continue;
-        const bySubject = new Map<string, GrantDoc[]>(chunk.map((subject) => [subject, []]));
-        for (const grant of found) bySubject.get(grant.instance)?.push(grant);
-        for (const [subject, grants] of bySubject) {
-          if (grants.length <= PAGE_SIZE) this.holders.set(key(env, subject), sortedLikeKeysetPage(grants, 'user'));
-        }
-      }
-    }
+  prepare(batch: RecordedEvent[]): Promise<void> {
+    return this.prefetch.prepare(batch);
   }
 
   /** The grants on `instance` while applying the event at `position`, if known; else undefined. */
   of(environmentId: string, instance: string, position: number): GrantDoc[] | undefined {
-    if (position < this.from || position > this.to) return undefined;
-    return this.holders.get(key(environmentId, instance));
+    return this.prefetch.of(environmentId, instance, position);
   }
 
   /** The grants collection for one event of `environmentId`, reporting what each write touches so that stale lists are dropped. */
   recording(environmentId: string): Collection<GrantDoc> {
     const grants = this.grants;
-    const touched = (instances: Iterable<string>) => {
-      if (this.holders.size === 0) return;
-      for (const instance of instances) this.holders.delete(key(environmentId, instance));
-    };
+    const touched = (instances: Iterable<string>) => this.prefetch.drop(environmentId, instances);
     const touchedFilter = (filter: Filter) => {
       const ids = filter.id;
       if (Object.keys(filter).length === 1 && ids !== null && typeof ids === 'object' && '$in' in ids) touched(ids.$in.map((id) => instanceOfGrantId(String(id))));
-      else this.holders = new Map();
+      else this.prefetch.clear();
     };
     return {
       get: (id) => grants.get(id),
@@ -84,8 +60,3 @@ export class BatchHolders {
     };
   }
 }
-
-/** Most grants one prefetch query may read (500 subjects × their holders). */
-const CHUNK_LIMIT = 20_000;
-
-const key = (environmentId: string, instance: string) => `${environmentId}\u0000${instance}`;
