@@ -2,6 +2,7 @@ import { MongoClient } from 'mongodb';
 import { describeDocumentStoreContract } from '../testing/document-store-contract';
 import { describeFindFields } from '../testing/find-fields-contract';
 import { MongoDocumentStore } from './mongo-document-store';
+import type { DocumentStore } from './port';
 
 /**
  * The document-store contract against a real MongoDB-protocol server
@@ -15,35 +16,22 @@ const run = `contract_${process.pid}_${Date.now()}`;
 let counter = 0;
 const databases = new Map<object, string>();
 
-describeDocumentStoreContract('mongodb', {
+const harness = {
   async create() {
     const database = `${run}_${++counter}`;
     const store = await MongoDocumentStore.connect({ url, database });
     databases.set(store, database);
     return store;
   },
-  async dispose(store) {
+  async dispose(store: DocumentStore) {
     await store.close();
     const client = await MongoClient.connect(url);
     await client.db(databases.get(store)!).dropDatabase();
     await client.close();
   },
-});
-
-describeFindFields('mongodb', {
-  async create() {
-    const database = `${run}_fields_${++counter}`;
-    const store = await MongoDocumentStore.connect({ url, database });
-    databases.set(store, database);
-    return store;
-  },
-  async dispose(store) {
-    await store.close();
-    const client = await MongoClient.connect(url);
-    await client.db(databases.get(store)!).dropDatabase();
-    await client.close();
-  },
-});
+};
+describeDocumentStoreContract('mongodb', harness);
+describeFindFields('mongodb', harness);
 
 describe('MongoDocumentStore', () => {
   let store: MongoDocumentStore;

@@ -3,34 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDocumentStoreContract } from '../testing/document-store-contract';
 import { describeFindFields } from '../testing/find-fields-contract';
+import type { DocumentStore } from './port';
 import { SqliteDocumentStore } from './sqlite-document-store';
 
 const dirs = new Map<object, string>();
-describeDocumentStoreContract('sqlite', {
+const harness = {
   async create() {
     const dir = mkdtempSync(join(tmpdir(), 'ds-contract-'));
     const store = new SqliteDocumentStore(join(dir, 'rm.sqlite'));
     dirs.set(store, dir);
     return store;
   },
-  async dispose(store) {
+  async dispose(store: DocumentStore) {
     await store.close();
     rmSync(dirs.get(store)!, { recursive: true, force: true });
   },
-});
-
-describeFindFields('sqlite', {
-  async create() {
-    const dir = mkdtempSync(join(tmpdir(), 'ds-fields-'));
-    const store = new SqliteDocumentStore(join(dir, 'rm.sqlite'));
-    dirs.set(store, dir);
-    return store;
-  },
-  async dispose(store) {
-    await store.close();
-    rmSync(dirs.get(store)!, { recursive: true, force: true });
-  },
-});
+};
+describeDocumentStoreContract('sqlite', harness);
+describeFindFields('sqlite', harness);
 
 describe('SqliteDocumentStore indexes', () => {
   it('creates the declared indexes and drops the ones it made that are no longer declared', async () => {
