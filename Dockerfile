@@ -16,7 +16,8 @@ RUN apt-get update \
 COPY package.json package-lock.json ./
 # `npm install`, not `npm ci`: the lock omits other platforms' optional builds (see README), which `npm ci` refuses.
 RUN npm install --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json main.ts embedded.ts features.ts ./
+COPY tsconfig.json tsconfig.build.json main.ts ./
+COPY app app
 COPY command-service command-service
 COPY projection-service projection-service
 COPY task-service task-service

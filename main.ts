@@ -1,8 +1,8 @@
-import { startEmbedded } from './embedded';
+import { startEmbedded } from './app/embedded';
 import { loadConfig } from './shared/config';
-import { warmCommandState } from './shared/composition/warm-command-state';
+import { warmCommandState } from './app/warm-command-state';
 import { createRootLogger } from './shared/logger';
-import { embeddedFeatures } from './features';
+import { embeddedFeatures } from './app/features';
 
 /** `npm start`: the whole service in one process on the configured engines. */
 async function main(): Promise<void> {

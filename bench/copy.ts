@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
-import { startEmbedded } from '../embedded';
+import { startEmbedded } from '../app/embedded';
 import { loadConfig } from '../shared/config';
 import { streams } from '../shared/events';
-import { environmentCopyFeature } from '../task-service/feature';
+import { environmentCopyFeature } from '../app/features/environment-copy';
 import { syntheticEnvironment } from '../test/copy/support/synthetic-environment';
 
 const TOTAL = Number(process.env.COPY_BENCH_EVENTS ?? 1_000_000);

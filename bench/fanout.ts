@@ -26,10 +26,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
-import { startEmbedded } from '../embedded';
-import { embeddedFeatures } from '../features';
-import { GrantCollections } from '../projection-service/grants/collections';
-import { grantsFeature } from '../projection-service/grants/feature';
+import { startEmbedded } from '../app/embedded';
+import { embeddedFeatures } from '../app/features';
+import { GrantCollections } from '../shared/read-models/grants/collections';
+import { grantsFeature } from '../app/features/grants';
 import { GrantStats } from '../projection-service/grants/stats';
 import { loadConfig } from '../shared/config';
 

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ReadModels } from '../projection-service/read-models';
+import type { ReadModels } from '../shared/read-models/read-models';
 import { generateApiKeySecret, hashApiKeySecret } from '../shared/api-keys';
 import type { Config } from '../shared/config';
 import type { CommandPipeline } from '../shared/cqrs/command-pipeline';
@@ -12,7 +12,7 @@ import { CURRENT_SCHEMA_VERSION, streams } from '../shared/events';
 import { deterministicId } from '../shared/ids';
 import { DuplicateEntityError } from '../shared/errors';
 import type { DocumentStore } from '../shared/docstore/port';
-import { ensureDir } from '../shared/composition/stores';
+import { ensureDir } from '../shared/data-dir';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
 

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { DocumentStore } from '../shared/docstore/port';
 import type { RecordedEvent } from '../shared/events/envelope';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
-import type { Projection } from './projections/projection';
-import { PositionNotifier } from './position-notifier';
+import type { Projection } from '../shared/read-models/projection';
+import { PositionNotifier } from '../shared/read-models/position-notifier';
 
 export interface ProjectionRunnerOptions {
   /** Name of the stored checkpoint. */

@@ -1,9 +1,9 @@
-import type { Projection } from '../projection-service/projections/projection';
-import type { ReadModels } from '../projection-service/read-models';
+import type { Projection } from '../shared/read-models/projection';
+import type { ReadModels } from '../shared/read-models/read-models';
 import type { Collection } from '../shared/docstore/port';
 import type { EventOf, RecordedEvent, TaskEvent } from '../shared/events';
-import type { TaskCompletion } from './task-completion';
-import type { TaskDoc } from './task-read-model';
+import type { TaskCompletion } from '../shared/read-models/task-completion';
+import type { TaskDoc } from '../shared/read-models/tasks';
 
 /**
  * Builds the task read model from task streams. Idempotent: every field is set

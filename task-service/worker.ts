@@ -8,8 +8,8 @@ import type { CopyDependencies, CopyJob, CopyOutcome, CopyProgress } from './cop
 import { copyToExistingEnvironment } from './copy/copy-to-existing';
 import { copyToNewEnvironment } from './copy/copy-to-new';
 import { resolveCopy } from './copy/resolve';
-import { StaleTaskAttemptError, TaskFinishedError, TaskGaveUpError, toTaskError } from './errors';
-import type { CopyRequest, TaskCommand, TaskState } from './task-decider';
+import { StaleTaskAttemptError, TaskFinishedError, TaskGaveUpError, toTaskError } from '../shared/domain/task/errors';
+import type { CopyRequest, TaskCommand, TaskState } from '../shared/domain/task/decider';
 
 export const COPY_MESSAGE_TYPE = 'environment-copy';
 

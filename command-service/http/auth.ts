@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { hashApiKeySecret, sameHash } from '../../shared/api-keys';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../shared/errors';
-import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../projection-service/read-models';
+import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../shared/read-models/read-models';
 import { ReadCache } from '../../shared/read-cache';
 
 /** Shared by the requests that use the same key (cached): never modified. */

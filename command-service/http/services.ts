@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { ReadModels } from '../../projection-service/read-models';
+import type { ReadModels } from '../../shared/read-models/read-models';
 import type { Config } from '../../shared/config';
 import type { CommandOutcome, CommandPipeline } from '../../shared/cqrs/command-pipeline';
 import type { EnvCommand } from '../../shared/domain/env/commands';

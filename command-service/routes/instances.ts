@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { splitRef } from '../../projection-service/projections/facts-projection';
+import { splitRef } from '../../shared/refs';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';

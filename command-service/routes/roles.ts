@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { RoleDoc } from '../../projection-service/read-models';
+import type { RoleDoc } from '../../shared/read-models/read-models';
 import type { Filter } from '../../shared/docstore/port';
 import { NotFoundError } from '../../shared/errors';
 import type { DerivationRule } from '../../shared/events';

@@ -1,7 +1,7 @@
 import type { Collection, Filter } from '../../shared/docstore/port';
 import type { RecordedEvent } from '../../shared/events';
 import { BatchPrefetch } from './batch-prefetch';
-import { instanceOfGrantId, type GrantDoc } from './model';
+import { instanceOfGrantId, type GrantDoc } from '../../shared/read-models/grants/model';
 import { sortedLikeKeysetPage } from './paging';
 
 /**

@@ -1,5 +1,5 @@
 import type { GrantContext } from './context';
-import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from './model';
+import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
 import { insertMissingInChunks, pagesByKeys, PAGE_SIZE } from './paging';
 
 /** Limits the first derivation step to one new tuple or one new rule. */

@@ -1,7 +1,7 @@
 import type { EnvEventOf } from '../../shared/events';
 import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
-import { grantId, typeOf, type EdgeDoc, type GrantDoc } from './model';
+import { grantId, typeOf, type EdgeDoc, type GrantDoc } from '../../shared/read-models/grants/model';
 import { allPages } from './paging';
 import { retract } from './retract';
 

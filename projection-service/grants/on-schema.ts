@@ -1,7 +1,7 @@
 import type { EnvEventOf } from '../../shared/events';
 import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
-import { sameRule, type GrantDoc, type RuleEntry } from './model';
+import { sameRule, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
 import { retract } from './retract';
 import { grantsOfRole } from './role-holders';
 

@@ -1,5 +1,5 @@
 import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
-import type { Finder } from './collections';
+import type { Finder } from '../../shared/read-models/grants/collections';
 import type { Yielder } from './yielder';
 
 /**

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../shared/events';
 import { BatchPrefetch } from './batch-prefetch';
-import type { Finder } from './collections';
-import type { EdgeDoc } from './model';
+import type { Finder } from '../../shared/read-models/grants/collections';
+import type { EdgeDoc } from '../../shared/read-models/grants/model';
 
 /**
  * A new direct grant derives along the tuples of its instance, and a bulk

@@ -1,8 +1,8 @@
 import type { EnvEvent, EnvEventOf, RecordedEvent } from '../../shared/events';
 import { streamCategory } from '../../shared/events';
-import type { Projection } from '../projections/projection';
-import type { ReadModels } from '../read-models';
-import { GrantCollections, instanceKeys, tupleEdges } from './collections';
+import type { Projection } from '../../shared/read-models/projection';
+import type { ReadModels } from '../../shared/read-models/read-models';
+import { GrantCollections, instanceKeys, tupleEdges } from '../../shared/read-models/grants/collections';
 import type { GrantContext } from './context';
 import { onInstanceDeleted, onRoleAssigned, onRoleUnassigned, onTupleCreated, onTupleDeleted } from './on-facts';
 import {

@@ -1,6 +1,6 @@
 import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
-import { grantId, typeOf, type GrantDoc, type GrantReason } from './model';
+import { grantId, typeOf, type GrantDoc, type GrantReason } from '../../shared/read-models/grants/model';
 import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 
 /**

@@ -1,5 +1,5 @@
 import type { GrantContext } from './context';
-import type { GrantDoc } from './model';
+import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { keysetPages, pagesByKeys, PAGE_SIZE } from './paging';
 
 /**

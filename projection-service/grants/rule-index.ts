@@ -1,6 +1,6 @@
 import type { DerivationRule } from '../../shared/events';
-import type { GrantCollections } from './collections';
-import { sameRule, type RuleEntry } from './model';
+import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import { sameRule, type RuleEntry } from '../../shared/read-models/grants/model';
 
 const roleOf = (resource: string, role: string) => `${resource}#${role}`;
 

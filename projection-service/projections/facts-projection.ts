@@ -1,7 +1,8 @@
+import { splitRef } from '../../shared/refs';
 import type { EnvEvent, RecordedEvent } from '../../shared/events';
-import type { ReadModels } from '../read-models';
-import type { Projection } from './projection';
-import { EnvContextCache } from './projection';
+import type { ReadModels } from '../../shared/read-models/read-models';
+import type { Projection } from '../../shared/read-models/projection';
+import { EnvContextCache } from '../../shared/read-models/projection';
 import { KeyIds } from './key-ids';
 
 /** Tenants, users, resource instances, role assignments and relationship tuples. */
@@ -130,10 +131,4 @@ export function factsProjection(rm: ReadModels): Projection {
       }
     },
   };
-}
-
-/** `type:key` → [type, key]; the key may itself contain ':'. */
-export function splitRef(ref: string): [string, string] {
-  const colon = ref.indexOf(':');
-  return colon < 0 ? [ref, ''] : [ref.slice(0, colon), ref.slice(colon + 1)];
 }

@@ -1,6 +1,6 @@
 import type { EventOf, RecordedEvent } from '../../shared/events';
-import type { ReadModels } from '../read-models';
-import type { Projection } from './projection';
+import type { ReadModels } from '../../shared/read-models/read-models';
+import type { Projection } from '../../shared/read-models/projection';
 
 /** Organisations, projects, environments and API keys. */
 export function orgProjection(rm: ReadModels): Projection {

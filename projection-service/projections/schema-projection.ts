@@ -1,7 +1,7 @@
 import type { DerivationRule, EnvEvent, RecordedEvent } from '../../shared/events';
-import type { DerivedRoleRuleDoc, ReadModels, RoleDoc } from '../read-models';
-import type { EnvContext, Projection } from './projection';
-import { EnvContextCache } from './projection';
+import type { DerivedRoleRuleDoc, ReadModels, RoleDoc } from '../../shared/read-models/read-models';
+import type { EnvContext, Projection } from '../../shared/read-models/projection';
+import { EnvContextCache } from '../../shared/read-models/projection';
 
 /** Resource types, their roles (with derivations), relations, and top-level roles. */
 export function schemaProjection(rm: ReadModels): Projection {

@@ -3,7 +3,7 @@ import type { CommandPipeline } from '../../shared/cqrs/command-pipeline';
 import type { OrgCommand, OrgState } from '../../shared/domain/org/decider';
 import type { OrgEvent } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
-import type { CopyRequest } from '../task-decider';
+import type { CopyRequest } from '../../shared/domain/task/decider';
 import type { CopyOrigin } from './remap';
 import type { SourceBound } from './source-reader';
 

@@ -2,7 +2,7 @@ import { envDecider } from '../../shared/domain/env/decider';
 import { StreamVersionConflictError } from '../../shared/errors';
 import type { EnvEvent } from '../../shared/events';
 import { streams } from '../../shared/events';
-import { CopyConflictError } from '../errors';
+import { CopyConflictError } from '../../shared/domain/task/errors';
 import type { CopyDependencies, CopyJob, CopyOutcome } from './copy-job';
 import { applyToSnapshot, emptySnapshot, type EnvSnapshot } from './env-snapshot';
 import { planMerge, type Conflict } from './merge-plan';

@@ -1,7 +1,7 @@
 import { DuplicateEntityError, StreamVersionConflictError } from '../../shared/errors';
 import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata, type NewEvent } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
-import { TargetChangedError } from '../errors';
+import { TargetChangedError } from '../../shared/domain/task/errors';
 import { CopyInterruptedError, type CopyDependencies, type CopyJob, type CopyOutcome } from './copy-job';
 import { copiedEvent, parseCausation } from './remap';
 import { inScope } from './scope';

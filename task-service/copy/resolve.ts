@@ -2,7 +2,7 @@ import { NotFoundError } from '../../shared/errors';
 import type { EventOf } from '../../shared/events';
 import { streams } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
-import type { CopyRequest } from '../task-decider';
+import type { CopyRequest } from '../../shared/domain/task/decider';
 import type { SourceBound } from './source-reader';
 
 /**

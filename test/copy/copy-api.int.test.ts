@@ -1,5 +1,5 @@
 import { FACTS, SCHEMA, loadFolderFileExample, startTestServer, type ApiClient, type TestServer } from '../support/embedded-server';
-import { environmentCopyFeature } from '../../task-service/feature';
+import { environmentCopyFeature } from '../../app/features/environment-copy';
 import { environmentView, policyOf } from './support/environment-view';
 
 /** Seed endpoints 8 and 9 over HTTP, on the embedded service with the copy feature. */

@@ -1,5 +1,5 @@
-import { grantsFeature } from '../../projection-service/grants/feature';
-import { environmentCopyFeature } from '../../task-service/feature';
+import { grantsFeature } from '../../app/features/grants';
+import { environmentCopyFeature } from '../../app/features/environment-copy';
 import { FACTS, loadFolderFileExample, startTestServer, type ApiClient, type TestServer } from '../support/embedded-server';
 
 /**

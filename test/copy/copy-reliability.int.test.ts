@@ -1,5 +1,5 @@
 import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
-import { environmentCopyFeature } from '../../task-service/feature';
+import { environmentCopyFeature } from '../../app/features/environment-copy';
 import { parseCausation } from '../../task-service/copy/remap';
 import { inScope } from '../../task-service/copy/scope';
 import { FACTS, SCHEMA, loadFolderFileExample, startTestServer, type ApiClient, type TestServer } from '../support/embedded-server';

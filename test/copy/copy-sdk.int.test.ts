@@ -1,6 +1,6 @@
 import { Permit } from 'permitio';
 import { loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
-import { environmentCopyFeature } from '../../task-service/feature';
+import { environmentCopyFeature } from '../../app/features/environment-copy';
 import { environmentView, policyOf } from './support/environment-view';
 
 /** `permit.api.environments.copy` (the synchronous `POST .../copy`) from the official SDK, with a project-level key as it requires. */

@@ -1,4 +1,4 @@
-import type { ReadModels } from '../../projection-service/read-models';
+import type { ReadModels } from '../../shared/read-models/read-models';
 import { FACTS, SCHEMA, loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
 
 /** Every read-model collection's documents, sorted, for comparison. */
@@ -27,7 +27,7 @@ describe('projections are idempotent and rebuildable', () => {
     await documentStore.dropAll();
     expect(await services.readModels.resources.count({})).toBe(0);
     const { ProjectionRunner } = await import('../../projection-service/runner');
-    const { coreProjections } = await import('../../embedded');
+    const { coreProjections } = await import('../../app/feature');
     const { default: pino } = await import('pino');
     const rebuild = new ProjectionRunner(eventStore, documentStore, coreProjections(services.readModels), pino({ level: 'silent' }), { checkpointName: 'rebuild' });
     await rebuild.start();
@@ -39,7 +39,7 @@ describe('projections are idempotent and rebuildable', () => {
   it('applying every event a second time changes nothing', async () => {
     const { eventStore, services } = server.service;
     const before = await snapshot(services.readModels);
-    const projections = (await import('../../embedded')).coreProjections(services.readModels);
+    const projections = (await import('../../app/feature')).coreProjections(services.readModels);
     const events = await eventStore.readAll(0, 100_000);
     for (const event of events) for (const p of projections) if (p.handles.has(event.type)) await p.apply(event);
     expect(await snapshot(services.readModels)).toEqual(before);

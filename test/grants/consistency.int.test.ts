@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GrantCollections } from '../../projection-service/grants/collections';
+import { GrantCollections } from '../../shared/read-models/grants/collections';
 import { startTestServer, type TestServer } from '../support/embedded-server';
 import { documentSchema, Scenario } from './support/scenario';
 

@@ -1,4 +1,4 @@
-import { byteOrder, decodeCursor, encodeCursor } from '../../projection-service/grants/query/cursor';
+import { byteOrder, decodeCursor, encodeCursor } from '../../command-service/grant-queries/cursor';
 import { ValidationError } from '../../shared/errors';
 
 describe('keyset cursors', () => {

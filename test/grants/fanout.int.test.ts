@@ -1,4 +1,4 @@
-import { GrantCollections } from '../../projection-service/grants/collections';
+import { GrantCollections } from '../../shared/read-models/grants/collections';
 import { startTestServer, type TestServer } from '../support/embedded-server';
 import { Scenario } from './support/scenario';
 

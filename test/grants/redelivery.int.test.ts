@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { coreProjections } from '../../embedded';
-import { GrantCollections } from '../../projection-service/grants/collections';
+import { coreProjections } from '../../app/feature';
+import { GrantCollections } from '../../shared/read-models/grants/collections';
 import { grantsProjection } from '../../projection-service/grants/projection';
-import type { Projection } from '../../projection-service/projections/projection';
-import { ReadModels } from '../../projection-service/read-models';
+import type { Projection } from '../../shared/read-models/projection';
+import { ReadModels } from '../../shared/read-models/read-models';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import type { RecordedEvent } from '../../shared/events';
 import { ENV, GrantsHarness } from './support/harness';

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ADMIN_KEY_FILE } from '../../command-service/bootstrap';
-import { startEmbedded, type EmbeddedService, type Feature } from '../../embedded';
-import { embeddedFeatures } from '../../features';
+import { startEmbedded, type EmbeddedService } from '../../app/embedded';
+import type { Feature } from '../../app/feature';
+import { embeddedFeatures } from '../../app/features';
 import { loadConfig, type Config } from '../../shared/config';
 
 export interface TestServer {

@@ -1,5 +1,5 @@
-import type { GrantQueries } from '../../../projection-service/grants/query/grant-queries';
-import type { CheckRequest } from '../../../projection-service/grants/query/types';
+import type { GrantQueries } from '../../grant-queries/grant-queries';
+import type { CheckRequest } from '../../grant-queries/types';
 import { ReadCache } from '../../../shared/read-cache';
 
 /**

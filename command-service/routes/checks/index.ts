@@ -1,4 +1,4 @@
-import type { GrantQueries } from '../../../projection-service/grants/query/grant-queries';
+import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { RouteModule } from '../../app';
 import { allowedRoutes } from './allowed';
 import { permissionRoutes } from './permissions';

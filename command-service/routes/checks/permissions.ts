@@ -1,4 +1,4 @@
-import type { GrantQueries } from '../../../projection-service/grants/query/grant-queries';
+import type { GrantQueries } from '../../grant-queries/grant-queries';
 import { authOf, keyEnvironment } from '../../http/auth';
 import { parse } from '../../http/validation';
 import type { RouteContext } from '../route-context';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ResourceRef } from '../../../projection-service/grants/query/types';
+import type { ResourceRef } from '../../grant-queries/types';
 import { queryBoolean } from '../../http/validation';
 
 /**

@@ -6,10 +6,11 @@
  * can kill the process in the middle of a copy.
  */
 import pino from 'pino';
-import { startEmbedded, type FeatureContext } from '../../../embedded';
+import { startEmbedded } from '../../../app/embedded';
+import type { FeatureContext } from '../../../app/feature';
 import type { EventStore } from '../../../shared/eventstore/port';
 import { loadConfig } from '../../../shared/config';
-import { environmentCopyFeature } from '../../../task-service/feature';
+import { environmentCopyFeature } from '../../../app/features/environment-copy';
 
 function slowAppends(store: EventStore, delayMs: number): EventStore {
   return new Proxy(store, {
@@ -30,8 +31,8 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, PORT: process.env.PORT ?? '0', LOG_LEVEL: 'silent' });
   const feature = environmentCopyFeature({ batchSize: 1000, worker: { progressIntervalMs: 0 } });
   const delayMs = Number(process.env.SLOW_COPY_APPEND_MS ?? 0);
-  const start = feature.start!;
-  feature.start = (context: FeatureContext) => start(delayMs > 0 ? { ...context, eventStore: slowAppends(context.eventStore, delayMs) } : context);
+  const start = feature.startWorkers!;
+  feature.startWorkers = (context: FeatureContext) => start(delayMs > 0 ? { ...context, eventStore: slowAppends(context.eventStore, delayMs) } : context);
   const service = await startEmbedded(config, pino({ level: process.env.CHILD_LOG_LEVEL ?? 'silent' }), [feature]);
   process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
   process.on('SIGTERM', () => void service.close().then(() => process.exit(0)));

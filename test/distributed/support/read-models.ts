@@ -1,8 +1,8 @@
 import { MongoClient } from 'mongodb';
 import pino from 'pino';
-import { buildProjections } from '../../../embedded';
-import { embeddedFeatures } from '../../../features';
-import { ReadModels } from '../../../projection-service/read-models';
+import { buildProjections } from '../../../app/feature';
+import { embeddedFeatures } from '../../../app/features';
+import { ReadModels } from '../../../shared/read-models/read-models';
 import { ProjectionRunner } from '../../../projection-service/runner';
 import { MongoDocumentStore } from '../../../shared/docstore/mongo-document-store';
 import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';

@@ -1,7 +1,7 @@
-import { embeddedFeatures } from '../../../features';
-import { runService } from '../../../shared/composition/run-service';
-import { startTaskService } from '../../../shared/composition/start-task-service';
-import { registerEventStoreEngine } from '../../../shared/composition/stores';
+import { embeddedFeatures } from '../../../app/features';
+import { runService } from '../../../app/run-service';
+import { startTaskService } from '../../../app/start-task-service';
+import { registerEventStoreEngine } from '../../../app/stores';
 import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';
 
 /**

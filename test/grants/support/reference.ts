@@ -1,6 +1,6 @@
 import type { EnvState } from '../../../shared/domain/env/state';
-import type { GrantDoc } from '../../../projection-service/grants/model';
-import { typeOf } from '../../../projection-service/grants/model';
+import type { GrantDoc } from '../../../shared/read-models/grants/model';
+import { typeOf } from '../../../shared/read-models/grants/model';
 
 /**
  * The grants recomputed from scratch, naively, from the decider's state: start

@@ -1,0 +1,78 @@
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { createApp } from '../command-service/app';
+import { bootstrapIfEmpty } from '../command-service/bootstrap';
+import type { Services } from '../command-service/http/services';
+import { ProjectionRunner } from '../projection-service/runner';
+import type { Config } from '../shared/config';
+import type { DocumentStore } from '../shared/docstore/port';
+import type { EventStore } from '../shared/eventstore/port';
+import { ReadModels } from '../shared/read-models/read-models';
+import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, type FeatureContext, type Stoppable } from './feature';
+import { closeServer, listen } from './http-server';
+import { runNow } from './lease';
+import { buildServices, flushCommandSnapshots } from './services';
+import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './stores';
+
+export interface EmbeddedService {
+  url: string;
+  server: Server;
+  services: Services;
+  eventStore: EventStore;
+  documentStore: DocumentStore;
+  runner: ProjectionRunner;
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded composition root: command service, projection service and task
+ * service in one process, each port on its configured engine (SQLite and the
+ * in-process queue by default).
+ */
+export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
+  registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
+  const eventStore = await createEventStore(config);
+  const documentStore = await createDocumentStore(config);
+  const readModels = new ReadModels(documentStore);
+  const runner = new ProjectionRunner(eventStore, documentStore, buildProjections(readModels, features), logger.child({ component: 'projections' }));
+  await runner.start();
+
+  const services = buildServices(config, logger, eventStore, readModels, runner);
+  const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
+
+  let workers: Stoppable[];
+  try {
+    await waitUntilReady(runner);
+    const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger);
+    await runner.waitForPosition(bootstrapped, 10_000);
+    workers = await startWorkers(features, context);
+  } catch (error) {
+    await runner.stop();
+    await eventStore.close();
+    await documentStore.close();
+    throw error;
+  }
+
+  const app = createApp(services, featureRoutes(features, context));
+  const { server, url } = await listen(app, config);
+  logger.info({ url, dataDir: config.DATA_DIR }, 'service listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url, server, services, eventStore, documentStore, runner,
+    close: () =>
+      (closing ??= (async () => {
+        // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).
+        await closeServer(server);
+        await flushCommandSnapshots(services);
+        await stopAll(workers);
+        await runner.stop();
+        await eventStore.close();
+        await documentStore.close();
+      })()),
+  };
+}
+
+async function waitUntilReady(runner: ProjectionRunner): Promise<void> {
+  while (!runner.ready) await new Promise((r) => setTimeout(r, 10));
+}

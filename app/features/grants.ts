@@ -1,0 +1,19 @@
+import { checkRoutes } from '../../command-service/routes/checks';
+import type { Feature } from '../feature';
+import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { grantsProjection } from '../../projection-service/grants/projection';
+import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
+import { GrantStats } from '../../projection-service/grants/stats';
+
+/**
+ * Derived grants and permission checks: the projection that materialises every
+ * role a user holds on every instance, and the PDP endpoints that read it
+ * (`/allowed`, `/allowed/bulk`, `/user-permissions`, `/authorized_users`).
+ */
+export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
+  return {
+    name: 'derived-grants',
+    projections: (rm) => [grantsProjection(rm, { stats: options.stats })],
+    routes: (context) => checkRoutes(new GrantQueries(context.services.readModels, new GrantCollections(context.documentStore))),
+  };
+}

@@ -1,0 +1,20 @@
+import type { Express } from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../shared/config';
+
+/** Listens on HOST:PORT (PORT 0: any free port) and resolves with the server and its URL. */
+export async function listen(app: Express, config: Config): Promise<{ server: Server; url: string }> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://${config.HOST}:${port}` };
+}
+
+/** Stops taking requests and resolves once in-flight ones have finished. */
+export async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+}

@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../shared/config';
+import { createRootLogger } from '../shared/logger';
+
+export interface RunningService {
+  /** Graceful stop: stop taking work, finish or hand back what is in flight, store checkpoints, close clients. */
+  close(): Promise<void>;
+  /** Resolves with an exit code if the service stops on its own (e.g. its projections failed). */
+  readonly failed?: Promise<number>;
+}
+
+/** Longest a graceful stop may take before the process exits anyway. */
+const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/**
+ * The process shell of every entry point: loads the configuration, creates
+ * the one root logger, starts the service, and on SIGTERM/SIGINT closes it
+ * and exits 0 (1 if closing fails or takes longer than 30 s).
+ */
+export function runService(name: string, start: (config: Config, logger: Logger) => Promise<RunningService>): void {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+  const logger = createRootLogger(config.LOG_LEVEL, name);
+  let service: RunningService | null = null;
+  let stopping = false;
+
+  const stop = async (reason: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('graceful shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    try {
+      await service?.close();
+      logger.info('stopped');
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      code = 1;
+    }
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM', 0));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+
+  start(config, logger).then(
+    (started) => {
+      service = started;
+      if (stopping) void started.close();
+      void started.failed?.then((code) => stop('service failed', code));
+    },
+    (error: unknown) => {
+      logger.fatal({ err: error }, 'could not start');
+      process.exit(1);
+    },
+  );
+}

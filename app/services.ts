@@ -1,0 +1,32 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Freshness, Services } from '../command-service/http/services';
+import type { Config } from '../shared/config';
+import { CommandPipeline, type SnapshotPolicy } from '../shared/cqrs/command-pipeline';
+import { FileSnapshotStore } from '../shared/cqrs/snapshot-store';
+import { envDecider } from '../shared/domain/env/decider';
+import { orgDecider } from '../shared/domain/org/decider';
+import type { EventStore } from '../shared/eventstore/port';
+import type { ReadModels } from '../shared/read-models/read-models';
+
+/** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
+export function buildServices(config: Config, logger: Logger, eventStore: EventStore, readModels: ReadModels, freshness: Freshness): Services {
+  const snapshots: SnapshotPolicy | null =
+    config.COMMAND_SNAPSHOT_EVERY > 0
+      ? { store: new FileSnapshotStore(config.SNAPSHOT_DIR ?? join(config.DATA_DIR, 'snapshots')), every: config.COMMAND_SNAPSHOT_EVERY }
+      : null;
+  return {
+    config,
+    logger,
+    readModels,
+    envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' }), undefined, snapshots),
+    orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
+    freshness,
+  };
+}
+
+/** Saves the command-state snapshots of every stream that moved (on shutdown, after the last request). */
+export async function flushCommandSnapshots(services: Services): Promise<void> {
+  await services.envCommands.flushSnapshots();
+  await services.orgCommands.flushSnapshots();
+}

@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import { buildProjections, type Feature } from './feature';
+import { ReadModels } from '../shared/read-models/read-models';
+import { ProjectionRunner } from '../projection-service/runner';
+import type { Config } from '../shared/config';
+import { startHealthServer } from './health-server';
+import { runUnderLease } from './lease';
+import type { RunningService } from './run-service';
+import { createDocumentStore, createEventStore } from './stores';
+
+export interface ProjectionService extends RunningService {
+  url: string;
+  readonly runner: ProjectionRunner;
+}
+
+/**
+ * The projection service as its own process: one ProjectionRunner with every
+ * projection (core and features') from the stored checkpoint, plus /healthz
+ * and /readyz.
+ *
+ * One runner per read-model store may be active. On a store without atomic
+ * transactions (MongoDB) a second runner would write stale documents before
+ * its checkpoint compare-and-set failed, so the runner starts only while this
+ * process holds the `read-models` lease in the document store: extra replicas
+ * stand by and take over within LEASE_TTL_MS of the holder's death (at once
+ * after a graceful stop). On SQLite the batch and its checkpoint commit
+ * together, so the compare-and-set alone keeps a second runner harmless.
+ *
+ * A failed batch stops the runner; the process then exits 1, to be restarted
+ * from the last checkpoint (projections are idempotent).
+ */
+export async function startProjectionService(config: Config, logger: Logger, features: Feature[]): Promise<ProjectionService> {
+  const eventStore = await createEventStore(config);
+  const documentStore = await createDocumentStore(config);
+  const readModels = new ReadModels(documentStore);
+  const runner = new ProjectionRunner(eventStore, documentStore, buildProjections(readModels, features), logger.child({ component: 'projections' }));
+
+  let fail!: (code: number) => void;
+  const failed = new Promise<number>((resolve) => (fail = resolve));
+  const work = async () => {
+    await runner.start();
+    return { stop: () => runner.stop() };
+  };
+  const lease = documentStore.atomicTransactions
+    ? null
+    : runUnderLease(documentStore, 'read-models', work, { ttlMs: config.LEASE_TTL_MS, logger, onLost: () => fail(1) });
+  if (!lease) await work();
+
+  const watchdog = setInterval(() => {
+    if (runner.failure === null) return;
+    logger.fatal({ err: runner.failure }, 'projections failed; exiting to restart from the last checkpoint');
+    fail(1);
+  }, 500);
+
+  const health = await startHealthServer(
+    config.HOST,
+    config.PORT,
+    () => {
+      if (lease && !lease.active) return { ready: runner.failure === null, role: 'standby' };
+      return { ready: runner.ready, role: 'active', position: runner.position, startedFrom: runner.startedFrom };
+    },
+    logger,
+  );
+
+  return {
+    url: health.url,
+    runner,
+    failed,
+    async close() {
+      clearInterval(watchdog);
+      await health.close();
+      // Stops the runner after its batch in flight (its checkpoint is saved with it) and releases the lease.
+      if (lease) await lease.stop();
+      else await runner.stop();
+      await eventStore.close();
+      await documentStore.close();
+    },
+  };
+}

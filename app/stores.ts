@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config';
+import { ensureDir } from '../shared/data-dir';
+import type { DocumentStore } from '../shared/docstore/port';
+import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
+import type { EventStore } from '../shared/eventstore/port';
+import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
+import { registerTaskQueueEngine } from '../shared/taskqueue/engines';
+
+/**
+ * Picks each port's engine from the configuration; an engine that is
+ * configured but not registered fails loudly. The distributed engines
+ * (EventStoreDB, MongoDB, Kafka) are loaded lazily, so the embedded default
+ * never loads their drivers.
+ */
+type Factory<T> = (config: Config) => Promise<T>;
+const eventStoreEngines = new Map<string, Factory<EventStore>>([
+  ['sqlite', async (c) => new SqliteEventStore({ path: c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite') })],
+  [
+    'eventstoredb',
+    async (c) => {
+      const { EventStoreDbEventStore } = await import('../shared/eventstore/eventstoredb-event-store');
+      return EventStoreDbEventStore.connect({ connectionString: required(c.EVENTSTORE_CONNECTION_STRING, 'EVENTSTORE_CONNECTION_STRING') });
+    },
+  ],
+]);
+const documentStoreEngines = new Map<string, Factory<DocumentStore>>([
+  ['sqlite', async (c) => new SqliteDocumentStore(c.READ_MODELS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'read-models.sqlite'))],
+  [
+    'mongodb',
+    async (c) => {
+      const { MongoDocumentStore } = await import('../shared/docstore/mongo-document-store');
+      return MongoDocumentStore.connect({ url: required(c.MONGODB_URL, 'MONGODB_URL'), database: c.MONGODB_DATABASE });
+    },
+  ],
+]);
+
+/**
+ * Registers the Kafka task queue (TASK_QUEUE=kafka). Composition roots call it
+ * again with their logger, so the client's warnings reach the service log.
+ */
+export function registerKafkaTaskQueue(logger?: Logger): void {
+  registerTaskQueueEngine('kafka', async (c) => {
+    const { KafkaTaskQueue } = await import('../shared/taskqueue/kafka-task-queue');
+    return KafkaTaskQueue.connect({
+      brokers: required(c.KAFKA_BROKERS, 'KAFKA_BROKERS').split(',').map((b) => b.trim()).filter(Boolean),
+      topic: `${c.KAFKA_TOPIC_PREFIX}.tasks`,
+      clientId: c.KAFKA_TOPIC_PREFIX,
+      partitions: c.KAFKA_TASK_PARTITIONS,
+      replicationFactor: c.KAFKA_REPLICATION_FACTOR,
+      sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
+      logger,
+    });
+  });
+}
+registerKafkaTaskQueue();
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+export function registerEventStoreEngine(name: string, factory: Factory<EventStore>): void {
+  eventStoreEngines.set(name, factory);
+}
+export function registerDocumentStoreEngine(name: string, factory: Factory<DocumentStore>): void {
+  documentStoreEngines.set(name, factory);
+}
+
+export async function createEventStore(config: Config): Promise<EventStore> {
+  const factory = eventStoreEngines.get(config.EVENT_STORE);
+  if (!factory) throw new Error(`event store engine '${config.EVENT_STORE}' is not available in this build`);
+  return factory(config);
+}
+
+export async function createDocumentStore(config: Config): Promise<DocumentStore> {
+  const factory = documentStoreEngines.get(config.READ_MODEL_STORE);
+  if (!factory) throw new Error(`read model engine '${config.READ_MODEL_STORE}' is not available in this build`);
+  return factory(config);
+}

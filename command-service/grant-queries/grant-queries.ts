@@ -1,0 +1,34 @@
+import type { ReadModels } from '../../shared/read-models/read-models';
+import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
+import { check, type CheckResult } from './check';
+import { cachedRolePermissions, storedRolePermissions, type RolePermissions } from './role-permissions';
+import type { QueryDeps, CheckRequest } from './types';
+import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
+
+/** The read side of derived grants, as the PDP endpoints use it. Reads only; never waits for the projection itself. */
+export class GrantQueries {
+  private readonly deps: QueryDeps;
+
+  constructor(rm: ReadModels, grants: GrantCollections, roles: RolePermissions = storedRolePermissions(rm)) {
+    this.deps = { rm, grants, roles };
+  }
+
+  /** The same queries, with role definitions kept while the read models stay at `position` (see ReadCache). */
+  withRolesCachedPer(position: () => number): GrantQueries {
+    const { rm, grants } = this.deps;
+    return new GrantQueries(rm, grants, cachedRolePermissions(storedRolePermissions(rm), position));
+  }
+
+  check(environmentId: string, request: CheckRequest, explain = false): Promise<CheckResult> {
+    return check(this.deps, environmentId, request, explain);
+  }
+
+  userPermissions(environmentId: string, request: UserPermissionsRequest): Promise<UserPermissionsPage> {
+    return userPermissions(this.deps, environmentId, request);
+  }
+
+  authorizedUsers(environmentId: string, request: AuthorizedUsersRequest): Promise<AuthorizedUsersPage> {
+    return authorizedUsers(this.deps, environmentId, request);
+  }
+}

@@ -1,0 +1,29 @@
+import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import type { ReadModels } from '../../shared/read-models/read-models';
+import type { RolePermissions } from './role-permissions';
+
+/** What the grant queries read: the core read models (roles, instances, assignments) and the derived grants. */
+export interface QueryDeps {
+  rm: ReadModels;
+  grants: GrantCollections;
+  roles: RolePermissions;
+}
+
+/** A resource as a check names it. `key` null: the resource type as a whole. */
+export interface ResourceRef {
+  type: string;
+  key: string | null;
+  /** The tenant the caller names; an existing instance's own tenant takes precedence. */
+  tenant: string | null;
+}
+
+export interface CheckRequest {
+  user: string;
+  action: string;
+  resource: ResourceRef;
+}
+
+/** The tenant Permit's SDK fills in when the caller names none. */
+export const DEFAULT_TENANT = 'default';
+
+export const unique = <T>(values: T[]): T[] => [...new Set(values)];

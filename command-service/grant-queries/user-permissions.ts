@@ -1,0 +1,96 @@
+import type { Filter } from '../../shared/docstore/port';
+import type { GrantDoc } from '../../shared/read-models/grants/model';
+import { typeOf } from '../../shared/read-models/grants/model';
+import { byteOrder, decodeCursor, encodeCursor } from './cursor';
+import { groupBy, groupPage } from './pages';
+import { unique, type QueryDeps } from './types';
+
+export interface UserPermissionsRequest {
+  user: string;
+  tenants?: string[];
+  /** `type:key` instances to report on. */
+  resources?: string[];
+  resource_types?: string[];
+  cursor?: string;
+  limit: number;
+}
+
+/** Permit's shape: keyed by `type:key` for instances and `__tenant:<key>` for tenants; permissions are `type:action`. */
+export interface PermissionEntry {
+  permissions: string[];
+  roles: string[];
+  resource?: { type: string; key: string; attributes: Record<string, unknown> };
+  tenant?: { key: string; attributes: Record<string, unknown> };
+}
+
+export interface UserPermissionsPage {
+  permissions: Record<string, PermissionEntry>;
+  next_cursor: string | null;
+}
+
+/**
+ * What a user may do where: one entry per instance the user holds a role on
+ * (direct or derived), in instance order, `limit` instances per page; the
+ * tenant-level roles come first, on the first page, as `__tenant:<key>` entries
+ * (their permissions apply to every instance of those types in the tenant).
+ */
+export async function userPermissions(deps: QueryDeps, environmentId: string, request: UserPermissionsRequest): Promise<UserPermissionsPage> {
+  const { cursor: _cursor, limit: _limit, ...question } = request;
+  const after = decodeCursor(request.cursor, ['user-permissions', question]);
+  const entries: Record<string, PermissionEntry> = after === null ? await tenantEntries(deps, environmentId, request) : {};
+
+  const filter: Filter = { environment_id: environmentId, user: request.user };
+  if (request.tenants) filter.tenant = { $in: request.tenants };
+  if (request.resource_types) filter.resource = { $in: request.resource_types };
+  const { groups, more } = request.resources
+    ? await listedInstances(deps, { ...filter, instance: { $in: request.resources } }, after, request.limit)
+    : await groupPage(deps.grants.grants, filter, 'instance', after, request.limit);
+
+  const types = unique([...groups.keys()].map(typeOf));
+  const [roles, instances] = types.length === 0
+    ? [[], []]
+    : [
+        await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: { $in: types } }),
+        await deps.rm.instances.find({ environment_id: environmentId, resource: { $in: types }, key: { $in: [...groups.keys()].map(keyOf) } }),
+      ];
+  for (const [instance, grants] of groups) {
+    const type = typeOf(instance);
+    const held = unique(grants.map((g) => g.role)).sort();
+    const actions = unique(held.flatMap((role) => roles.find((r) => r.resource === type && r.key === role)?.permissions ?? []));
+    const doc = instances.find((i) => i.resource === type && i.key === keyOf(instance));
+    entries[instance] = {
+      permissions: actions.sort().map((action) => `${type}:${action}`),
+      roles: held,
+      resource: { type, key: keyOf(instance), attributes: doc?.attributes ?? {} },
+    };
+  }
+  const last = [...groups.keys()].at(-1);
+  return { permissions: entries, next_cursor: more && last !== undefined ? encodeCursor(last, ['user-permissions', question]) : null };
+}
+
+async function tenantEntries(deps: QueryDeps, environmentId: string, request: UserPermissionsRequest): Promise<Record<string, PermissionEntry>> {
+  const filter: Filter = { environment_id: environmentId, user: request.user, resource_instance: null };
+  if (request.tenants) filter.tenant = { $in: request.tenants };
+  const assignments = await deps.rm.assignments.find(filter, { sortBy: 'tenant' });
+  if (assignments.length === 0) return {};
+  const roles = await deps.rm.roles.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.role)) } });
+  const tenants = await deps.rm.tenants.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.tenant)) } });
+  const entries: Record<string, PermissionEntry> = {};
+  for (const [tenant, held] of groupBy(assignments, 'tenant')) {
+    const keys = unique(held.map((a) => a.role)).sort();
+    const permissions = unique(keys.flatMap((key) => roles.find((r) => r.key === key)?.permissions ?? []))
+      .filter((p) => !request.resource_types || request.resource_types.includes(typeOf(p)))
+      .sort();
+    entries[`__tenant:${tenant}`] = { permissions, roles: keys, tenant: { key: tenant, attributes: tenants.find((t) => t.key === tenant)?.attributes ?? {} } };
+  }
+  return entries;
+}
+
+/** When the caller lists the instances (bounded by the request size), one read and an in-memory page. */
+async function listedInstances(deps: QueryDeps, filter: Filter, after: string | null, limit: number): Promise<{ groups: Map<string, GrantDoc[]>; more: boolean }> {
+  const rows = (await deps.grants.grants.find(filter)).filter((g) => after === null || byteOrder(g.instance, after) > 0);
+  const sorted = [...groupBy(rows, 'instance')].sort(([a], [b]) => byteOrder(a, b));
+  return { groups: new Map(sorted.slice(0, limit)), more: sorted.length > limit };
+}
+
+const keyOf = (instance: string) => instance.slice(typeOf(instance).length + 1);

@@ -1,0 +1,102 @@
+import type { DerivationRule } from '../../events';
+import { hash } from 'node:crypto';
+
+/**
+ * The derived-grants read model: one document per (environment, user, resource
+ * instance, role) the user holds, directly or through role derivations.
+ */
+
+/** Why a grant exists. Exactly one current support is stored; it always points to an older grant, so chains end at an assignment. */
+export type GrantReason =
+  | { kind: 'assignment'; assignment_id: string }
+  | {
+      kind: 'derivation';
+      from_grant: string;
+      tuple: { id: string; subject: string; relation: string; object: string };
+      rule: DerivationRule;
+    };
+
+export interface GrantDoc {
+  /** grantId(environment_id, user, instance, role) */
+  id: string;
+  environment_id: string;
+  user: string;
+  /** `type:key` of the instance the role is held on. */
+  instance: string;
+  /** Resource type of the instance (and of the role). */
+  resource: string;
+  role: string;
+  tenant: string;
+  /** The grant this one derives from (null for a direct assignment); indexed, so retraction finds dependants. */
+  from_grant: string | null;
+  reason: GrantReason;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * A relationship tuple as the derivation walks it: the columns it reads from
+ * the facts read model's tuples (see `tupleEdges`), or built from a tuple event.
+ */
+export interface EdgeDoc {
+  /** The tuple's id. */
+  id: string;
+  environment_id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  tenant: string;
+}
+
+/** One derivation rule of one role: users holding `rule.role` on a linked `rule.onResource` get `role` of `resource`. */
+export interface RuleEntry {
+  resource: string;
+  role: string;
+  rule: DerivationRule;
+}
+
+/** The derivation rules of one environment, as the grants projection last applied them. */
+export interface RulesDoc {
+  /** The environment id. */
+  id: string;
+  environment_id: string;
+  rules: RuleEntry[];
+}
+
+/**
+ * Deterministic, so a redelivered event writes the same document and a check
+ * can compute the id it looks for. A hash of (environment, user) followed by
+ * the instance and role: one user's grants sort together by instance, so a
+ * large fan-out (which derives in instance order) appends to the id index
+ * instead of scattering writes over it.
+ */
+export function grantId(environmentId: string, user: string, instance: string, role: string): string {
+  return `${userPrefix(environmentId, user)}:${instance}#${role}`;
+}
+
+/** The instance part of a grant id: after the hash (base64url, no `:`), before the role (keys hold no `#`). */
+export function instanceOfGrantId(id: string): string {
+  return id.slice(id.indexOf(':') + 1, id.lastIndexOf('#'));
+}
+
+/** The hashed (environment, user) part, remembered: a fan-out computes it for every grant of one user. */
+const userPrefixes = new Map<string, string>();
+function userPrefix(environmentId: string, user: string): string {
+  const key = `${environmentId}\u0000${user}`;
+  let prefix = userPrefixes.get(key);
+  if (prefix === undefined) {
+    if (userPrefixes.size >= 10_000) userPrefixes.clear();
+    prefix = hash('sha1', key, 'base64url').slice(0, 22);
+    userPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
+/** `type:key` → type (the key may itself contain ':'). */
+export function typeOf(instance: string): string {
+  const colon = instance.indexOf(':');
+  return colon < 0 ? instance : instance.slice(0, colon);
+}
+
+export const sameRule = (a: DerivationRule, b: DerivationRule): boolean =>
+  a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;

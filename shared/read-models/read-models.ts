@@ -1,0 +1,154 @@
+import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
+
+/**
+ * The read models, stored as the documents the API returns (Permit v2 read
+ * shapes), with internal fields prefixed by `_` (never sent to clients).
+ */
+
+export interface EnvScoped {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  environment_id: string;
+  created_at: string;
+  updated_at: string;
+}
+export interface OrganizationDoc { id: string; key: string; name: string; created_at: string; updated_at: string }
+export interface ProjectDoc { id: string; key: string; organization_id: string; name: string; description: string; urn_namespace: string | null; settings: Record<string, unknown>; active_policy_repo_id: string | null; created_at: string; updated_at: string }
+export interface EnvironmentDoc {
+  id: string; key: string; organization_id: string; project_id: string; name: string; description: string;
+  custom_branch_name: string; jwks: Record<string, unknown>; settings: Record<string, unknown>; avp_policy_store_id: string;
+  created_at: string; updated_at: string;
+}
+export interface ApiKeyDoc {
+  id: string; organization_id: string; project_id: string | null; environment_id: string | null;
+  object_type: 'org' | 'project' | 'env'; access_level: 'admin'; owner_type: 'member'; name: string;
+  created_at: string; _secret_hash: string;
+}
+export interface ResourceDoc extends EnvScoped {
+  key: string; name: string; description: string; urn: string | null;
+  actions: Record<string, { id: string; key: string; name: string; description: string }>;
+  attributes: Record<string, unknown>; roles: Record<string, unknown>; relations: Record<string, { resource_id: string; resource: string }>;
+  action_groups: Record<string, string[]>;
+}
+export interface DerivedRoleRuleDoc { role_id: string; resource_id: string; relation_id: string; role: string; on_resource: string; linked_by_relation: string }
+export interface RoleDoc extends EnvScoped {
+  key: string; name: string; description: string; permissions: string[]; attributes: Record<string, unknown>;
+  extends: string[];
+  granted_to: { id: string; users_with_role: DerivedRoleRuleDoc[]; when: Record<string, unknown> };
+  /** Present on resource roles only. */
+  resource_id?: string; resource?: string;
+}
+export interface RelationDoc extends EnvScoped {
+  key: string; name: string; description: string; subject_resource: string; subject_resource_id: string; object_resource: string; object_resource_id: string;
+}
+export interface TenantDoc extends EnvScoped { key: string; name: string; description: string; attributes: Record<string, unknown>; last_action_at: string }
+export interface UserDoc extends EnvScoped {
+  key: string; email: string | null; first_name: string | null; last_name: string | null; attributes: Record<string, unknown>;
+  roles: Array<{ role: string; tenant: string }>;
+}
+export interface InstanceDoc extends EnvScoped { key: string; resource: string; resource_id: string; tenant: string; tenant_id: string; attributes: Record<string, unknown> }
+export interface AssignmentDoc {
+  id: string; user: string; role: string; tenant: string; resource_instance: string | null; resource_instance_id: string | null;
+  user_id: string; role_id: string; tenant_id: string; organization_id: string; project_id: string; environment_id: string; created_at: string;
+  /** Resource type of the role (null for a top-level role). */
+  _resource: string | null;
+}
+export interface TupleDoc extends EnvScoped {
+  subject: string; relation: string; object: string; subject_id: string; relation_id: string; object_id: string; tenant: string; tenant_id: string;
+}
+
+const specs = {
+  organizations: { name: 'organizations', fields: ['key'], indexes: [['key']] },
+  projects: { name: 'projects', fields: ['organization_id', 'key'], indexes: [['organization_id', 'key']] },
+  environments: { name: 'environments', fields: ['organization_id', 'project_id', 'key'], indexes: [['project_id', 'key']] },
+  apiKeys: { name: 'api_keys', fields: ['_secret_hash', 'organization_id'], indexes: [['_secret_hash']] },
+  resources: { name: 'resources', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  resourceRoles: { name: 'resource_roles', fields: ['environment_id', 'resource', 'key'], indexes: [['environment_id', 'resource', 'key']] },
+  roles: { name: 'roles', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  relations: { name: 'relations', fields: ['environment_id', 'object_resource', 'key'], indexes: [['environment_id', 'object_resource', 'key']] },
+  tenants: { name: 'tenants', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  users: { name: 'users', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  instances: {
+    name: 'resource_instances',
+    fields: ['environment_id', 'resource', 'tenant', 'key'],
+    indexes: [['environment_id', 'resource', 'key'], ['environment_id', 'tenant']],
+  },
+  assignments: {
+    name: 'role_assignments',
+    // In document order: a compact collection reads id and these first.
+    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id'],
+    indexes: [
+      // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
+      // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
+      ['environment_id', 'user', 'tenant', 'resource_instance'],
+      ['environment_id', 'role'],
+      ['environment_id', 'resource_instance'],
+      ['environment_id', 'tenant'],
+    ],
+    // Written for every assignment; every document holds these fields (resource_instance null for a tenant role).
+    compact: true,
+  },
+  tuples: {
+    name: 'relationship_tuples',
+    // In document order: a compact collection reads id and these first.
+    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id'],
+    indexes: [
+      // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
+      // large fan-out) and an object's tuples in subject order; they serve the listing filters too.
+      ['environment_id', 'subject', 'object'],
+      ['environment_id', 'object', 'subject'],
+      ['environment_id', 'relation'],
+    ],
+    // Written for every tuple (a million in a large import); every document holds these fields.
+    compact: true,
+  },
+} satisfies Record<string, CollectionSpec>;
+
+/** Typed access to every read-model collection. One instance per document store. */
+export class ReadModels {
+  readonly organizations: Collection<OrganizationDoc>;
+  readonly projects: Collection<ProjectDoc>;
+  readonly environments: Collection<EnvironmentDoc>;
+  readonly apiKeys: Collection<ApiKeyDoc>;
+  readonly resources: Collection<ResourceDoc>;
+  readonly resourceRoles: Collection<RoleDoc>;
+  readonly roles: Collection<RoleDoc>;
+  readonly relations: Collection<RelationDoc>;
+  readonly tenants: Collection<TenantDoc>;
+  readonly users: Collection<UserDoc>;
+  readonly instances: Collection<InstanceDoc>;
+  readonly assignments: Collection<AssignmentDoc>;
+  readonly tuples: Collection<TupleDoc>;
+
+  constructor(readonly store: DocumentStore) {
+    this.organizations = store.collection(specs.organizations);
+    this.projects = store.collection(specs.projects);
+    this.environments = store.collection(specs.environments);
+    this.apiKeys = store.collection(specs.apiKeys);
+    this.resources = store.collection(specs.resources);
+    this.resourceRoles = store.collection(specs.resourceRoles);
+    this.roles = store.collection(specs.roles);
+    this.relations = store.collection(specs.relations);
+    this.tenants = store.collection(specs.tenants);
+    this.users = store.collection(specs.users);
+    this.instances = store.collection(specs.instances);
+    this.assignments = store.collection(specs.assignments);
+    this.tuples = store.collection(specs.tuples);
+  }
+
+  /** Finds an environment-scoped object by key or by id. */
+  async byKeyOrId<T extends { id: string; environment_id?: string }>(
+    collection: Collection<T>,
+    environmentId: string,
+    ref: string,
+    extra: Record<string, string> = {},
+  ): Promise<T | null> {
+    const byKey = await collection.findOne({ environment_id: environmentId, key: ref, ...extra });
+    if (byKey) return byKey;
+    const byId = await collection.get(ref);
+    if (!byId || byId.environment_id !== environmentId) return null;
+    for (const [field, value] of Object.entries(extra)) if ((byId as Record<string, unknown>)[field] !== value) return null;
+    return byId;
+  }
+}
