@@ -34,7 +34,12 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   const eventStore = await createEventStore(config);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
-  const runner = new ProjectionRunner(eventStore, documentStore, buildProjections(readModels, features), logger.child({ component: 'projections' }));
+  const runner = new ProjectionRunner(
+    eventStore,
+    documentStore,
+    buildProjections(readModels, features),
+    logger.child({ component: 'projections' }),
+  );
   await runner.start();
 
   const services = buildServices(config, logger, eventStore, readModels, runner);
@@ -59,7 +64,12 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
 
   let closing: Promise<void> | null = null;
   return {
-    url, server, services, eventStore, documentStore, runner,
+    url,
+    server,
+    services,
+    eventStore,
+    documentStore,
+    runner,
     close: () =>
       (closing ??= (async () => {
         // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).

@@ -10,7 +10,13 @@ import type { EventStore } from '../shared/eventstore/port';
 import type { ReadModels } from '../shared/read-models/read-models';
 
 /** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
-export function buildServices(config: Config, logger: Logger, eventStore: EventStore, readModels: ReadModels, freshness: Freshness): Services {
+export function buildServices(
+  config: Config,
+  logger: Logger,
+  eventStore: EventStore,
+  readModels: ReadModels,
+  freshness: Freshness,
+): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0
       ? { store: new FileSnapshotStore(config.SNAPSHOT_DIR ?? join(config.DATA_DIR, 'snapshots')), every: config.COMMAND_SNAPSHOT_EVERY }

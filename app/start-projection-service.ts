@@ -33,7 +33,12 @@ export async function startProjectionService(config: Config, logger: Logger, fea
   const eventStore = await createEventStore(config);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
-  const runner = new ProjectionRunner(eventStore, documentStore, buildProjections(readModels, features), logger.child({ component: 'projections' }));
+  const runner = new ProjectionRunner(
+    eventStore,
+    documentStore,
+    buildProjections(readModels, features),
+    logger.child({ component: 'projections' }),
+  );
 
   let fail!: (code: number) => void;
   const failed = new Promise<number>((resolve) => (fail = resolve));

@@ -51,7 +51,12 @@ export async function startTaskService(config: Config, logger: Logger, features:
     await documentStore.close();
     throw error;
   }
-  const health = await startHealthServer(config.HOST, config.PORT, () => ({ ready: true, exclusive: leases.map((l) => (l.active ? 'active' : 'standby')) }), logger);
+  const health = await startHealthServer(
+    config.HOST,
+    config.PORT,
+    () => ({ ready: true, exclusive: leases.map((l) => (l.active ? 'active' : 'standby')) }),
+    logger,
+  );
   logger.info('task service started');
 
   return {

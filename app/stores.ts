@@ -44,7 +44,10 @@ export function registerKafkaTaskQueue(logger?: Logger): void {
   registerTaskQueueEngine('kafka', async (c) => {
     const { KafkaTaskQueue } = await import('../shared/taskqueue/kafka-task-queue');
     return KafkaTaskQueue.connect({
-      brokers: required(c.KAFKA_BROKERS, 'KAFKA_BROKERS').split(',').map((b) => b.trim()).filter(Boolean),
+      brokers: required(c.KAFKA_BROKERS, 'KAFKA_BROKERS')
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
       topic: `${c.KAFKA_TOPIC_PREFIX}.tasks`,
       clientId: c.KAFKA_TOPIC_PREFIX,
       partitions: c.KAFKA_TASK_PARTITIONS,

@@ -14,13 +14,21 @@ function fakeServices(environments: () => Promise<Array<{ id: string }>>, loaded
 describe('warmCommandState', () => {
   it("loads every environment's command state, one after another", async () => {
     const loaded: string[] = [];
-    await warmCommandState(fakeServices(async () => [{ id: 'a' }, { id: 'b' }], loaded), silent, () => false);
+    await warmCommandState(
+      fakeServices(async () => [{ id: 'a' }, { id: 'b' }], loaded),
+      silent,
+      () => false,
+    );
     expect(loaded).toEqual(['env-a', 'env-b']);
   });
 
   it('stops between environments once the service is stopping', async () => {
     const loaded: string[] = [];
-    await warmCommandState(fakeServices(async () => [{ id: 'a' }, { id: 'b' }], loaded), silent, () => loaded.length > 0);
+    await warmCommandState(
+      fakeServices(async () => [{ id: 'a' }, { id: 'b' }], loaded),
+      silent,
+      () => loaded.length > 0,
+    );
     expect(loaded).toEqual(['env-a']);
   });
 

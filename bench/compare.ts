@@ -26,7 +26,8 @@ export interface Delta {
   status: 'ok' | 'better' | 'REGRESSION' | 'new' | 'gone' | 'not comparable';
 }
 
-const usable = (r: ScenarioResult | undefined): r is ScenarioResult => r !== undefined && !r.skipped && !r.error && Number.isFinite(r.value);
+const usable = (r: ScenarioResult | undefined): r is ScenarioResult =>
+  r !== undefined && !r.skipped && !r.error && Number.isFinite(r.value);
 
 /** Matches rows by id and classifies each change. */
 export function compareResults(before: BenchResults, after: BenchResults, thresholdPct: number): Delta[] {
@@ -50,7 +51,9 @@ export function compareResults(before: BenchResults, after: BenchResults, thresh
 }
 
 function latestTwo(): [string, string] {
-  const files = readdirSync(RESULTS_DIR).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(RESULTS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   if (files.length < 2) throw new Error(`need two result files in ${RESULTS_DIR}, found ${files.length}`);
   return [join(RESULTS_DIR, files.at(-2)!), join(RESULTS_DIR, files.at(-1)!)];
 }
@@ -69,13 +72,16 @@ function main(): void {
   const after = JSON.parse(readFileSync(newPath, 'utf8')) as BenchResults;
   console.log(`before: ${oldPath} (${before.mode}, ${before.startedAt}, commit ${before.commit})`);
   console.log(`after:  ${newPath} (${after.mode}, ${after.startedAt}, commit ${after.commit})`);
-  if (before.mode !== after.mode) console.log(`warning: comparing a ${before.mode} run with a ${after.mode} run; scaled rows are not comparable`);
-  if (before.machine.cpuModel !== after.machine.cpuModel || before.machine.cpus !== after.machine.cpus) console.log('warning: the runs were on different machines');
+  if (before.mode !== after.mode)
+    console.log(`warning: comparing a ${before.mode} run with a ${after.mode} run; scaled rows are not comparable`);
+  if (before.machine.cpuModel !== after.machine.cpuModel || before.machine.cpus !== after.machine.cpus)
+    console.log('warning: the runs were on different machines');
   console.log(`regression threshold: ${threshold}% on the main figure, ${threshold}% and ≥ 1 ms on p99`);
   console.log('');
 
   const deltas = compareResults(before, after, threshold);
-  const cell = (r: ScenarioResult | undefined) => (r === undefined ? '—' : r.skipped ? 'skipped' : r.error ? 'error' : formatValue(r.value, r.unit));
+  const cell = (r: ScenarioResult | undefined) =>
+    r === undefined ? '—' : r.skipped ? 'skipped' : r.error ? 'error' : formatValue(r.value, r.unit);
   const rows = deltas.map((d) => [
     d.title,
     cell(d.before),
@@ -92,7 +98,9 @@ function main(): void {
   for (const row of rows) console.log(line(row));
   const regressions = deltas.filter((d) => d.status === 'REGRESSION');
   console.log('');
-  console.log(regressions.length === 0 ? 'no regressions' : `${regressions.length} regression(s): ${regressions.map((d) => d.id).join(', ')}`);
+  console.log(
+    regressions.length === 0 ? 'no regressions' : `${regressions.length} regression(s): ${regressions.map((d) => d.id).join(', ')}`,
+  );
   if (failOnRegression && regressions.length > 0) process.exit(1);
 }
 

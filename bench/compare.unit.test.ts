@@ -2,12 +2,23 @@ import { compareResults } from './compare';
 import type { BenchResults, ScenarioResult } from './lib/results';
 
 const run = (scenarios: ScenarioResult[]): BenchResults => ({
-  schema: 1, startedAt: '', finishedAt: '', mode: 'full', commit: null, options: {},
+  schema: 1,
+  startedAt: '',
+  finishedAt: '',
+  mode: 'full',
+  commit: null,
+  options: {},
   machine: { cpus: 2, cpuModel: 'x', memoryGiB: 1, node: 'v20', loadAvgAtStart: [] },
   scenarios,
 });
-const row = (id: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult =>
-  ({ id, title: id, value, unit: 'req/s', better: 'higher', ...extra });
+const row = (id: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult => ({
+  id,
+  title: id,
+  value,
+  unit: 'req/s',
+  better: 'higher',
+  ...extra,
+});
 
 describe('bench/compare: regression flags (no timing, pure logic)', () => {
   it('flags a main figure worse by more than the threshold, in the direction that matters', () => {
@@ -16,7 +27,12 @@ describe('bench/compare: regression flags (no timing, pure logic)', () => {
       run([row('up', 130), row('down', 85), row('noise', 95), row('time', 2.5, { unit: 's', better: 'lower' })]),
       10,
     );
-    expect(Object.fromEntries(deltas.map((d) => [d.id, d.status]))).toEqual({ up: 'better', down: 'REGRESSION', noise: 'ok', time: 'REGRESSION' });
+    expect(Object.fromEntries(deltas.map((d) => [d.id, d.status]))).toEqual({
+      up: 'better',
+      down: 'REGRESSION',
+      noise: 'ok',
+      time: 'REGRESSION',
+    });
     expect(deltas.find((d) => d.id === 'time')!.change).toBeCloseTo(-25);
   });
 
@@ -35,6 +51,11 @@ describe('bench/compare: regression flags (no timing, pure logic)', () => {
       run([row('skipped', NaN, { skipped: 'no binary' }), row('failed', NaN, { error: 'boom' }), row('new', 1)]),
       10,
     );
-    expect(Object.fromEntries(deltas.map((d) => [d.id, d.status]))).toEqual({ skipped: 'not comparable', failed: 'not comparable', gone: 'gone', new: 'new' });
+    expect(Object.fromEntries(deltas.map((d) => [d.id, d.status]))).toEqual({
+      skipped: 'not comparable',
+      failed: 'not comparable',
+      gone: 'gone',
+      new: 'new',
+    });
   });
 });

@@ -50,14 +50,24 @@ class PeakRss {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-bench-copy-'));
   const rss = new PeakRss();
-  const service = await startEmbedded(loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }), [environmentCopyFeature()]);
+  const service = await startEmbedded(
+    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }),
+    [environmentCopyFeature()],
+  );
   const key = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await r.json()) as any;
   };
   try {
-    console.log(`copy benchmark: ${TOTAL.toLocaleString('en-US')} source events, scope.facts, ${ISOLATED ? 'isolated' : 'embedded'} mode, data in ${dataDir}`);
+    console.log(
+      `copy benchmark: ${TOTAL.toLocaleString('en-US')} source events, scope.facts, ${ISOLATED ? 'isolated' : 'embedded'} mode, data in ${dataDir}`,
+    );
     const source = await call('GET', '/v2/projects/default/envs/production');
 
     // 1. The source environment, straight into its stream.
@@ -82,7 +92,10 @@ async function main(): Promise<void> {
     rss.reset();
     const baseline = process.memoryUsage().rss;
     started = Date.now();
-    const task = await call('POST', '/v2/projects/default/envs/production/copy/async', { target_env: { new: { key: 'bench-copy', name: 'Bench copy' } }, scope: { facts: true } });
+    const task = await call('POST', '/v2/projects/default/envs/production/copy/async', {
+      target_env: { new: { key: 'bench-copy', name: 'Bench copy' } },
+      scope: { facts: true },
+    });
     let result = task;
     const n = (x: number) => x.toLocaleString('en-US');
     let copyCpuMs: number | null = null;
@@ -107,7 +120,8 @@ async function main(): Promise<void> {
     while (result.status === 'processing') {
       result = await call('GET', `/v2/projects/default/envs/production/copy/async/${task.task_id}/result?wait=2`);
       // What the task has logged (its latest progress event) and what the read model shows (behind by the projection backlog).
-      const logged = (await service.eventStore.readStream(streams.task(task.task_id))).filter((e) => e.type === 'TaskProgressed').at(-1)?.data as { eventsCopied: number } | undefined;
+      const logged = (await service.eventStore.readStream(streams.task(task.task_id))).filter((e) => e.type === 'TaskProgressed').at(-1)
+        ?.data as { eventsCopied: number } | undefined;
       const p = result.progress;
       console.log(
         `  ${result.status}: copied ${n(logged?.eventsCopied ?? 0)} / ${n(p.source_events_total)} (task log), ${n(p.events_copied)} visible in the task read model, ` +
@@ -125,10 +139,16 @@ async function main(): Promise<void> {
     console.log('');
     console.log(`events copied:              ${copied.toLocaleString('en-US')}`);
     console.log(`copy (task start → success): ${((finishedAt - startedAt) / 1000).toFixed(1)} s, ${rate(copied, finishedAt - startedAt)}`);
-    if (copyCpuMs !== null) console.log(`copy CPU time (user+system): ${(copyCpuMs / 1000).toFixed(1)} s, ${rate(copied, copyCpuMs)} per CPU-second (independent of other load on the machine)`);
-    console.log(`until visible (request → success in the read model, incl. projecting the copy): ${(visibleAfterMs / 1000).toFixed(1)} s, ${rate(copied, visibleAfterMs)}`);
+    if (copyCpuMs !== null)
+      console.log(
+        `copy CPU time (user+system): ${(copyCpuMs / 1000).toFixed(1)} s, ${rate(copied, copyCpuMs)} per CPU-second (independent of other load on the machine)`,
+      );
+    console.log(
+      `until visible (request → success in the read model, incl. projecting the copy): ${(visibleAfterMs / 1000).toFixed(1)} s, ${rate(copied, visibleAfterMs)}`,
+    );
     console.log(`progress events recorded:   ${events.filter((e) => e.type === 'TaskProgressed').length}`);
-    if (copyPeakRss !== null) console.log(`peak RSS while copying:     ${mb(copyPeakRss)} (${mb(baseline)} before it, +${mb(copyPeakRss - baseline)})`);
+    if (copyPeakRss !== null)
+      console.log(`peak RSS while copying:     ${mb(copyPeakRss)} (${mb(baseline)} before it, +${mb(copyPeakRss - baseline)})`);
     console.log(`peak RSS, copy + projecting it: ${mb(rss.peak)} (${mb(baseline)} before it, +${mb(rss.peak - baseline)})`);
   } finally {
     rss.stop();

@@ -145,10 +145,19 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-bench-fanout-'));
   const stats = new GrantStats();
   const features = [...embeddedFeatures().filter((f) => f.name !== 'derived-grants'), grantsFeature({ stats })];
-  const service = await startEmbedded(loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), pino({ level: 'silent' }), features);
+  const service = await startEmbedded(
+    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    pino({ level: 'silent' }),
+    features,
+  );
   try {
     const admin = client(service.url, readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim());
-    const key = await admin('POST', '/v2/api-key', { project_id: 'default', environment_id: 'production', object_type: 'env', name: 'bench' });
+    const key = await admin('POST', '/v2/api-key', {
+      project_id: 'default',
+      environment_id: 'production',
+      object_type: 'env',
+      name: 'bench',
+    });
     const call = client(service.url, key.body.secret as string);
     const ok = async (method: string, path: string, body?: unknown) => {
       const r = await call(method, path, body);
@@ -161,14 +170,22 @@ async function main(): Promise<void> {
     };
     const S = '/v2/schema/default/production';
     const F = '/v2/facts/default/production';
-    console.log(`fan-out benchmark: ${FILES.toLocaleString('en-US')} files in one folder; ${SAMPLER_CONCURRENCY} check(s) in flight; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
+    console.log(
+      `fan-out benchmark: ${FILES.toLocaleString('en-US')} files in one folder; ${SAMPLER_CONCURRENCY} check(s) in flight; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${cpus().length} CPUs`,
+    );
 
     await ok('POST', `${S}/resources`, { key: 'folder', name: 'Folder', actions: { read: {}, write: {} } });
     await ok('POST', `${S}/resources`, { key: 'file', name: 'File', actions: { read: {}, write: {} } });
     await ok('POST', `${S}/resources/folder/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] });
     await ok('POST', `${S}/resources/file/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] });
     await ok('POST', `${S}/resources/file/relations`, { key: 'parent', name: 'Parent', subject_resource: 'folder' });
-    await ok('POST', `${S}/resources/file/roles/editor/implicit_grants`, { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
+    await ok('POST', `${S}/resources/file/roles/editor/implicit_grants`, {
+      role: 'editor',
+      on_resource: 'folder',
+      linked_by_relation: 'parent',
+    });
     await ok('POST', `${F}/tenants`, { key: 'acme', name: 'Acme' });
     await ok('POST', `${F}/resource_instances`, { key: 'big', resource: 'folder', tenant: 'acme' });
     await ok('POST', `${F}/resource_instances`, { key: 'other', resource: 'folder', tenant: 'acme' });
@@ -178,13 +195,22 @@ async function main(): Promise<void> {
     for (let from = 0; from < FILES; from += BULK) {
       const keys = Array.from({ length: Math.min(BULK, FILES - from) }, (_, i) => `f${from + i}`);
       await ok('PUT', `${F}/bulk/resource_instances`, { operations: keys.map((k) => ({ key: k, resource: 'file', tenant: 'acme' })) });
-      await ok('POST', `${F}/relationship_tuples/bulk`, { operations: keys.map((k) => ({ subject: 'folder:big', relation: 'parent', object: `file:${k}` })) });
+      await ok('POST', `${F}/relationship_tuples/bulk`, {
+        operations: keys.map((k) => ({ subject: 'folder:big', relation: 'parent', object: `file:${k}` })),
+      });
     }
     const afterLoad = stats.snapshot();
     console.log(`loaded ${FILES.toLocaleString('en-US')} files and tuples in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    console.log(`  grants projection while loading: ${(afterLoad.events - beforeLoad.events).toLocaleString('en-US')} events handled, ${(afterLoad.edgeWrites - beforeLoad.edgeWrites).toLocaleString('en-US')} edge rows and ${(afterLoad.grantsWritten - beforeLoad.grantsWritten).toLocaleString('en-US')} grant rows written`);
+    console.log(
+      `  grants projection while loading: ${(afterLoad.events - beforeLoad.events).toLocaleString('en-US')} events handled, ${(afterLoad.edgeWrites - beforeLoad.edgeWrites).toLocaleString('en-US')} edge rows and ${(afterLoad.grantsWritten - beforeLoad.grantsWritten).toLocaleString('en-US')} grant rows written`,
+    );
     // A steady user for the latency samples: editor on a few files through another folder.
-    for (let i = 0; i < 10; i++) await ok('POST', `${F}/relationship_tuples`, { subject: 'folder:other', relation: 'parent', object: `file:f${Math.floor((i * FILES) / 10)}` });
+    for (let i = 0; i < 10; i++)
+      await ok('POST', `${F}/relationship_tuples`, {
+        subject: 'folder:other',
+        relation: 'parent',
+        object: `file:f${Math.floor((i * FILES) / 10)}`,
+      });
     await ok('POST', `${F}/role_assignments`, { user: 'steady', role: 'editor', resource_instance: 'folder:other' });
 
     // Two samplers: one keeps checks in flight, the other polls the last file.
@@ -222,8 +248,12 @@ async function main(): Promise<void> {
       const written = after.grantsWritten - before.grantsWritten;
       const deleted = after.grantsDeleted - before.grantsDeleted;
       console.log(`\n${phase === 'grant' ? 'assign editor on the folder' : 'unassign editor on the folder'}:`);
-      console.log(`  last file's grant ${phase === 'grant' ? 'visible' : 'gone'} after ${fmt(visibleMs)}; the write answered ${response.status} after ${fmt(response.ms)}`);
-      console.log(`  events: ${events}; grant rows written: ${written.toLocaleString('en-US')}, deleted: ${deleted.toLocaleString('en-US')}; write amplification: ${((written + deleted) / Math.max(events, 1)).toLocaleString('en-US')} rows/event`);
+      console.log(
+        `  last file's grant ${phase === 'grant' ? 'visible' : 'gone'} after ${fmt(visibleMs)}; the write answered ${response.status} after ${fmt(response.ms)}`,
+      );
+      console.log(
+        `  events: ${events}; grant rows written: ${written.toLocaleString('en-US')}, deleted: ${deleted.toLocaleString('en-US')}; write amplification: ${((written + deleted) / Math.max(events, 1)).toLocaleString('en-US')} rows/event`,
+      );
       console.log(`  ${latencies('checks while it ran (and 0.2 s either side)', samples)}`);
       console.log(`  server event-loop delay meanwhile: p99 ${fmt(loopDelay.percentile(99) / 1e6)}, max ${fmt(loopDelay.max / 1e6)}`);
     }

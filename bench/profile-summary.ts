@@ -34,12 +34,17 @@ export interface FunctionTime {
 
 const label = (n: ProfileNode) => {
   const url = n.callFrame.url.replace(/^file:\/\//, '');
-  const where = url ? `${url.startsWith(ROOT) ? relative(ROOT, url) : url.replace(/.*node_modules\//, 'node_modules/')}:${n.callFrame.lineNumber + 1}` : '';
+  const where = url
+    ? `${url.startsWith(ROOT) ? relative(ROOT, url) : url.replace(/.*node_modules\//, 'node_modules/')}:${n.callFrame.lineNumber + 1}`
+    : '';
   return `${n.callFrame.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
 };
 
 /** Samples between `fromS` and `toS` seconds after the profile started. */
-export function summarise(profile: CpuProfile, window: { fromS: number; toS: number } = { fromS: 0, toS: Infinity }): { totalMs: number; idleMs: number; functions: FunctionTime[] } {
+export function summarise(
+  profile: CpuProfile,
+  window: { fromS: number; toS: number } = { fromS: 0, toS: Infinity },
+): { totalMs: number; idleMs: number; functions: FunctionTime[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -87,20 +92,29 @@ function main(): void {
   if (phase) {
     const phasesFile = join(dirname(file), 'phases.json');
     if (!existsSync(phasesFile)) throw new Error(`no ${phasesFile}: --phase needs a profile written by npm run bench -- --profile`);
-    const found = (JSON.parse(readFileSync(phasesFile, 'utf8')) as Array<{ label: string; fromS: number; toS: number }>).find((p) => p.label === phase);
+    const found = (JSON.parse(readFileSync(phasesFile, 'utf8')) as Array<{ label: string; fromS: number; toS: number }>).find(
+      (p) => p.label === phase,
+    );
     if (!found) throw new Error(`no phase ${phase} in ${phasesFile}`);
     window = found;
   } else if (range) {
     const [from, to] = range.split(':').map(Number);
     window = { fromS: from ?? 0, toS: to ?? Infinity };
   }
-  if (phase || range) console.log(`window ${window.fromS.toFixed(1)}–${window.toS.toFixed(1)} s after the process started${phase ? ` (phase ${phase})` : ''}`);
+  if (phase || range)
+    console.log(
+      `window ${window.fromS.toFixed(1)}–${window.toS.toFixed(1)} s after the process started${phase ? ` (phase ${phase})` : ''}`,
+    );
   const { totalMs, idleMs, functions } = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, window);
   const busy = totalMs - idleMs;
   const pct = (ms: number) => `${((100 * ms) / busy).toFixed(1).padStart(5)}%`;
-  console.log(`${file}: ${(totalMs / 1000).toFixed(1)} s sampled, ${(idleMs / 1000).toFixed(1)} s idle, ${(busy / 1000).toFixed(1)} s busy (percentages of busy time)`);
+  console.log(
+    `${file}: ${(totalMs / 1000).toFixed(1)} s sampled, ${(idleMs / 1000).toFixed(1)} s idle, ${(busy / 1000).toFixed(1)} s busy (percentages of busy time)`,
+  );
   const inclusive = args.includes('--inclusive');
-  const sorted = [...functions].filter((f) => !/^\((idle|root|program)\)/.test(f.name)).sort((a, b) => (inclusive ? b.totalMs - a.totalMs : b.selfMs - a.selfMs));
+  const sorted = [...functions]
+    .filter((f) => !/^\((idle|root|program)\)/.test(f.name))
+    .sort((a, b) => (inclusive ? b.totalMs - a.totalMs : b.selfMs - a.selfMs));
   console.log(inclusive ? '   total    self  function' : '    self   total  function');
   for (const f of sorted.slice(0, top)) {
     console.log(inclusive ? `${pct(f.totalMs)} ${pct(f.selfMs)}  ${f.name}` : `${pct(f.selfMs)} ${pct(f.totalMs)}  ${f.name}`);

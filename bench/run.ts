@@ -57,7 +57,14 @@ async function main(): Promise<void> {
       results.push(...(Array.isArray(out) ? out : [out]));
     } catch (error) {
       log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
-      results.push({ id: name, title: TITLES[name], value: NaN, unit: '', better: 'higher', error: (error as Error).message ?? String(error) });
+      results.push({
+        id: name,
+        title: TITLES[name],
+        value: NaN,
+        unit: '',
+        better: 'higher',
+        error: (error as Error).message ?? String(error),
+      });
     }
   };
 
@@ -67,18 +74,27 @@ async function main(): Promise<void> {
     baseline = await startBaseline();
     const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'peer'];
     if (mainScenarios.some(want)) {
-      service = await startService({ cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined, nodeOptions: options.serverNodeOptions });
+      service = await startService({
+        cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined,
+        nodeOptions: options.serverNodeOptions,
+      });
       log(`service ready in ${Math.round(service.readyAfterMs)} ms at ${service.url} (data in ${service.dataDir})`);
       const api = await environmentKey(service.admin);
       const dataset = new Dataset(options.dataset);
       await loadSchema(api);
       const { folders, documents, users } = options.dataset;
-      log(`loading ${folders.toLocaleString('en-US')} folders, ${documents.toLocaleString('en-US')} documents, ${users.toLocaleString('en-US')} users (${dataset.assignments.length.toLocaleString('en-US')} assignments) through the bulk endpoints`);
+      log(
+        `loading ${folders.toLocaleString('en-US')} folders, ${documents.toLocaleString('en-US')} documents, ${users.toLocaleString('en-US')} users (${dataset.assignments.length.toLocaleString('en-US')} assignments) through the bulk endpoints`,
+      );
       const concurrency = 2;
       const phases: Phase[] = [];
       const loadFrom = performance.now();
       const timings = await loadFacts(api, dataset, { chunk: options.bulkChunk, concurrency });
-      phases.push({ label: 'bulk-import', fromS: (loadFrom - service.spawnedAt) / 1000, toS: (performance.now() - service.spawnedAt) / 1000 });
+      phases.push({
+        label: 'bulk-import',
+        fromS: (loadFrom - service.spawnedAt) / 1000,
+        toS: (performance.now() - service.spawnedAt) / 1000,
+      });
       const imported = bulkImportResult(timings, options.bulkChunk, concurrency);
       log(`loaded: ${imported.notes}`);
       if (want('bulk-import')) results.push(imported);
@@ -153,12 +169,18 @@ async function main(): Promise<void> {
   };
   const file = writeResults(output, options.out ?? undefined);
   console.log('');
-  console.log(`rebac-service benchmarks, ${options.mode} mode, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}, commit ${output.commit ?? '?'}`);
+  console.log(
+    `rebac-service benchmarks, ${options.mode} mode, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}, commit ${output.commit ?? '?'}`,
+  );
   console.log('');
   console.log(renderTable(results));
   console.log('');
-  console.log(`load average (1/5/15 min) ${machine.loadAvgAtStart.join(' ')} at start, ${machine.loadAvgAtEnd.join(' ')} at the end: other processes on this machine skew the figures`);
-  console.log(`took ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s; results in ${relative(ROOT, file)}${options.profileDir ? `; CPU profiles in ${options.profileDir}` : ''}`);
+  console.log(
+    `load average (1/5/15 min) ${machine.loadAvgAtStart.join(' ')} at start, ${machine.loadAvgAtEnd.join(' ')} at the end: other processes on this machine skew the figures`,
+  );
+  console.log(
+    `took ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s; results in ${relative(ROOT, file)}${options.profileDir ? `; CPU profiles in ${options.profileDir}` : ''}`,
+  );
 }
 
 /** Where each load ran in the server's CPU profile: `bench/profile-summary.ts <profile> --phase=<label>` reads it. */

@@ -34,12 +34,14 @@ async function kafkaSmoke() {
   await consumer.subscribe({ topic, fromBeginning: true });
   const got = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no message consumed within 30s')), 30_000);
-    consumer.run({
-      eachMessage: async ({ message }) => {
-        clearTimeout(timer);
-        resolve(message.value.toString());
-      },
-    }).catch(reject);
+    consumer
+      .run({
+        eachMessage: async ({ message }) => {
+          clearTimeout(timer);
+          resolve(message.value.toString());
+        },
+      })
+      .catch(reject);
   });
   await consumer.disconnect();
   if (got !== value) throw new Error(`consumed ${got}, expected ${value}`);

@@ -62,7 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const config = parsed.data;
-  if (config.EVENT_STORE === 'eventstoredb' && !config.EVENTSTORE_CONNECTION_STRING) throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING');
+  if (config.EVENT_STORE === 'eventstoredb' && !config.EVENTSTORE_CONNECTION_STRING)
+    throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING');
   if (config.READ_MODEL_STORE === 'mongodb' && !config.MONGODB_URL) throw new Error('READ_MODEL_STORE=mongodb needs MONGODB_URL');
   if (config.TASK_QUEUE === 'kafka' && !config.KAFKA_BROKERS) throw new Error('TASK_QUEUE=kafka needs KAFKA_BROKERS');
   return config;

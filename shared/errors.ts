@@ -6,7 +6,10 @@
 export abstract class DomainError extends Error {
   abstract readonly errorCode: string;
   abstract readonly title: string;
-  constructor(message: string, readonly additionalInfo?: Record<string, unknown>) {
+  constructor(
+    message: string,
+    readonly additionalInfo?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = new.target.name;
   }

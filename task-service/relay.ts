@@ -35,7 +35,12 @@ export class TaskRelay {
     const from = this.checkpoint ?? 0;
     this.logger.info({ from }, 'task relay starting');
     this.subscription = this.events.subscribe(
-      { fromPosition: from, categories: ['task'], batchSize: 1000, onError: (error) => this.logger.error({ err: error }, 'task relay error') },
+      {
+        fromPosition: from,
+        categories: ['task'],
+        batchSize: 1000,
+        onError: (error) => this.logger.error({ err: error }, 'task relay error'),
+      },
       (batch) => this.relay(batch),
     );
   }

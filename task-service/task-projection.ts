@@ -69,12 +69,26 @@ export function taskProjection(rm: ReadModels, tasks: Collection<TaskDoc>, compl
 function requestedDoc(e: EventOf<'EnvironmentCopyRequested'>, position: number, at: string): TaskDoc {
   const d = e.data;
   return {
-    id: d.taskId, task_id: d.taskId, type: 'environment_copy', status: 'processing',
-    organization_id: d.organizationId, project_id: d.projectId,
-    source_environment: d.source.ref, source_environment_id: d.source.environmentId,
-    target_kind: d.target.kind, target_environment_id: d.target.environmentId,
-    scope: d.scope, as_of: d.asOf, requested_at_position: position, attempts: 0,
+    id: d.taskId,
+    task_id: d.taskId,
+    type: 'environment_copy',
+    status: 'processing',
+    organization_id: d.organizationId,
+    project_id: d.projectId,
+    source_environment: d.source.ref,
+    source_environment_id: d.source.environmentId,
+    target_kind: d.target.kind,
+    target_environment_id: d.target.environmentId,
+    scope: d.scope,
+    as_of: d.asOf,
+    requested_at_position: position,
+    attempts: 0,
     progress: { source_events_total: d.sourceEventsTotal, source_events_read: 0, events_copied: 0 },
-    result: null, error: null, created_at: at, updated_at: at, started_at: null, finished_at: null,
+    result: null,
+    error: null,
+    created_at: at,
+    updated_at: at,
+    started_at: null,
+    finished_at: null,
   };
 }

@@ -58,7 +58,9 @@ export class CopyTaskWorker {
   ) {}
 
   async start(): Promise<void> {
-    this.consumer = await this.deps.queue.consume({ group: this.options.group, concurrency: this.options.concurrency }, (d) => this.onDelivery(d));
+    this.consumer = await this.deps.queue.consume({ group: this.options.group, concurrency: this.options.concurrency }, (d) =>
+      this.onDelivery(d),
+    );
   }
 
   async stop(): Promise<void> {
@@ -131,12 +133,21 @@ export class CopyTaskWorker {
       request,
       sourceEnvironmentId: environmentId,
       bound,
-      origin: { taskId: request.taskId, actor: requested.metadata.actor, requestId: requested.metadata.requestId, timestamp: requested.metadata.timestamp },
+      origin: {
+        taskId: request.taskId,
+        actor: requested.metadata.actor,
+        requestId: requested.metadata.requestId,
+        timestamp: requested.metadata.timestamp,
+      },
       signal: this.shutdown.signal,
       progress: async (progress: CopyProgress) => {
         if (Date.now() - lastReport < this.options.progressIntervalMs) return;
         lastReport = Date.now();
-        await this.deps.tasks.execute(stream, { type: 'RecordProgress', taskId: request.taskId, attempt, ...progress }, this.metadata(request.taskId));
+        await this.deps.tasks.execute(
+          stream,
+          { type: 'RecordProgress', taskId: request.taskId, attempt, ...progress },
+          this.metadata(request.taskId),
+        );
       },
     };
     return request.target.kind === 'new' ? copyToNewEnvironment(this.deps, job) : copyToExistingEnvironment(this.deps, job);
@@ -145,7 +156,13 @@ export class CopyTaskWorker {
   /** Runs a task command; null when the task finished or moved to a newer attempt meanwhile (nothing left to do here). */
   private async command(stream: string, command: TaskCommand): Promise<TaskEvent[] | null> {
     try {
-      return (await this.deps.tasks.execute(stream, command, this.metadata(command.type === 'RequestEnvironmentCopy' ? command.request.taskId : command.taskId))).events;
+      return (
+        await this.deps.tasks.execute(
+          stream,
+          command,
+          this.metadata(command.type === 'RequestEnvironmentCopy' ? command.request.taskId : command.taskId),
+        )
+      ).events;
     } catch (error) {
       if (error instanceof StaleTaskAttemptError || error instanceof TaskFinishedError) return null;
       throw error;

@@ -5,6 +5,9 @@ import { bulkRoutes } from '../../command-service/routes/bulk';
 export function bulkFeature(): Feature {
   return {
     name: 'bulk-facts',
-    routes: () => ({ facts }) => bulkRoutes(facts),
+    routes:
+      () =>
+      ({ facts }) =>
+        bulkRoutes(facts),
   };
 }

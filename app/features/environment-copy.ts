@@ -50,7 +50,12 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
     completion,
     projections: (rm) => [taskProjection(rm, taskCollection(rm.store), completion)],
     routes: (context) =>
-      copyRoutes({ tasks: taskCollection(context.documentStore), completion, taskCommands: commandsFor(context), eventStore: context.eventStore }),
+      copyRoutes({
+        tasks: taskCollection(context.documentStore),
+        completion,
+        taskCommands: commandsFor(context),
+        eventStore: context.eventStore,
+      }),
     followReadModels(context) {
       // Held `wait` requests learn their task's outcome from the task read model (one query per process).
       const poller = completion.pollFrom(taskCollection(context.documentStore), TASK_POLL_MS);
@@ -61,8 +66,12 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
       const queue = options.queue ?? (await createTaskQueue(context.config));
       const worker = new CopyTaskWorker(
         {
-          eventStore: context.eventStore, orgCommands: context.services.orgCommands, logger, batchSize: options.batchSize ?? COPY_BATCH_EVENTS,
-          queue, tasks: commandsFor(context),
+          eventStore: context.eventStore,
+          orgCommands: context.services.orgCommands,
+          logger,
+          batchSize: options.batchSize ?? COPY_BATCH_EVENTS,
+          queue,
+          tasks: commandsFor(context),
         },
         { ...DEFAULT_WORKER, ...options.worker },
         logger,

@@ -34,7 +34,13 @@ export function memoryOf(pid: number): Memory | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024, anonMiB: kb('RssAnon') / 1024, fileMiB: kb('RssFile') / 1024, shmemMiB: kb('RssShmem') / 1024 };
+    return {
+      rssMiB: kb('VmRSS') / 1024,
+      peakMiB: kb('VmHWM') / 1024,
+      anonMiB: kb('RssAnon') / 1024,
+      fileMiB: kb('RssFile') / 1024,
+      shmemMiB: kb('RssShmem') / 1024,
+    };
   } catch {
     return null;
   }
@@ -83,7 +89,10 @@ export async function waitForOk(url: string, child: NodeChild, timeoutMs: number
   const started = performance.now();
   for (;;) {
     if (child.process.exitCode !== null) throw new Error(`process exited while starting:\n${child.output().slice(-4000)}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return performance.now() - started;
     if (performance.now() - started > timeoutMs) {
       await child.stop(1000);

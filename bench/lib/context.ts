@@ -37,13 +37,20 @@ export function baselineCache(options: BenchOptions, baseline: Baseline, log: (m
   const cache = new Map<string, Promise<Repeated>>();
   return (bytes: number, connections: number, requestBodies?: { label: string; next: () => string }): Promise<Repeated> => {
     // Answers within a few bytes (or, above 256, a few hundred) of each other cost express the same; round so rows share a baseline.
-    const rounded = bytes < 64 ? Math.max(16, Math.round(bytes / 8) * 8) : bytes < 256 ? Math.round(bytes / 32) * 32 : Math.round(bytes / 256) * 256;
+    const rounded =
+      bytes < 64 ? Math.max(16, Math.round(bytes / 8) * 8) : bytes < 256 ? Math.round(bytes / 32) * 32 : Math.round(bytes / 256) * 256;
     const key = `${rounded}@${connections}@${requestBodies?.label ?? ''}`;
     let measured = cache.get(key);
     if (!measured) {
-      log(`baseline: bare express, ${requestBodies ? `parsing ${requestBodies.label}, ` : ''}${rounded}-byte JSON answers, ${connections} connections`);
+      log(
+        `baseline: bare express, ${requestBodies ? `parsing ${requestBodies.label}, ` : ''}${rounded}-byte JSON answers, ${connections} connections`,
+      );
       const body = requestBodies?.next ?? '{"a":1}';
-      measured = repeatLoad({ url: baseline.route(rounded), body, connections, durationS: options.durationS }, options.repeat, options.warmupS);
+      measured = repeatLoad(
+        { url: baseline.route(rounded), body, connections, durationS: options.durationS },
+        options.repeat,
+        options.warmupS,
+      );
       cache.set(key, measured);
     }
     return measured;

@@ -58,7 +58,10 @@ export class Dataset {
       this.folderEditors.push(new Set([editor]));
       this.folderViewers.push(new Set([v1, v2]));
       this.assignments.push({ user: `u${editor}`, role: 'editor', instance: `folder:f${f}` });
-      this.assignments.push({ user: `u${v1}`, role: 'viewer', instance: `folder:f${f}` }, { user: `u${v2}`, role: 'viewer', instance: `folder:f${f}` });
+      this.assignments.push(
+        { user: `u${v1}`, role: 'viewer', instance: `folder:f${f}` },
+        { user: `u${v2}`, role: 'viewer', instance: `folder:f${f}` },
+      );
     }
     // One document in ten has a direct viewer.
     for (let d = 0; d < size.documents; d += 10) {
@@ -99,7 +102,8 @@ export class Dataset {
       let user: number;
       if (i % 2 === 0) {
         const folder = this.parentOf(d);
-        const holders = action === 'write' ? [...this.folderEditors[folder]!] : [...this.folderEditors[folder]!, ...this.folderViewers[folder]!];
+        const holders =
+          action === 'write' ? [...this.folderEditors[folder]!] : [...this.folderEditors[folder]!, ...this.folderViewers[folder]!];
         user = holders[pick(holders.length)]!;
       } else {
         user = pick(this.size.users);

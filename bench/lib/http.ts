@@ -20,7 +20,12 @@ export class HttpClient {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, bytes: Buffer.byteLength(text), headers: response.headers };
+    return {
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+      bytes: Buffer.byteLength(text),
+      headers: response.headers,
+    };
   }
 
   /** The body of a 2xx answer; anything else throws with the answer. */

@@ -20,7 +20,11 @@ export async function loadSchema(api: HttpClient): Promise<void> {
   await api.ok('PATCH', `${SCHEMA}/resources/document/roles/editor`, {
     granted_to: { users_with_role: [{ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' }] },
   });
-  await api.ok('POST', `${SCHEMA}/resources/document/roles/viewer/implicit_grants`, { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' });
+  await api.ok('POST', `${SCHEMA}/resources/document/roles/viewer/implicit_grants`, {
+    role: 'viewer',
+    on_resource: 'folder',
+    linked_by_relation: 'parent',
+  });
   await api.ok('POST', `${FACTS}/tenants`, { key: TENANT, name: 'Bench' });
 }
 
@@ -31,7 +35,12 @@ export interface BulkLoadTiming {
 }
 
 /** Sends `items` in chunks of `chunk` through one bulk endpoint, `concurrency` requests in flight; returns the time taken. */
-export async function bulkSend<T>(items: Iterable<T>, chunk: number, concurrency: number, send: (batch: T[]) => Promise<unknown>): Promise<{ objects: number; ms: number }> {
+export async function bulkSend<T>(
+  items: Iterable<T>,
+  chunk: number,
+  concurrency: number,
+  send: (batch: T[]) => Promise<unknown>,
+): Promise<{ objects: number; ms: number }> {
   const started = performance.now();
   const inFlight = new Set<Promise<unknown>>();
   let batch: T[] = [];
@@ -56,12 +65,19 @@ export function* range<T>(n: number, f: (i: number) => T): Generator<T> {
   for (let i = 0; i < n; i++) yield f(i);
 }
 
-export const instancesPut = (api: HttpClient) => (operations: unknown[]) => api.ok('PUT', `${FACTS}/bulk/resource_instances`, { operations });
-export const tuplesPost = (api: HttpClient) => (operations: unknown[]) => api.ok('POST', `${FACTS}/relationship_tuples/bulk`, { operations });
-export const assignmentsPost = (api: HttpClient) => (assignments: unknown[]) => api.ok('POST', `${FACTS}/role_assignments/bulk`, assignments);
+export const instancesPut = (api: HttpClient) => (operations: unknown[]) =>
+  api.ok('PUT', `${FACTS}/bulk/resource_instances`, { operations });
+export const tuplesPost = (api: HttpClient) => (operations: unknown[]) =>
+  api.ok('POST', `${FACTS}/relationship_tuples/bulk`, { operations });
+export const assignmentsPost = (api: HttpClient) => (assignments: unknown[]) =>
+  api.ok('POST', `${FACTS}/role_assignments/bulk`, assignments);
 
 /** The data set's facts through the bulk endpoints: instances, then the parent tuples, then the assignments. */
-export async function loadFacts(api: HttpClient, data: Dataset, options: { chunk: number; concurrency: number }): Promise<BulkLoadTiming[]> {
+export async function loadFacts(
+  api: HttpClient,
+  data: Dataset,
+  options: { chunk: number; concurrency: number },
+): Promise<BulkLoadTiming[]> {
   const { chunk, concurrency } = options;
   const { folders, documents } = data.size;
   const instances = await bulkSend(
@@ -69,15 +85,21 @@ export async function loadFacts(api: HttpClient, data: Dataset, options: { chunk
       yield* range(folders, (f) => ({ key: `f${f}`, resource: 'folder', tenant: TENANT }));
       yield* range(documents, (d) => ({ key: `d${d}`, resource: 'document', tenant: TENANT }));
     })(),
-    chunk, concurrency, instancesPut(api),
+    chunk,
+    concurrency,
+    instancesPut(api),
   );
   const tuples = await bulkSend(
     range(documents, (d) => ({ subject: `folder:f${data.parentOf(d)}`, relation: 'parent', object: `document:d${d}` })),
-    chunk, concurrency, tuplesPost(api),
+    chunk,
+    concurrency,
+    tuplesPost(api),
   );
   const assignments = await bulkSend(
     data.assignments.map((a) => ({ user: a.user, role: a.role, resource_instance: a.instance })),
-    chunk, concurrency, assignmentsPost(api),
+    chunk,
+    concurrency,
+    assignmentsPost(api),
   );
   return [
     { kind: 'instances', ...instances },

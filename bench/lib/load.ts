@@ -60,7 +60,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
       : { body }),
   });
   if (result['2xx'] === 0) {
-    throw new Error(`no 2xx answer from ${spec.url} in ${spec.durationS} s (${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)`);
+    throw new Error(
+      `no 2xx answer from ${spec.url} in ${spec.durationS} s (${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)`,
+    );
   }
   return {
     rps: result['2xx'] / result.duration,

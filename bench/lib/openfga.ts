@@ -25,13 +25,22 @@ export const OPENFGA_MODEL = {
         editor: { this: {} },
         viewer: { union: { child: [{ this: {} }, { computedUserset: { relation: 'editor' } }] } },
       },
-      metadata: { relations: { editor: { directly_related_user_types: [{ type: 'user' }] }, viewer: { directly_related_user_types: [{ type: 'user' }] } } },
+      metadata: {
+        relations: {
+          editor: { directly_related_user_types: [{ type: 'user' }] },
+          viewer: { directly_related_user_types: [{ type: 'user' }] },
+        },
+      },
     },
     {
       type: 'document',
       relations: {
         parent: { this: {} },
-        editor: { union: { child: [{ this: {} }, { tupleToUserset: { tupleset: { relation: 'parent' }, computedUserset: { relation: 'editor' } } }] } },
+        editor: {
+          union: {
+            child: [{ this: {} }, { tupleToUserset: { tupleset: { relation: 'parent' }, computedUserset: { relation: 'editor' } } }],
+          },
+        },
         viewer: {
           union: {
             child: [
@@ -54,8 +63,10 @@ export const OPENFGA_MODEL = {
 };
 
 export const relationOf = (action: Check['action']) => (action === 'read' ? 'viewer' : 'editor');
-export const openfgaCheckBody = (modelId: string, c: Check) =>
-  ({ authorization_model_id: modelId, tuple_key: { user: `user:${c.user}`, relation: relationOf(c.action), object: `document:${c.document}` } });
+export const openfgaCheckBody = (modelId: string, c: Check) => ({
+  authorization_model_id: modelId,
+  tuple_key: { user: `user:${c.user}`, relation: relationOf(c.action), object: `document:${c.document}` },
+});
 
 /** The `openfga` binary built by `scripts/openfga.sh install`, or null when it is not there. */
 export async function openfgaBinary(): Promise<string | null> {
@@ -75,7 +86,12 @@ export interface OpenFga {
 
 /** `scripts/openfga.sh start` on free loopback ports, with the in-memory datastore or a SQLite file. */
 export async function startOpenFga(datastore: 'memory' | 'sqlite'): Promise<OpenFga> {
-  const env = { ...process.env, OPENFGA_DATASTORE: datastore, OPENFGA_HTTP_PORT: String(await freePort()), OPENFGA_GRPC_PORT: String(await freePort()) };
+  const env = {
+    ...process.env,
+    OPENFGA_DATASTORE: datastore,
+    OPENFGA_HTTP_PORT: String(await freePort()),
+    OPENFGA_GRPC_PORT: String(await freePort()),
+  };
   const { stdout } = await run('bash', [SCRIPT, 'start'], { cwd: ROOT, env });
   const url = /OPENFGA_URL=(\S+)/.exec(stdout)?.[1];
   if (!url) throw new Error(`openfga.sh start printed no OPENFGA_URL: ${stdout}`);
@@ -115,7 +131,8 @@ export async function loadOpenFga(fga: OpenFga, data: Dataset): Promise<LoadedSt
     for (const a of data.assignments) yield { user: `user:${a.user}`, relation: a.role, object: a.instance };
   };
   const loaded = await bulkSend(tuples(), 100, 4, (batch) =>
-    post(`${fga.url}/stores/${store.id}/write`, { authorization_model_id: modelId, writes: { tuple_keys: batch } }));
+    post(`${fga.url}/stores/${store.id}/write`, { authorization_model_id: modelId, writes: { tuple_keys: batch } }),
+  );
   return { storeId: store.id, modelId, tuples: loaded.objects, loadMs: loaded.ms };
 }
 

@@ -76,7 +76,10 @@ export function parseOptions(argv: string[]): BenchOptions {
   const list = (name: string): ScenarioName[] => {
     const value = flags.get(name);
     if (typeof value !== 'string') return [];
-    const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const names = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const n of names) if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario ${n}\n${USAGE}`);
     return names as ScenarioName[];
   };
@@ -88,7 +91,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   };
   const profile = flags.get('profile');
   const peer = flags.get('peer-datastore') ?? 'memory';
-  if (peer !== 'memory' && peer !== 'sqlite' && peer !== 'both') throw new Error(`--peer-datastore must be memory, sqlite or both\n${USAGE}`);
+  if (peer !== 'memory' && peer !== 'sqlite' && peer !== 'both')
+    throw new Error(`--peer-datastore must be memory, sqlite or both\n${USAGE}`);
   return {
     ...base,
     durationS: number('duration', base.durationS),

@@ -46,17 +46,21 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
   }
   const spawnedAt = performance.now();
-  const child = spawnNode('main.ts', {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    ADMIN_API_KEY: ADMIN_KEY,
-    LOG_LEVEL: 'warn',
-    READ_YOUR_WRITES_TIMEOUT_MS: '120000',
-    MAX_BODY_BYTES: String(8 * 1024 * 1024),
-    ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
-    ...options.env,
-  }, nodeArgs);
+  const child = spawnNode(
+    'main.ts',
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'warn',
+      READ_YOUR_WRITES_TIMEOUT_MS: '120000',
+      MAX_BODY_BYTES: String(8 * 1024 * 1024),
+      ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
+      ...options.env,
+    },
+    nodeArgs,
+  );
   const url = `http://127.0.0.1:${port}`;
   const readyAfterMs = await waitForOk(`${url}/readyz`, child, options.readyTimeoutMs ?? 120_000);
   return {
@@ -76,6 +80,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 
 /** An environment-scoped key for `default/production` (what `/allowed` and the facts API take). */
 export async function environmentKey(admin: HttpClient): Promise<HttpClient> {
-  const created = await admin.ok('POST', '/v2/api-key', { project_id: 'default', environment_id: 'production', object_type: 'env', name: 'bench' });
+  const created = await admin.ok('POST', '/v2/api-key', {
+    project_id: 'default',
+    environment_id: 'production',
+    object_type: 'env',
+    name: 'bench',
+  });
   return admin.withKey(created.secret as string);
 }

@@ -5,11 +5,16 @@ const grouped = (n: number) => Math.round(n).toLocaleString('en-US');
 export function formatValue(value: number, unit: string): string {
   if (!Number.isFinite(value)) return '—';
   switch (unit) {
-    case 's': return `${value.toFixed(2)} s`;
-    case 'ms': return `${value.toFixed(1)} ms`;
-    case 'ratio': return `${value.toFixed(2)}×`;
-    case 'MiB': return `${grouped(value)} MiB`;
-    default: return `${grouped(value)} ${unit}`;
+    case 's':
+      return `${value.toFixed(2)} s`;
+    case 'ms':
+      return `${value.toFixed(1)} ms`;
+    case 'ratio':
+      return `${value.toFixed(2)}×`;
+    case 'MiB':
+      return `${grouped(value)} MiB`;
+    default:
+      return `${grouped(value)} ${unit}`;
   }
 }
 

@@ -2,7 +2,11 @@ import type { BenchContext } from '../lib/context';
 import { TENANT, type Check } from '../lib/dataset';
 import type { ScenarioResult } from '../lib/results';
 
-export const checkBody = (c: Check) => ({ user: { key: c.user }, action: c.action, resource: { type: 'document', key: c.document, tenant: TENANT } });
+export const checkBody = (c: Check) => ({
+  user: { key: c.user },
+  action: c.action,
+  resource: { type: 'document', key: c.document, tenant: TENANT },
+});
 
 /** Answers of the service for `checks` compared with the data set's reference answers. */
 export async function verifyChecks(ctx: BenchContext, checks: Check[]): Promise<{ checked: number; wrong: number; allowed: number }> {
@@ -44,7 +48,13 @@ export async function checkScenario(ctx: BenchContext, { fromStore = false } = {
   const label = fromStore ? 'check-uncached' : 'check';
   if (!fromStore) await primeDecisionCache(ctx);
   ctx.log(`/allowed: ${ctx.checks.length} distinct checks, ${connections} connections${fromStore ? ', Cache-Control: no-cache' : ''}`);
-  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed`, headers: withHeaders(ctx, fromStore), body: rotate(bodies), connections, label });
+  const measured = await ctx.measure({
+    url: `${ctx.service.url}/allowed`,
+    headers: withHeaders(ctx, fromStore),
+    body: rotate(bodies),
+    connections,
+    label,
+  });
   const base = await ctx.baselineFor(sample.bytes, connections);
   const ratio = measured.median.rps / base.median.rps;
   return {
@@ -73,7 +83,13 @@ export async function checkLatencyScenario(ctx: BenchContext): Promise<ScenarioR
   const connections = 4;
   const bodies = ctx.checks.map((c) => JSON.stringify(checkBody(c)));
   ctx.log(`/allowed: ${connections} connections (latency)`);
-  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed`, headers: ctx.api.headers, body: rotate(bodies), connections, label: 'check-latency' });
+  const measured = await ctx.measure({
+    url: `${ctx.service.url}/allowed`,
+    headers: ctx.api.headers,
+    body: rotate(bodies),
+    connections,
+    label: 'check-latency',
+  });
   const sample = await ctx.api.request('POST', '/allowed', bodies[0]);
   const base = await ctx.baselineFor(sample.bytes, connections);
   return {
@@ -97,13 +113,20 @@ export async function bulkCheckScenario(ctx: BenchContext, { fromStore = false }
   const perRequest = 100;
   const connections = 4;
   const bodies: string[] = [];
-  for (let i = 0; i + perRequest <= ctx.checks.length; i += perRequest) bodies.push(JSON.stringify(ctx.checks.slice(i, i + perRequest).map(checkBody)));
+  for (let i = 0; i + perRequest <= ctx.checks.length; i += perRequest)
+    bodies.push(JSON.stringify(ctx.checks.slice(i, i + perRequest).map(checkBody)));
   if (!fromStore) await primeDecisionCache(ctx);
   const sample = await ctx.api.request('POST', '/allowed/bulk', bodies[0]);
   if (sample.status !== 200 || sample.body.allow.length !== perRequest) throw new Error(`/allowed/bulk answered ${sample.status}`);
   const label = fromStore ? 'bulk-check-uncached' : 'bulk-check';
   ctx.log(`/allowed/bulk: ${perRequest} checks per request, ${connections} connections${fromStore ? ', Cache-Control: no-cache' : ''}`);
-  const measured = await ctx.measure({ url: `${ctx.service.url}/allowed/bulk`, headers: withHeaders(ctx, fromStore), body: rotate(bodies), connections, label });
+  const measured = await ctx.measure({
+    url: `${ctx.service.url}/allowed/bulk`,
+    headers: withHeaders(ctx, fromStore),
+    body: rotate(bodies),
+    connections,
+    label,
+  });
   const checksPerS = measured.median.rps * perRequest;
   // The ceiling: a bare express route parsing the same 100-check bodies and answering as many bytes.
   const base = await ctx.baselineFor(sample.bytes, connections, { label: `${perRequest}-check bodies`, next: rotate(bodies) });

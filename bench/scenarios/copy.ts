@@ -27,14 +27,21 @@ export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, m
   const rate = number(copy[2]!);
   return {
     id: mode === 'isolated' ? 'copy' : 'copy-embedded',
-    title: mode === 'isolated'
-      ? `copy of a ${events.toLocaleString('en-US')}-event environment (task service)`
-      : `copy of a ${events.toLocaleString('en-US')}-event environment, embedded`,
+    title:
+      mode === 'isolated'
+        ? `copy of a ${events.toLocaleString('en-US')}-event environment (task service)`
+        : `copy of a ${events.toLocaleString('en-US')}-event environment, embedded`,
     value: rate,
     unit: 'events/s',
     better: 'higher',
     target: { text: '≥ 50,000 events/s (1M events)', met: events >= 1_000_000 ? rate >= 50_000 : null },
     notes: `${copy[1]} s task start → success${visible ? `; ${number(visible[2]!).toLocaleString('en-US')} events/s until visible (${visible[1]} s)` : ''}${peak ? `; peak RSS ${peak[1]} MB` : ''}`,
-    details: { events, copySeconds: Number(copy[1]), visibleSeconds: visible ? Number(visible[1]) : null, visibleRate: visible ? number(visible[2]!) : null, output: output.split('\n').slice(-12) },
+    details: {
+      events,
+      copySeconds: Number(copy[1]),
+      visibleSeconds: visible ? Number(visible[1]) : null,
+      visibleRate: visible ? number(visible[2]!) : null,
+      output: output.split('\n').slice(-12),
+    },
   };
 }

@@ -19,17 +19,23 @@ function kinds(ctx: BenchContext): CreateKind[] {
   const { folders, documents, users } = ctx.dataset.size;
   return [
     {
-      id: 'create-instance', title: 'create resource instance', path: `${FACTS}/resource_instances`,
+      id: 'create-instance',
+      title: 'create resource instance',
+      path: `${FACTS}/resource_instances`,
       body: (n) => ({ key: `w${n}`, resource: 'document', tenant: TENANT }),
     },
     {
       // editor directly on a document: no such assignment in the data set, and it derives nothing further.
-      id: 'create-assignment', title: 'create role assignment', path: `${FACTS}/role_assignments`,
+      id: 'create-assignment',
+      title: 'create role assignment',
+      path: `${FACTS}/role_assignments`,
       body: (n) => ({ user: `u${n % users}`, role: 'editor', resource_instance: `document:d${Math.floor(n / users) % documents}` }),
     },
     {
       // a second parent folder for a document: derives the new folder's roles onto it.
-      id: 'create-tuple', title: 'create relationship tuple', path: `${FACTS}/relationship_tuples`,
+      id: 'create-tuple',
+      title: 'create relationship tuple',
+      path: `${FACTS}/relationship_tuples`,
       body: (n) => {
         const d = n % documents;
         const folder = (ctx.dataset.parentOf(d) + 1 + Math.floor(n / documents)) % folders;
@@ -48,7 +54,13 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
     const sample = await ctx.api.request('POST', kind.path, next());
     if (sample.status !== 200) throw new Error(`${kind.title}: ${sample.status} ${JSON.stringify(sample.body)}`);
     ctx.log(`${kind.title}: single creates, ${connections} connections`);
-    const measured = await ctx.measure({ url: `${ctx.service.url}${kind.path}`, headers: ctx.api.headers, body: next, connections, label: kind.id });
+    const measured = await ctx.measure({
+      url: `${ctx.service.url}${kind.path}`,
+      headers: ctx.api.headers,
+      body: next,
+      connections,
+      label: kind.id,
+    });
     const failed = measured.runs.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     const base = await ctx.baselineFor(sample.bytes, connections);
     const ratio = measured.median.rps / base.median.rps;

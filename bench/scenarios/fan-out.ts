@@ -15,19 +15,37 @@ export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult>
   const chunk = ctx.options.bulkChunk;
   ctx.log(`fan-out: loading a folder with ${files.toLocaleString('en-US')} documents`);
   await ctx.api.ok('POST', `${FACTS}/resource_instances`, { key: 'fan', resource: 'folder', tenant: TENANT });
-  const loadInstances = await bulkSend(range(files, (i) => ({ key: `fan${i}`, resource: 'document', tenant: TENANT })), chunk, 2, instancesPut(ctx.api));
-  const loadTuples = await bulkSend(range(files, (i) => ({ subject: 'folder:fan', relation: 'parent', object: `document:fan${i}` })), chunk, 2, tuplesPost(ctx.api));
+  const loadInstances = await bulkSend(
+    range(files, (i) => ({ key: `fan${i}`, resource: 'document', tenant: TENANT })),
+    chunk,
+    2,
+    instancesPut(ctx.api),
+  );
+  const loadTuples = await bulkSend(
+    range(files, (i) => ({ subject: 'folder:fan', relation: 'parent', object: `document:fan${i}` })),
+    chunk,
+    2,
+    tuplesPost(ctx.api),
+  );
 
   ctx.log('fan-out: assigning editor on the folder');
   const started = performance.now();
-  const assigned = await ctx.api.request('POST', `${FACTS}/role_assignments`, { user: 'fan-user', role: 'editor', resource_instance: 'folder:fan' });
+  const assigned = await ctx.api.request('POST', `${FACTS}/role_assignments`, {
+    user: 'fan-user',
+    role: 'editor',
+    resource_instance: 'folder:fan',
+  });
   const visibleMs = performance.now() - started;
   const origin = ctx.service.spawnedAt;
   ctx.phases.push({ label: 'fanout', fromS: (started - origin) / 1000, toS: (started + visibleMs - origin) / 1000 });
   if (assigned.status !== 200) throw new Error(`assignment answered ${assigned.status}: ${JSON.stringify(assigned.body)}`);
 
   const sample = [files - 1, ...Array.from({ length: 99 }, (_, i) => Math.floor((i * files) / 99))];
-  const answers = await ctx.api.ok('POST', '/allowed/bulk', sample.map((i) => ({ user: 'fan-user', action: 'write', resource: { type: 'document', key: `fan${i}`, tenant: TENANT } })));
+  const answers = await ctx.api.ok(
+    'POST',
+    '/allowed/bulk',
+    sample.map((i) => ({ user: 'fan-user', action: 'write', resource: { type: 'document', key: `fan${i}`, tenant: TENANT } })),
+  );
   const denied = (answers.allow as Array<{ allow: boolean }>).filter((a) => !a.allow).length;
   if (denied > 0) throw new Error(`${denied} of ${sample.length} sampled documents not granted after the write answered`);
 

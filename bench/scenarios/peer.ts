@@ -18,7 +18,12 @@ const rotate = <T>(items: T[]) => {
  * OpenFGA's do with its check cache off, its default); `oursCached`, with our
  * decision cache on, is reported beside it.
  */
-export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | undefined, oursCached: ScenarioResult | undefined, datastore: 'memory' | 'sqlite'): Promise<ScenarioResult> {
+export async function peerScenario(
+  ctx: BenchContext,
+  ours: ScenarioResult | undefined,
+  oursCached: ScenarioResult | undefined,
+  datastore: 'memory' | 'sqlite',
+): Promise<ScenarioResult> {
   const base = {
     id: datastore === 'memory' ? 'peer-openfga' : `peer-openfga-${datastore}`,
     title: `check throughput vs OpenFGA (${datastore})`,
@@ -55,7 +60,15 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
       target: { text: '≥ 2× OpenFGA check throughput (full scale)', met: ctx.options.mode === 'full' ? ratio >= 2 : null },
       notes: `ours uncached ${Math.round(ours.value).toLocaleString('en-US')} req/s p99 ${ours.p99Ms} ms${cachedNote(oursCached, measured.median.rps)}; OpenFGA ${Math.round(measured.median.rps).toLocaleString('en-US')} req/s p99 ${measured.median.p99Ms} ms; OpenFGA RSS ${Math.round(memory?.rssMiB ?? NaN)} MiB; its load took ${(store.loadMs / 1000).toFixed(0)} s`,
       details: {
-        openfga: { rps: measured.median.rps, p50Ms: measured.median.p50Ms, p99Ms: measured.median.p99Ms, runs: measured.runs, tuples: store.tuples, loadMs: store.loadMs, rssMiB: memory?.rssMiB },
+        openfga: {
+          rps: measured.median.rps,
+          p50Ms: measured.median.p50Ms,
+          p99Ms: measured.median.p99Ms,
+          runs: measured.runs,
+          tuples: store.tuples,
+          loadMs: store.loadMs,
+          rssMiB: memory?.rssMiB,
+        },
         ours: { rps: ours.value, p50Ms: ours.p50Ms, p99Ms: ours.p99Ms },
         oursCached: oursCached ? { rps: oursCached.value, p50Ms: oursCached.p50Ms, p99Ms: oursCached.p99Ms } : null,
         verified: sample.length,
@@ -67,4 +80,6 @@ export async function peerScenario(ctx: BenchContext, ours: ScenarioResult | und
 }
 
 const cachedNote = (cached: ScenarioResult | undefined, theirs: number) =>
-  cached && Number.isFinite(cached.value) ? ` (decision cache on: ${Math.round(cached.value).toLocaleString('en-US')} req/s, ${(cached.value / theirs).toFixed(2)}×)` : '';
+  cached && Number.isFinite(cached.value)
+    ? ` (decision cache on: ${Math.round(cached.value).toLocaleString('en-US')} req/s, ${(cached.value / theirs).toFixed(2)}×)`
+    : '';

@@ -22,7 +22,9 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
   const chunk = ctx.options.bulkChunk;
   const profileDir = ctx.options.profileDir ? `${ctx.options.profileDir}/store-scale` : undefined;
 
-  ctx.log(`memory: fresh service, ${instances.toLocaleString('en-US')} instances and ${tuples.toLocaleString('en-US')} tuples through the bulk endpoints`);
+  ctx.log(
+    `memory: fresh service, ${instances.toLocaleString('en-US')} instances and ${tuples.toLocaleString('en-US')} tuples through the bulk endpoints`,
+  );
   const service = await startService({ cpuProfileDir: profileDir, nodeOptions: ctx.options.serverNodeOptions });
   const results: ScenarioResult[] = [];
   try {
@@ -34,7 +36,9 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
         yield* range(folders, (f) => ({ key: `f${f}`, resource: 'folder', tenant: TENANT }));
         yield* range(documents, (d) => ({ key: `d${d}`, resource: 'document', tenant: TENANT }));
       })(),
-      chunk, 2, instancesPut(api),
+      chunk,
+      2,
+      instancesPut(api),
     );
     // Tuple i: document i mod D under its (i div D)-th folder, all distinct.
     const tupleLoad = await bulkSend(
@@ -43,7 +47,9 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
         const k = Math.floor(i / documents);
         return { subject: `folder:f${((d % folders) + k) % folders}`, relation: 'parent', object: `document:d${d}` };
       }),
-      chunk, 2, tuplesPost(api),
+      chunk,
+      2,
+      tuplesPost(api),
     );
     const loadMs = performance.now() - loadStarted;
     await api.ok('POST', `${FACTS}/role_assignments`, { user: 'mem-user', role: 'viewer', resource_instance: 'document:d0' });
@@ -63,7 +69,12 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
 
     ctx.log(`cold start: restarting on ${position.toLocaleString('en-US')} events`);
     await service.stop({ keepData: true });
-    const restarted = await startService({ dataDir: service.dataDir, env: { LOG_LEVEL: 'info' }, cpuProfileDir: profileDir, nodeOptions: ctx.options.serverNodeOptions });
+    const restarted = await startService({
+      dataDir: service.dataDir,
+      env: { LOG_LEVEL: 'info' },
+      cpuProfileDir: profileDir,
+      nodeOptions: ctx.options.serverNodeOptions,
+    });
     try {
       const ready = restarted.memory();
       const resumed = /"from":(\d+),"head":(\d+)[^\n]*projections starting/.exec(restarted.child.output());
@@ -71,7 +82,11 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
       const head = resumed ? Number(resumed[2]) : NaN;
       const restartedApi = restarted.admin.withKey(api.key);
       let t = performance.now();
-      const check = await restartedApi.ok('POST', '/allowed', { user: 'mem-user', action: 'read', resource: { type: 'document', key: 'd0', tenant: TENANT } });
+      const check = await restartedApi.ok('POST', '/allowed', {
+        user: 'mem-user',
+        action: 'read',
+        resource: { type: 'document', key: 'd0', tenant: TENANT },
+      });
       const firstCheckMs = performance.now() - t;
       t = performance.now();
       await restartedApi.ok('POST', `${FACTS}/role_assignments`, { user: 'mem-user-2', role: 'viewer', resource_instance: 'document:d1' });
@@ -84,9 +99,21 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
         value: restarted.readyAfterMs / 1000,
         unit: 's',
         better: 'lower',
-        target: { text: '≤ 3 s to ready, no full replay (1M events)', met: position >= 1_000_000 ? restarted.readyAfterMs <= 3000 && noReplay && check.allow === true : null },
+        target: {
+          text: '≤ 3 s to ready, no full replay (1M events)',
+          met: position >= 1_000_000 ? restarted.readyAfterMs <= 3000 && noReplay && check.allow === true : null,
+        },
         notes: `spawn → /readyz 200; projections resumed at ${from.toLocaleString('en-US')} of ${head.toLocaleString('en-US')} (${noReplay ? 'no replay' : 'REPLAYED'}); first check ${Math.round(firstCheckMs)} ms; first write ${Math.round(firstWriteMs)} ms (decider state from the log); RSS ${MiB(ready?.rssMiB ?? NaN)} → ${MiB(afterWrite?.rssMiB ?? NaN)} after it`,
-        details: { events: position, readyMs: restarted.readyAfterMs, from, head, firstCheckMs, firstWriteMs, rssReadyMiB: ready?.rssMiB, rssAfterWriteMiB: afterWrite?.rssMiB },
+        details: {
+          events: position,
+          readyMs: restarted.readyAfterMs,
+          from,
+          head,
+          firstCheckMs,
+          firstWriteMs,
+          rssReadyMiB: ready?.rssMiB,
+          rssAfterWriteMiB: afterWrite?.rssMiB,
+        },
       });
     } finally {
       await restarted.stop();

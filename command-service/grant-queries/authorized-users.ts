@@ -24,7 +24,11 @@ export interface AuthorizedUsersPage {
  * or derived) that permits the action, and holders of a tenant-level role in
  * its tenant that permits `type:action`. In user order, `limit` users a page.
  */
-export async function authorizedUsers(deps: QueryDeps, environmentId: string, request: AuthorizedUsersRequest): Promise<AuthorizedUsersPage> {
+export async function authorizedUsers(
+  deps: QueryDeps,
+  environmentId: string,
+  request: AuthorizedUsersRequest,
+): Promise<AuthorizedUsersPage> {
   const { cursor: _cursor, limit: _limit, ...question } = request;
   const after = decodeCursor(request.cursor, ['authorized-users', question]);
   const { type, key } = request.resource;
@@ -33,16 +37,23 @@ export async function authorizedUsers(deps: QueryDeps, environmentId: string, re
   const ref = key === null ? `${type}:*` : `${type}:${key}`;
 
   const resourceRoles = instance
-    ? (await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: type })).filter((r) => r.permissions.includes(request.action)).map((r) => r.key)
+    ? (await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: type }))
+        .filter((r) => r.permissions.includes(request.action))
+        .map((r) => r.key)
     : [];
   const tenantRoles = (await deps.rm.roles.find({ environment_id: environmentId }))
     .filter((r) => r.permissions.includes(`${type}:${request.action}`))
     .map((r) => r.key);
 
   const page = await mergedGroupPage<GrantDoc, AssignmentDoc>(
-    resourceRoles.length > 0 ? { collection: deps.grants.grants, filter: { environment_id: environmentId, instance: ref, role: { $in: resourceRoles } } } : null,
+    resourceRoles.length > 0
+      ? { collection: deps.grants.grants, filter: { environment_id: environmentId, instance: ref, role: { $in: resourceRoles } } }
+      : null,
     tenantRoles.length > 0
-      ? { collection: deps.rm.assignments, filter: { environment_id: environmentId, tenant, resource_instance: null, role: { $in: tenantRoles } } }
+      ? {
+          collection: deps.rm.assignments,
+          filter: { environment_id: environmentId, tenant, resource_instance: null, role: { $in: tenantRoles } },
+        }
       : null,
     'user',
     after,

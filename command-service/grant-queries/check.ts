@@ -42,17 +42,19 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
   const grants = instance
     ? await deps.grants.grants.find({ environment_id: environmentId, user: request.user, instance: `${type}:${key}` })
     : [];
-  const resourceRoles = grants.length > 0
-    ? await rm.resourceRoles.find({ environment_id: environmentId, resource: type, key: { $in: unique(grants.map((g) => g.role)) } })
-    : [];
+  const resourceRoles =
+    grants.length > 0
+      ? await rm.resourceRoles.find({ environment_id: environmentId, resource: type, key: { $in: unique(grants.map((g) => g.role)) } })
+      : [];
   const permitting = (g: GrantDoc) => resourceRoles.some((r) => r.key === g.role && r.permissions.includes(request.action));
   if (!explain && grants.some(permitting)) return { allow: true };
 
   const permission = `${type}:${request.action}`;
   const assignments = await rm.assignments.find({ environment_id: environmentId, user: request.user, tenant, resource_instance: null });
-  const tenantRoles = assignments.length > 0
-    ? await rm.roles.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.role)) } })
-    : [];
+  const tenantRoles =
+    assignments.length > 0
+      ? await rm.roles.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.role)) } })
+      : [];
   const tenantPermitting = (a: AssignmentDoc) => tenantRoles.some((r) => r.key === a.role && r.permissions.includes(permission));
   const allow = grants.some(permitting) || assignments.some(tenantPermitting);
   if (!explain) return { allow };
@@ -60,7 +62,14 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
   return {
     allow,
     explanation: await explanationOf(deps, request, instance, tenant, {
-      grants, resourceRoles, permitting, assignments, tenantRoles, tenantPermitting, permission, allow,
+      grants,
+      resourceRoles,
+      permitting,
+      assignments,
+      tenantRoles,
+      tenantPermitting,
+      permission,
+      allow,
     }),
   };
 }
@@ -75,7 +84,10 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
 async function decide(deps: QueryDeps, environmentId: string, request: CheckRequest): Promise<boolean> {
   const { type, key } = request.resource;
   if (key !== null) {
-    const held = await deps.grants.grants.find({ environment_id: environmentId, user: request.user, instance: `${type}:${key}` }, { fields: ['role'] });
+    const held = await deps.grants.grants.find(
+      { environment_id: environmentId, user: request.user, instance: `${type}:${key}` },
+      { fields: ['role'] },
+    );
     if (held.length > 0) {
       const permissions = await deps.roles.ofResource(environmentId, type);
       if (held.some((g) => permissions.get(g.role)?.has(request.action))) return true;
@@ -104,14 +116,23 @@ interface Evidence {
   allow: boolean;
 }
 
-async function explanationOf(deps: QueryDeps, request: CheckRequest, instance: InstanceDoc | null, tenant: string, ev: Evidence): Promise<Explanation> {
+async function explanationOf(
+  deps: QueryDeps,
+  request: CheckRequest,
+  instance: InstanceDoc | null,
+  tenant: string,
+  ev: Evidence,
+): Promise<Explanation> {
   const { type, key } = request.resource;
   const permissionsOf = (roles: RoleDoc[], role: string) => roles.find((r) => r.key === role)?.permissions ?? [];
   const grantedBy: GrantedBy[] = [];
   for (const grant of ev.grants.filter(ev.permitting)) {
     grantedBy.push({
-      kind: 'resource_role', role: grant.role, resource_instance: grant.instance,
-      permissions: permissionsOf(ev.resourceRoles, grant.role), chain: await derivationChain(deps.grants, grant),
+      kind: 'resource_role',
+      role: grant.role,
+      resource_instance: grant.instance,
+      permissions: permissionsOf(ev.resourceRoles, grant.role),
+      chain: await derivationChain(deps.grants, grant),
     });
   }
   for (const a of ev.assignments.filter(ev.tenantPermitting)) {
@@ -138,14 +159,16 @@ async function explanationOf(deps: QueryDeps, request: CheckRequest, instance: I
 function describe(g: GrantedBy): string {
   if (g.kind === 'tenant_role') return `tenant role '${g.role}' in tenant '${g.tenant}' permits '${g.permission}'`;
   const root = g.chain[0];
-  const via = root?.step === 'role_assignment' && root.resource_instance !== g.resource_instance
-    ? `, derived from role '${root.role}' on '${root.resource_instance}' in ${g.chain.length - 1} step(s)`
-    : '';
+  const via =
+    root?.step === 'role_assignment' && root.resource_instance !== g.resource_instance
+      ? `, derived from role '${root.role}' on '${root.resource_instance}' in ${g.chain.length - 1} step(s)`
+      : '';
   return `role '${g.role}' on '${g.resource_instance}'${via}`;
 }
 
 function denial(request: CheckRequest, target: string, instance: InstanceDoc | null, key: string | null, held: number): string {
   const unknown = key !== null && instance === null ? ` (no instance '${request.resource.type}:${key}' exists)` : '';
-  const roles = held === 0 ? `'${request.user}' holds no role there` : `none of the ${held} role(s) '${request.user}' holds there permits it`;
+  const roles =
+    held === 0 ? `'${request.user}' holds no role there` : `none of the ${held} role(s) '${request.user}' holds there permits it`;
   return `Nothing grants '${request.user}' '${request.action}' on ${target}${unknown}: ${roles}`;
 }

@@ -18,7 +18,9 @@ export function decodeCursor(cursor: string | undefined | null, query: unknown):
   } catch {
     // fall through to the validation error
   }
-  throw new ValidationError([{ loc: ['body', 'cursor'], msg: 'Invalid cursor: pass back the next_cursor of the same query unchanged', type: 'value_error' }]);
+  throw new ValidationError([
+    { loc: ['body', 'cursor'], msg: 'Invalid cursor: pass back the next_cursor of the same query unchanged', type: 'value_error' },
+  ]);
 }
 
 function fingerprint(query: unknown): string {

@@ -34,8 +34,12 @@ export async function derivationChain(grants: GrantCollections, grant: GrantDoc)
     const reason: GrantDoc['reason'] = current.reason;
     if (reason.kind === 'assignment') {
       steps.push({
-        step: 'role_assignment', assignment_id: reason.assignment_id, user: current.user, role: current.role,
-        resource_instance: current.instance, tenant: current.tenant,
+        step: 'role_assignment',
+        assignment_id: reason.assignment_id,
+        user: current.user,
+        role: current.role,
+        resource_instance: current.instance,
+        tenant: current.tenant,
       });
       return steps.reverse();
     }

@@ -40,9 +40,16 @@ export async function mergedGroupPage<A extends { id: string }, B extends { id: 
 ): Promise<{ keys: string[]; a: A[]; b: B[]; more: boolean }> {
   const fetch = limit + 1;
   const read = async <T extends { id: string }>(source: { collection: Collection<T>; filter: Filter } | null) =>
-    source ? source.collection.find(after === null ? source.filter : { ...source.filter, [field]: { $gt: after } }, { sortBy: field, limit: fetch }) : [];
+    source
+      ? source.collection.find(after === null ? source.filter : { ...source.filter, [field]: { $gt: after } }, {
+          sortBy: field,
+          limit: fetch,
+        })
+      : [];
   const [rowsA, rowsB] = [await read(a), await read(b)];
-  const bounds = [rowsA, rowsB].filter((rows) => rows.length === fetch).map((rows) => String((rows[rows.length - 1] as Record<string, unknown>)[field]));
+  const bounds = [rowsA, rowsB]
+    .filter((rows) => rows.length === fetch)
+    .map((rows) => String((rows[rows.length - 1] as Record<string, unknown>)[field]));
   const bound = bounds.sort(byteOrder)[0] ?? null;
   const keys = [...new Set([...rowsA, ...rowsB].map((r) => String((r as Record<string, unknown>)[field])))]
     .filter((k) => bound === null || byteOrder(k, bound) <= 0)

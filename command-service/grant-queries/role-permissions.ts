@@ -33,7 +33,8 @@ const CACHED_ROLE_SETS = 10_000;
 export function cachedRolePermissions(stored: RolePermissions, position: () => number): RolePermissions {
   const cache = new ReadCache<PermissionsByRole>(position, CACHED_ROLE_SETS);
   return {
-    ofResource: (environmentId, resource) => cache.through(JSON.stringify([environmentId, resource]), () => stored.ofResource(environmentId, resource)),
+    ofResource: (environmentId, resource) =>
+      cache.through(JSON.stringify([environmentId, resource]), () => stored.ofResource(environmentId, resource)),
     topLevel: (environmentId) => cache.through(JSON.stringify([environmentId]), () => stored.topLevel(environmentId)),
   };
 }

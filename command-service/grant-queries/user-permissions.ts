@@ -34,7 +34,11 @@ export interface UserPermissionsPage {
  * tenant-level roles come first, on the first page, as `__tenant:<key>` entries
  * (their permissions apply to every instance of those types in the tenant).
  */
-export async function userPermissions(deps: QueryDeps, environmentId: string, request: UserPermissionsRequest): Promise<UserPermissionsPage> {
+export async function userPermissions(
+  deps: QueryDeps,
+  environmentId: string,
+  request: UserPermissionsRequest,
+): Promise<UserPermissionsPage> {
   const { cursor: _cursor, limit: _limit, ...question } = request;
   const after = decodeCursor(request.cursor, ['user-permissions', question]);
   const entries: Record<string, PermissionEntry> = after === null ? await tenantEntries(deps, environmentId, request) : {};
@@ -47,12 +51,17 @@ export async function userPermissions(deps: QueryDeps, environmentId: string, re
     : await groupPage(deps.grants.grants, filter, 'instance', after, request.limit);
 
   const types = unique([...groups.keys()].map(typeOf));
-  const [roles, instances] = types.length === 0
-    ? [[], []]
-    : [
-        await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: { $in: types } }),
-        await deps.rm.instances.find({ environment_id: environmentId, resource: { $in: types }, key: { $in: [...groups.keys()].map(keyOf) } }),
-      ];
+  const [roles, instances] =
+    types.length === 0
+      ? [[], []]
+      : [
+          await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: { $in: types } }),
+          await deps.rm.instances.find({
+            environment_id: environmentId,
+            resource: { $in: types },
+            key: { $in: [...groups.keys()].map(keyOf) },
+          }),
+        ];
   for (const [instance, grants] of groups) {
     const type = typeOf(instance);
     const held = unique(grants.map((g) => g.role)).sort();
@@ -68,7 +77,11 @@ export async function userPermissions(deps: QueryDeps, environmentId: string, re
   return { permissions: entries, next_cursor: more && last !== undefined ? encodeCursor(last, ['user-permissions', question]) : null };
 }
 
-async function tenantEntries(deps: QueryDeps, environmentId: string, request: UserPermissionsRequest): Promise<Record<string, PermissionEntry>> {
+async function tenantEntries(
+  deps: QueryDeps,
+  environmentId: string,
+  request: UserPermissionsRequest,
+): Promise<Record<string, PermissionEntry>> {
   const filter: Filter = { environment_id: environmentId, user: request.user, resource_instance: null };
   if (request.tenants) filter.tenant = { $in: request.tenants };
   const assignments = await deps.rm.assignments.find(filter, { sortBy: 'tenant' });
@@ -81,13 +94,22 @@ async function tenantEntries(deps: QueryDeps, environmentId: string, request: Us
     const permissions = unique(keys.flatMap((key) => roles.find((r) => r.key === key)?.permissions ?? []))
       .filter((p) => !request.resource_types || request.resource_types.includes(typeOf(p)))
       .sort();
-    entries[`__tenant:${tenant}`] = { permissions, roles: keys, tenant: { key: tenant, attributes: tenants.find((t) => t.key === tenant)?.attributes ?? {} } };
+    entries[`__tenant:${tenant}`] = {
+      permissions,
+      roles: keys,
+      tenant: { key: tenant, attributes: tenants.find((t) => t.key === tenant)?.attributes ?? {} },
+    };
   }
   return entries;
 }
 
 /** When the caller lists the instances (bounded by the request size), one read and an in-memory page. */
-async function listedInstances(deps: QueryDeps, filter: Filter, after: string | null, limit: number): Promise<{ groups: Map<string, GrantDoc[]>; more: boolean }> {
+async function listedInstances(
+  deps: QueryDeps,
+  filter: Filter,
+  after: string | null,
+  limit: number,
+): Promise<{ groups: Map<string, GrantDoc[]>; more: boolean }> {
   const rows = (await deps.grants.grants.find(filter)).filter((g) => after === null || byteOrder(g.instance, after) > 0);
   const sorted = [...groupBy(rows, 'instance')].sort(([a], [b]) => byteOrder(a, b));
   return { groups: new Map(sorted.slice(0, limit)), more: sorted.length > limit };

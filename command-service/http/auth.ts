@@ -68,7 +68,8 @@ export async function resolveEnvironment(rm: ReadModels, auth: AuthContext, proj
   const env =
     (await rm.environments.findOne({ project_id: project.id, key: ref })) ??
     (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)));
-  if (auth.environmentId !== null && env?.id !== auth.environmentId) throw new ForbiddenError('This API key has no access to that environment');
+  if (auth.environmentId !== null && env?.id !== auth.environmentId)
+    throw new ForbiddenError('This API key has no access to that environment');
   if (!env) throw new NotFoundError(`Environment '${ref}' not found in project '${project.key}'`, { environment: ref });
   return env;
 }

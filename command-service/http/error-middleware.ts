@@ -44,7 +44,9 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (bodyParserType === 'entity.too.large') {
-      res.status(413).json(errorBody(new PayloadTooLargeError(`The body is larger than the limit of ${(error as { limit?: number }).limit} bytes`)));
+      res
+        .status(413)
+        .json(errorBody(new PayloadTooLargeError(`The body is larger than the limit of ${(error as { limit?: number }).limit} bytes`)));
       return;
     }
     if (error instanceof DomainError) {
@@ -54,7 +56,14 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     const id = randomUUID();
-    (req as { log?: Logger }).log?.error({ err: error, errorId: id }, 'unexpected error') ?? logger.error({ err: error, errorId: id }, 'unexpected error');
-    res.status(500).json({ id, error_code: 'UNEXPECTED_ERROR', title: 'Internal error', message: `An unexpected error occurred (error id ${id})`, support_link: SUPPORT_LINK });
+    (req as { log?: Logger }).log?.error({ err: error, errorId: id }, 'unexpected error') ??
+      logger.error({ err: error, errorId: id }, 'unexpected error');
+    res.status(500).json({
+      id,
+      error_code: 'UNEXPECTED_ERROR',
+      title: 'Internal error',
+      message: `An unexpected error occurred (error id ${id})`,
+      support_link: SUPPORT_LINK,
+    });
   };
 }

@@ -28,9 +28,17 @@ export class ApiRegistry {
   document(): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
     for (const op of this.operations) {
-      const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+      const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      }));
       if (op.query) {
-        const schema = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+        const schema = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as {
+          properties?: Record<string, unknown>;
+          required?: string[];
+        };
         for (const [name, property] of Object.entries(schema.properties ?? {})) {
           parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property as { type: string } });
         }
@@ -40,7 +48,14 @@ export class ApiRegistry {
         summary: op.summary,
         tags: [op.tag],
         parameters,
-        ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } } } } : {}),
+        ...(op.body
+          ? {
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } },
+              },
+            }
+          : {}),
         responses: {
           [status]: { description: op.response ?? 'OK' },
           '401': { description: 'Missing or invalid API key' },
@@ -52,7 +67,11 @@ export class ApiRegistry {
     }
     return {
       openapi: '3.1.0',
-      info: { title: 'ReBAC policy service', version: '2', description: 'Permit.io v2-compatible authorization policy API, event-sourced.' },
+      info: {
+        title: 'ReBAC policy service',
+        version: '2',
+        description: 'Permit.io v2-compatible authorization policy API, event-sourced.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
       paths,

@@ -58,13 +58,25 @@ export async function awaitReadModels(services: Services, res: Response, positio
   }
 }
 
-export async function executeEnvCommand(services: Services, req: Request, res: Response, environmentId: string, command: EnvCommand): Promise<CommandOutcome<EnvEvent>> {
+export async function executeEnvCommand(
+  services: Services,
+  req: Request,
+  res: Response,
+  environmentId: string,
+  command: EnvCommand,
+): Promise<CommandOutcome<EnvEvent>> {
   const outcome = await services.envCommands.execute(streams.environment(environmentId), command, metadataOf(req, res));
   await awaitReadModels(services, res, outcome.position);
   return outcome;
 }
 
-export async function executeOrgCommand(services: Services, req: Request, res: Response, organizationId: string, command: OrgCommand): Promise<CommandOutcome<OrgEvent>> {
+export async function executeOrgCommand(
+  services: Services,
+  req: Request,
+  res: Response,
+  organizationId: string,
+  command: OrgCommand,
+): Promise<CommandOutcome<OrgEvent>> {
   const outcome = await services.orgCommands.execute(streams.organization(organizationId), command, metadataOf(req, res));
   await awaitReadModels(services, res, outcome.position);
   return outcome;

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { ValidationError } from '../../shared/errors';
 
 /** Object keys: letters, digits, '-' and '_' (Permit's rule). */
-export const keySchema = z.string().regex(/^[A-Za-z0-9\-_]+$/, 'must match ^[A-Za-z0-9\\-_]+$').max(256);
+export const keySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9\-_]+$/, 'must match ^[A-Za-z0-9\\-_]+$')
+  .max(256);
 
 /**
  * Parses a request part with zod, or throws a ValidationError rendered as

@@ -26,17 +26,35 @@ const assignmentListQuery = paginationSchema.extend({
 export function assignmentRoutes({ router, services, api, base }: RouteContext): void {
   const rm = services.readModels;
 
-  api.add({ method: 'post', path: `${base}/role_assignments`, summary: 'Assign a role (creates the user if new)', tag: 'Role assignments', body: assignmentSchema });
+  api.add({
+    method: 'post',
+    path: `${base}/role_assignments`,
+    summary: 'Assign a role (creates the user if new)',
+    tag: 'Role assignments',
+    body: assignmentSchema,
+  });
   router.post('/role_assignments', async (req, res) => {
     const body = parse(assignmentSchema, req.body, 'body');
     const id = newId();
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'AssignRole', id, newUserId: newId(), user: body.user, role: body.role, tenant: body.tenant ?? null, resourceInstance: body.resource_instance ?? null,
+      type: 'AssignRole',
+      id,
+      newUserId: newId(),
+      user: body.user,
+      role: body.role,
+      tenant: body.tenant ?? null,
+      resourceInstance: body.resource_instance ?? null,
     });
     res.json(present((await rm.assignments.get(id))!));
   });
 
-  api.add({ method: 'get', path: `${base}/role_assignments`, summary: 'List role assignments', tag: 'Role assignments', query: assignmentListQuery });
+  api.add({
+    method: 'get',
+    path: `${base}/role_assignments`,
+    summary: 'List role assignments',
+    tag: 'Role assignments',
+    query: assignmentListQuery,
+  });
   router.get('/role_assignments', async (req, res) => {
     const query = parse(assignmentListQuery, req.query, 'query');
     const filter: Filter = { environment_id: envOf(res).id };
@@ -44,11 +62,22 @@ export function assignmentRoutes({ router, services, api, base }: RouteContext):
     res.json(await listPage(rm.assignments, filter, query, present));
   });
 
-  api.add({ method: 'delete', path: `${base}/role_assignments`, summary: 'Unassign a role (body as for assign)', tag: 'Role assignments', body: assignmentSchema, status: 204 });
+  api.add({
+    method: 'delete',
+    path: `${base}/role_assignments`,
+    summary: 'Unassign a role (body as for assign)',
+    tag: 'Role assignments',
+    body: assignmentSchema,
+    status: 204,
+  });
   router.delete('/role_assignments', async (req, res) => {
     const body = parse(assignmentSchema, req.body, 'body');
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'UnassignRole', user: body.user, role: body.role, tenant: body.tenant ?? null, resourceInstance: body.resource_instance ?? null,
+      type: 'UnassignRole',
+      user: body.user,
+      role: body.role,
+      tenant: body.tenant ?? null,
+      resourceInstance: body.resource_instance ?? null,
     });
     res.status(204).end();
   });

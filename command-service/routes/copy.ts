@@ -24,7 +24,12 @@ import { environmentCreateSchema } from './org';
 export const MAX_WAIT_SECONDS = 60;
 
 export const waitQuerySchema = z.object({
-  wait: z.coerce.number().int('must be a whole number of seconds').min(0).max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`).default(0),
+  wait: z.coerce
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0)
+    .max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`)
+    .default(0),
 });
 
 const permitFilters = ['resources', 'roles', 'user_sets', 'resource_sets'] as const;
@@ -49,7 +54,11 @@ export const copyBodySchema = z
       .superRefine((scope, ctx) => {
         for (const filter of permitFilters) {
           if (scope[filter] !== undefined) {
-            ctx.addIssue({ code: 'custom', path: [filter], message: 'include/exclude filters are not supported; omit them to copy the whole policy' });
+            ctx.addIssue({
+              code: 'custom',
+              path: [filter],
+              message: 'include/exclude filters are not supported; omit them to copy the whole policy',
+            });
           }
         }
       })
@@ -87,7 +96,16 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
     const rm = services.readModels;
     const base = '/v2/projects/{proj_id}/envs/{env_id}/copy/async';
 
-    api.add({ method: 'post', path: base, summary: 'Copy an environment as a background task', tag: 'Environments', body: copyBodySchema, query: waitQuerySchema, status: 202, response: 'The task: {task_id, status, result, error, progress}' });
+    api.add({
+      method: 'post',
+      path: base,
+      summary: 'Copy an environment as a background task',
+      tag: 'Environments',
+      body: copyBodySchema,
+      query: waitQuerySchema,
+      status: 202,
+      response: 'The task: {task_id, status, result, error, progress}',
+    });
     /** Appends the copy request (the only write; the relay takes it to the task service) and waits until the task read model has it. */
     async function startCopy(req: Request<{ proj_id: string; env_id: string }>, res: Response): Promise<string> {
       const auth = needsProjectKey(res);
@@ -95,7 +113,11 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       const project = await resolveProject(rm, auth, req.params.proj_id);
       const taskId = newId();
       const request = await buildRequest(services, deps, auth, project, req.params.env_id, body, taskId);
-      const outcome = await deps.taskCommands.execute(streams.task(taskId), { type: 'RequestEnvironmentCopy', request }, metadataOf(req, res));
+      const outcome = await deps.taskCommands.execute(
+        streams.task(taskId),
+        { type: 'RequestEnvironmentCopy', request },
+        metadataOf(req, res),
+      );
       await awaitReadModels(services, res, outcome.position);
       return taskId;
     }
@@ -107,10 +129,27 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       const doc = await deps.tasks.get(taskId);
       if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
       // Without wait, the answer is the state the request created (seed §3), even if a quick task has already moved on.
-      res.status(202).json(wait > 0 ? presentTask(doc) : { task_id: taskId, status: 'processing', result: null, error: null, progress: { ...doc.progress, source_events_read: 0, events_copied: 0 } });
+      res.status(202).json(
+        wait > 0
+          ? presentTask(doc)
+          : {
+              task_id: taskId,
+              status: 'processing',
+              result: null,
+              error: null,
+              progress: { ...doc.progress, source_events_read: 0, events_copied: 0 },
+            },
+      );
     });
 
-    api.add({ method: 'post', path: '/v2/projects/{proj_id}/envs/{env_id}/copy', summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`, tag: 'Environments', body: copyBodySchema, response: 'The environment the copy produced or wrote into' });
+    api.add({
+      method: 'post',
+      path: '/v2/projects/{proj_id}/envs/{env_id}/copy',
+      summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`,
+      tag: 'Environments',
+      body: copyBodySchema,
+      response: 'The environment the copy produced or wrote into',
+    });
     router.post('/v2/projects/:proj_id/envs/:env_id/copy', async (req, res) => {
       const taskId = await startCopy(req, res);
       if (!(await holdUntilFinished(services, deps, taskId, MAX_WAIT_SECONDS, res))) return;
@@ -127,7 +166,14 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       else res.status(202).json(presentTask(doc));
     });
 
-    api.add({ method: 'get', path: `${base}/{task_id}/result`, summary: 'The state of an environment copy task', tag: 'Environments', query: waitQuerySchema, response: 'The task: {task_id, status, result, error, progress}' });
+    api.add({
+      method: 'get',
+      path: `${base}/{task_id}/result`,
+      summary: 'The state of an environment copy task',
+      tag: 'Environments',
+      query: waitQuerySchema,
+      response: 'The task: {task_id, status, result, error, progress}',
+    });
     router.get('/v2/projects/:proj_id/envs/:env_id/copy/async/:task_id/result', async (req, res) => {
       const auth = needsProjectKey(res);
       const { wait } = parse(waitQuerySchema, req.query, 'query');
@@ -146,13 +192,17 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
 /** Copies reach across environments, so they need a project or organisation key (Permit's SDK refuses them client-side otherwise). */
 function needsProjectKey(res: Response): AuthContext {
   const auth = authOf(res);
-  if (auth.environmentId !== null) throw new ForbiddenError('Copying an environment needs a project or organization API key; this key is bound to one environment');
+  if (auth.environmentId !== null)
+    throw new ForbiddenError('Copying an environment needs a project or organization API key; this key is bound to one environment');
   return auth;
 }
 
 async function findEnvironment(services: Services, project: ProjectDoc, ref: string) {
   const rm = services.readModels;
-  return (await rm.environments.findOne({ project_id: project.id, key: ref })) ?? (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)));
+  return (
+    (await rm.environments.findOne({ project_id: project.id, key: ref })) ??
+    (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)))
+  );
 }
 
 /**
@@ -160,35 +210,56 @@ async function findEnvironment(services: Services, project: ProjectDoc, ref: str
  * as given too: a source (or existing target) that does not resolve is not a
  * 4xx but a task that fails with NOT_FOUND naming it, as the seed specifies.
  */
-async function buildRequest(services: Services, deps: CopyRouteDependencies, auth: AuthContext, project: ProjectDoc, sourceRef: string, body: CopyBody, taskId: string): Promise<CopyRequest> {
+async function buildRequest(
+  services: Services,
+  deps: CopyRouteDependencies,
+  auth: AuthContext,
+  project: ProjectDoc,
+  sourceRef: string,
+  body: CopyBody,
+  taskId: string,
+): Promise<CopyRequest> {
   const source = await findEnvironment(services, project, sourceRef);
   let target: CopyTarget;
   if (body.target_env.new) {
     const env = body.target_env.new;
     target = {
-      kind: 'new', environmentId: deterministicId(taskId, 'target-environment'), key: env.key, name: env.name,
-      description: env.description ?? '', customBranchName: env.custom_branch_name ?? '', jwks: env.jwks ?? {}, settings: env.settings ?? {},
+      kind: 'new',
+      environmentId: deterministicId(taskId, 'target-environment'),
+      key: env.key,
+      name: env.name,
+      description: env.description ?? '',
+      customBranchName: env.custom_branch_name ?? '',
+      jwks: env.jwks ?? {},
+      settings: env.settings ?? {},
     };
   } else {
     const ref = body.target_env.existing!;
     const existing = await findEnvironment(services, project, ref);
     if (existing && source && existing.id === source.id) {
-      throw new ValidationError([{ loc: ['body', 'target_env', 'existing'], msg: 'the target must be another environment than the source', type: 'value_error' }]);
+      throw new ValidationError([
+        { loc: ['body', 'target_env', 'existing'], msg: 'the target must be another environment than the source', type: 'value_error' },
+      ]);
     }
     target = { kind: 'existing', ref, environmentId: existing?.id ?? null, conflictStrategy: body.conflict_strategy ?? 'fail' };
   }
   let asOf: CopyRequest['asOf'] = null;
   if (typeof body.as_of === 'number') {
     const head = await deps.eventStore.headPosition();
-    if (body.as_of > head) throw new ValidationError([{ loc: ['body', 'as_of'], msg: `the log only reaches position ${head}`, type: 'value_error' }]);
+    if (body.as_of > head)
+      throw new ValidationError([{ loc: ['body', 'as_of'], msg: `the log only reaches position ${head}`, type: 'value_error' }]);
     asOf = { position: body.as_of };
   } else if (typeof body.as_of === 'string') {
     asOf = { time: new Date(body.as_of).toISOString() };
   }
   return {
-    taskId, organizationId: auth.organizationId, projectId: project.id,
+    taskId,
+    organizationId: auth.organizationId,
+    projectId: project.id,
     source: { ref: sourceRef, environmentId: source?.id ?? null },
-    target, scope: { facts: body.scope?.facts ?? false }, asOf,
+    target,
+    scope: { facts: body.scope?.facts ?? false },
+    asOf,
     sourceEventsTotal: source ? (await deps.eventStore.streamVersion(streams.environment(source.id))) + 1 : 0,
   };
 }
@@ -197,7 +268,13 @@ async function buildRequest(services: Services, deps: CopyRouteDependencies, aut
  * Holds the request until the task finishes or `wait` seconds pass. Returns
  * false when the client went away meanwhile (nothing is to be sent then).
  */
-async function holdUntilFinished(services: Services, deps: CopyRouteDependencies, taskId: string, waitSeconds: number, res: Response): Promise<boolean> {
+async function holdUntilFinished(
+  services: Services,
+  deps: CopyRouteDependencies,
+  taskId: string,
+  waitSeconds: number,
+  res: Response,
+): Promise<boolean> {
   const gone = new AbortController();
   const onClose = () => gone.abort();
   res.on('close', onClose);

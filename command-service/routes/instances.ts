@@ -29,17 +29,34 @@ export function instanceRoutes({ router, services, api, base }: RouteContext): v
     return instance;
   }
 
-  api.add({ method: 'post', path: `${base}/resource_instances`, summary: 'Create a resource instance in a tenant', tag: 'Resource instances', body: instanceCreateSchema });
+  api.add({
+    method: 'post',
+    path: `${base}/resource_instances`,
+    summary: 'Create a resource instance in a tenant',
+    tag: 'Resource instances',
+    body: instanceCreateSchema,
+  });
   router.post('/resource_instances', async (req, res) => {
     const body = parse(instanceCreateSchema, req.body, 'body');
     const id = newId();
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateInstance', id, key: body.key, resource: body.resource, tenant: body.tenant, attributes: body.attributes ?? {},
+      type: 'CreateInstance',
+      id,
+      key: body.key,
+      resource: body.resource,
+      tenant: body.tenant,
+      attributes: body.attributes ?? {},
     });
     res.json(await rm.instances.get(id));
   });
 
-  api.add({ method: 'get', path: `${base}/resource_instances`, summary: 'List resource instances', tag: 'Resource instances', query: instanceListQuery });
+  api.add({
+    method: 'get',
+    path: `${base}/resource_instances`,
+    summary: 'List resource instances',
+    tag: 'Resource instances',
+    query: instanceListQuery,
+  });
   router.get('/resource_instances', async (req, res) => {
     const query = parse(instanceListQuery, req.query, 'query');
     const filter: Filter = { environment_id: envOf(res).id };
@@ -48,12 +65,23 @@ export function instanceRoutes({ router, services, api, base }: RouteContext): v
     res.json(await listPage(rm.instances, filter, query));
   });
 
-  api.add({ method: 'get', path: `${base}/resource_instances/{instance_id}`, summary: 'Get a resource instance (id or type:key)', tag: 'Resource instances' });
+  api.add({
+    method: 'get',
+    path: `${base}/resource_instances/{instance_id}`,
+    summary: 'Get a resource instance (id or type:key)',
+    tag: 'Resource instances',
+  });
   router.get('/resource_instances/:instance_id', async (req, res) => {
     res.json(await findInstance(envOf(res).id, req.params.instance_id));
   });
 
-  api.add({ method: 'delete', path: `${base}/resource_instances/{instance_id}`, summary: 'Delete a resource instance with its tuples and assignments', tag: 'Resource instances', status: 204 });
+  api.add({
+    method: 'delete',
+    path: `${base}/resource_instances/{instance_id}`,
+    summary: 'Delete a resource instance with its tuples and assignments',
+    tag: 'Resource instances',
+    status: 204,
+  });
   router.delete('/resource_instances/:instance_id', async (req, res) => {
     await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteInstance', instance: req.params.instance_id });
     res.status(204).end();

@@ -9,7 +9,13 @@ import { executeOrgCommand } from '../http/services';
 import { keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
-export const projectCreateSchema = z.object({ key: keySchema, name: z.string().min(1), description: z.string().optional(), urn_namespace: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() });
+export const projectCreateSchema = z.object({
+  key: keySchema,
+  name: z.string().min(1),
+  description: z.string().optional(),
+  urn_namespace: z.string().optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+});
 export const environmentCreateSchema = z.object({
   key: keySchema,
   name: z.string().min(1),
@@ -32,7 +38,12 @@ export const apiKeyCreateSchema = z.object({
 export function orgRoutes({ router, services, api }: RouteContext): void {
   const rm = services.readModels;
 
-  api.add({ method: 'get', path: '/v2/api-key/scope', summary: "The calling key's organisation, project and environment", tag: 'API keys' });
+  api.add({
+    method: 'get',
+    path: '/v2/api-key/scope',
+    summary: "The calling key's organisation, project and environment",
+    tag: 'API keys',
+  });
   router.get('/v2/api-key/scope', (_req, res) => {
     const auth = authOf(res);
     res.json({
@@ -42,11 +53,18 @@ export function orgRoutes({ router, services, api }: RouteContext): void {
     });
   });
 
-  api.add({ method: 'post', path: '/v2/api-key', summary: 'Create a project- or environment-scoped API key; the secret is returned once', tag: 'API keys', body: apiKeyCreateSchema });
+  api.add({
+    method: 'post',
+    path: '/v2/api-key',
+    summary: 'Create a project- or environment-scoped API key; the secret is returned once',
+    tag: 'API keys',
+    body: apiKeyCreateSchema,
+  });
   router.post('/v2/api-key', async (req, res) => {
     const body = parse(apiKeyCreateSchema, req.body, 'body');
     const auth = authOf(res);
-    if (body.organization_id && body.organization_id !== auth.organizationId) throw new ForbiddenError('This API key has no access to that organization');
+    if (body.organization_id && body.organization_id !== auth.organizationId)
+      throw new ForbiddenError('This API key has no access to that organization');
     const project = body.project_id ? await resolveProject(rm, auth, body.project_id) : null;
     const env = project && body.environment_id ? await resolveEnvironment(rm, auth, project, body.environment_id) : null;
     const level = body.object_type === 'org' || !project ? 'organization' : env ? 'environment' : 'project';
@@ -57,7 +75,10 @@ export function orgRoutes({ router, services, api }: RouteContext): void {
     const secret = generateApiKeySecret();
     const id = newId();
     await executeOrgCommand(services, req, res, auth.organizationId, {
-      type: 'CreateApiKey', id, name: body.name ?? '', secretHash: hashApiKeySecret(secret),
+      type: 'CreateApiKey',
+      id,
+      name: body.name ?? '',
+      secretHash: hashApiKeySecret(secret),
       scope: { level, projectId: project?.id ?? null, environmentId: env?.id ?? null },
     });
     res.json({ ...present((await rm.apiKeys.get(id))!), secret });
@@ -69,7 +90,13 @@ export function orgRoutes({ router, services, api }: RouteContext): void {
     const auth = authOf(res);
     if (auth.projectId !== null) throw new ForbiddenError('Creating a project needs an organization API key');
     const id = newId();
-    await executeOrgCommand(services, req, res, auth.organizationId, { type: 'CreateProject', id, key: body.key, name: body.name, description: body.description ?? '' });
+    await executeOrgCommand(services, req, res, auth.organizationId, {
+      type: 'CreateProject',
+      id,
+      key: body.key,
+      name: body.name,
+      description: body.description ?? '',
+    });
     res.json(await rm.projects.get(id));
   });
 
@@ -89,7 +116,13 @@ export function orgRoutes({ router, services, api }: RouteContext): void {
     res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
   });
 
-  api.add({ method: 'post', path: '/v2/projects/{proj_id}/envs', summary: 'Create an environment', tag: 'Environments', body: environmentCreateSchema });
+  api.add({
+    method: 'post',
+    path: '/v2/projects/{proj_id}/envs',
+    summary: 'Create an environment',
+    tag: 'Environments',
+    body: environmentCreateSchema,
+  });
   router.post('/v2/projects/:proj_id/envs', async (req, res) => {
     const body = parse(environmentCreateSchema, req.body, 'body');
     const auth = authOf(res);
@@ -97,13 +130,28 @@ export function orgRoutes({ router, services, api }: RouteContext): void {
     const project = await resolveProject(rm, auth, req.params.proj_id);
     const id = newId();
     await executeOrgCommand(services, req, res, auth.organizationId, {
-      type: 'CreateEnvironment', project: project.id,
-      environment: { id, key: body.key, name: body.name, description: body.description ?? '', customBranchName: body.custom_branch_name ?? '', jwks: body.jwks ?? {}, settings: body.settings ?? {} },
+      type: 'CreateEnvironment',
+      project: project.id,
+      environment: {
+        id,
+        key: body.key,
+        name: body.name,
+        description: body.description ?? '',
+        customBranchName: body.custom_branch_name ?? '',
+        jwks: body.jwks ?? {},
+        settings: body.settings ?? {},
+      },
     });
     res.json(await rm.environments.get(id));
   });
 
-  api.add({ method: 'get', path: '/v2/projects/{proj_id}/envs', summary: 'List environments', tag: 'Environments', query: paginationSchema });
+  api.add({
+    method: 'get',
+    path: '/v2/projects/{proj_id}/envs',
+    summary: 'List environments',
+    tag: 'Environments',
+    query: paginationSchema,
+  });
   router.get('/v2/projects/:proj_id/envs', async (req, res) => {
     const auth = authOf(res);
     const project = await resolveProject(rm, auth, req.params.proj_id);

@@ -25,13 +25,24 @@ export function relationRoutes({ router, services, api, base }: RouteContext): v
     return resource.key;
   }
 
-  api.add({ method: 'post', path: docPath, summary: 'Create a relation (the path resource is the object)', tag: 'Relations', body: relationCreateSchema });
+  api.add({
+    method: 'post',
+    path: docPath,
+    summary: 'Create a relation (the path resource is the object)',
+    tag: 'Relations',
+    body: relationCreateSchema,
+  });
   router.post('/resources/:resource_id/relations', async (req, res) => {
     const body = parse(relationCreateSchema, req.body, 'body');
     const id = newId();
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateRelation', id, objectResource: req.params.resource_id, key: body.key, name: body.name,
-      description: body.description ?? '', subjectResource: body.subject_resource,
+      type: 'CreateRelation',
+      id,
+      objectResource: req.params.resource_id,
+      key: body.key,
+      name: body.name,
+      description: body.description ?? '',
+      subjectResource: body.subject_resource,
     });
     res.json(await rm.relations.get(id));
   });
@@ -52,9 +63,19 @@ export function relationRoutes({ router, services, api, base }: RouteContext): v
     res.json(relation);
   });
 
-  api.add({ method: 'delete', path: `${docPath}/{relation_id}`, summary: 'Delete a relation with its tuples', tag: 'Relations', status: 204 });
+  api.add({
+    method: 'delete',
+    path: `${docPath}/{relation_id}`,
+    summary: 'Delete a relation with its tuples',
+    tag: 'Relations',
+    status: 204,
+  });
   router.delete('/resources/:resource_id/relations/:relation_id', async (req, res) => {
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteRelation', objectResource: req.params.resource_id, relation: req.params.relation_id });
+    await executeEnvCommand(services, req, res, envOf(res).id, {
+      type: 'DeleteRelation',
+      objectResource: req.params.resource_id,
+      relation: req.params.relation_id,
+    });
     res.status(204).end();
   });
 }

@@ -7,7 +7,11 @@ import { executeEnvCommand } from '../http/services';
 import { keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
-const actionBlock = z.object({ name: z.string().optional(), description: z.string().optional(), attributes: z.record(z.string(), z.unknown()).optional() });
+const actionBlock = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  attributes: z.record(z.string(), z.unknown()).optional(),
+});
 export const resourceCreateSchema = z.object({
   key: keySchema,
   name: z.string().min(1),
@@ -27,8 +31,18 @@ export function resourceRoutes({ router, services, api, base }: RouteContext): v
     const env = envOf(res);
     const id = newId();
     await executeEnvCommand(services, req, res, env.id, {
-      type: 'CreateResource', id, key: body.key, name: body.name, description: body.description ?? '', attributes: body.attributes ?? {},
-      actions: Object.entries(body.actions).map(([key, a]) => ({ id: newId(), key, name: a.name ?? key, description: a.description ?? '' })),
+      type: 'CreateResource',
+      id,
+      key: body.key,
+      name: body.name,
+      description: body.description ?? '',
+      attributes: body.attributes ?? {},
+      actions: Object.entries(body.actions).map(([key, a]) => ({
+        id: newId(),
+        key,
+        name: a.name ?? key,
+        description: a.description ?? '',
+      })),
     });
     res.json(await rm.resources.get(id));
   });
@@ -45,7 +59,13 @@ export function resourceRoutes({ router, services, api, base }: RouteContext): v
     res.json(resource);
   });
 
-  api.add({ method: 'delete', path: `${base}/resources/{resource_id}`, summary: 'Delete a resource type with its roles, relations and instances', tag: 'Resources', status: 204 });
+  api.add({
+    method: 'delete',
+    path: `${base}/resources/{resource_id}`,
+    summary: 'Delete a resource type with its roles, relations and instances',
+    tag: 'Resources',
+    status: 204,
+  });
   router.delete('/resources/:resource_id', async (req, res) => {
     await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteResource', resource: req.params.resource_id });
     res.status(204).end();

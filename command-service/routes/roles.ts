@@ -17,7 +17,10 @@ export const derivationRuleSchema = z.object({
   linked_by_relation: keySchema,
   when: z.object({ no_direct_roles_on_object: z.boolean().optional() }).optional(),
 });
-const grantedToSchema = z.object({ users_with_role: z.array(derivationRuleSchema).default([]), when: z.record(z.string(), z.unknown()).optional() });
+const grantedToSchema = z.object({
+  users_with_role: z.array(derivationRuleSchema).default([]),
+  when: z.record(z.string(), z.unknown()).optional(),
+});
 export const roleCreateSchema = z.object({
   key: keySchema,
   name: z.string().min(1),
@@ -27,7 +30,10 @@ export const roleCreateSchema = z.object({
   extends: z.array(z.string()).optional(),
   granted_to: grantedToSchema.optional(),
 });
-export const roleUpdateSchema = roleCreateSchema.omit({ key: true }).partial().extend({ permissions: z.array(z.string().min(1)).optional() });
+export const roleUpdateSchema = roleCreateSchema
+  .omit({ key: true })
+  .partial()
+  .extend({ permissions: z.array(z.string().min(1)).optional() });
 
 const toRules = (rules: Array<z.infer<typeof derivationRuleSchema>>): DerivationRule[] =>
   rules.map((r) => ({ onResource: r.on_resource, role: r.role, relation: r.linked_by_relation }));
@@ -49,9 +55,10 @@ export function roleRoutes(context: RouteContext): void {
     return resource.key;
   }
   async function findRole(req: Request, res: Response, resource: string | null, ref: string): Promise<RoleDoc> {
-    const role = resource === null
-      ? await rm.byKeyOrId(rm.roles, envOf(res).id, ref)
-      : await rm.byKeyOrId(rm.resourceRoles, envOf(res).id, ref, { resource });
+    const role =
+      resource === null
+        ? await rm.byKeyOrId(rm.roles, envOf(res).id, ref)
+        : await rm.byKeyOrId(rm.resourceRoles, envOf(res).id, ref, { resource });
     if (!role) throw new NotFoundError(`Role '${ref}' not found ${resource === null ? '' : `on resource '${resource}'`}`.trim());
     return role;
   }
@@ -67,8 +74,15 @@ export function roleRoutes(context: RouteContext): void {
       const resource = await resourceOf(req, res);
       const id = newId();
       await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'CreateRole', id, resource, key: body.key, name: body.name, description: body.description ?? '',
-        permissions: body.permissions, attributes: body.attributes ?? {}, grantedTo: toRules(body.granted_to?.users_with_role ?? []),
+        type: 'CreateRole',
+        id,
+        resource,
+        key: body.key,
+        name: body.name,
+        description: body.description ?? '',
+        permissions: body.permissions,
+        attributes: body.attributes ?? {},
+        grantedTo: toRules(body.granted_to?.users_with_role ?? []),
       });
       res.json(await findRole(req, res, resource, id));
     });
@@ -85,13 +99,24 @@ export function roleRoutes(context: RouteContext): void {
       res.json(await findRole(req, res, await resourceOf(req, res), req.params.role_id as string));
     });
 
-    api.add({ method: 'patch', path: `${docPath}/{role_id}`, summary: `Update a ${scope} role; granted_to replaces its derivations`, tag, body: roleUpdateSchema });
+    api.add({
+      method: 'patch',
+      path: `${docPath}/{role_id}`,
+      summary: `Update a ${scope} role; granted_to replaces its derivations`,
+      tag,
+      body: roleUpdateSchema,
+    });
     router.patch(`${path}/:role_id`, async (req, res) => {
       const body = parse(roleUpdateSchema, req.body, 'body');
       const resource = await resourceOf(req, res);
       const role = await findRole(req, res, resource, req.params.role_id as string);
       await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'UpdateRole', resource, role: role.key, name: body.name, description: body.description, permissions: body.permissions,
+        type: 'UpdateRole',
+        resource,
+        role: role.key,
+        name: body.name,
+        description: body.description,
+        permissions: body.permissions,
         grantedTo: body.granted_to ? toRules(body.granted_to.users_with_role) : undefined,
       });
       res.json(await findRole(req, res, resource, role.id));
@@ -115,23 +140,48 @@ function implicitGrantRoutes(
 ): void {
   const path = '/resources/:resource_id/roles/:role_id/implicit_grants';
   const docPath = `${base}/resources/{resource_id}/roles/{role_id}/implicit_grants`;
-  api.add({ method: 'post', path: docPath, summary: 'Add a role derivation (implicit grant)', tag: 'Resource roles', body: derivationRuleSchema });
+  api.add({
+    method: 'post',
+    path: docPath,
+    summary: 'Add a role derivation (implicit grant)',
+    tag: 'Resource roles',
+    body: derivationRuleSchema,
+  });
   router.post(path, async (req, res) => {
     const body = parse(derivationRuleSchema, req.body, 'body');
     const resource = (await resourceOf(req, res))!;
     const [rule] = toRules([body]);
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'AddImplicitGrant', resource, role: req.params.role_id as string, rule: rule! });
+    await executeEnvCommand(services, req, res, envOf(res).id, {
+      type: 'AddImplicitGrant',
+      resource,
+      role: req.params.role_id as string,
+      rule: rule!,
+    });
     const role = await findRole(req, res, resource, req.params.role_id as string);
-    const stored = role.granted_to.users_with_role.find((r) => r.role === body.role && r.on_resource === body.on_resource && r.linked_by_relation === body.linked_by_relation);
+    const stored = role.granted_to.users_with_role.find(
+      (r) => r.role === body.role && r.on_resource === body.on_resource && r.linked_by_relation === body.linked_by_relation,
+    );
     res.json(stored);
   });
 
-  api.add({ method: 'delete', path: docPath, summary: 'Remove a role derivation (implicit grant)', tag: 'Resource roles', body: derivationRuleSchema, status: 204 });
+  api.add({
+    method: 'delete',
+    path: docPath,
+    summary: 'Remove a role derivation (implicit grant)',
+    tag: 'Resource roles',
+    body: derivationRuleSchema,
+    status: 204,
+  });
   router.delete(path, async (req, res) => {
     const body = parse(derivationRuleSchema, req.body, 'body');
     const resource = (await resourceOf(req, res))!;
     const [rule] = toRules([body]);
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'RemoveImplicitGrant', resource, role: req.params.role_id as string, rule: rule! });
+    await executeEnvCommand(services, req, res, envOf(res).id, {
+      type: 'RemoveImplicitGrant',
+      resource,
+      role: req.params.role_id as string,
+      rule: rule!,
+    });
     res.status(204).end();
   });
 }

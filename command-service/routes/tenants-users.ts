@@ -30,7 +30,12 @@ export function tenantAndUserRoutes({ router, services, api, base }: RouteContex
     const body = parse(tenantCreateSchema, req.body, 'body');
     const id = newId();
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateTenant', id, key: body.key, name: body.name, description: body.description ?? '', attributes: body.attributes ?? {},
+      type: 'CreateTenant',
+      id,
+      key: body.key,
+      name: body.name,
+      description: body.description ?? '',
+      attributes: body.attributes ?? {},
     });
     res.json(await rm.tenants.get(id));
   });
@@ -47,24 +52,47 @@ export function tenantAndUserRoutes({ router, services, api, base }: RouteContex
     res.json(tenant);
   });
 
-  api.add({ method: 'delete', path: `${base}/tenants/{tenant_id}`, summary: 'Delete a tenant with its instances and assignments', tag: 'Tenants', status: 204 });
+  api.add({
+    method: 'delete',
+    path: `${base}/tenants/{tenant_id}`,
+    summary: 'Delete a tenant with its instances and assignments',
+    tag: 'Tenants',
+    status: 204,
+  });
   router.delete('/tenants/:tenant_id', async (req, res) => {
     await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteTenant', tenant: req.params.tenant_id });
     res.status(204).end();
   });
 
-  api.add({ method: 'post', path: `${base}/users`, summary: 'Create a user (users are also created by their first role assignment)', tag: 'Users', body: userCreateSchema });
+  api.add({
+    method: 'post',
+    path: `${base}/users`,
+    summary: 'Create a user (users are also created by their first role assignment)',
+    tag: 'Users',
+    body: userCreateSchema,
+  });
   router.post('/users', async (req, res) => {
     const body = parse(userCreateSchema, req.body, 'body');
     const id = newId();
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateUser', id, key: body.key, email: body.email ?? null, firstName: body.first_name ?? null, lastName: body.last_name ?? null,
+      type: 'CreateUser',
+      id,
+      key: body.key,
+      email: body.email ?? null,
+      firstName: body.first_name ?? null,
+      lastName: body.last_name ?? null,
       attributes: body.attributes ?? {},
     });
     res.json(await rm.users.get(id));
   });
 
-  api.add({ method: 'get', path: `${base}/users`, summary: 'List users ({data, total_count, page_count})', tag: 'Users', query: paginationSchema });
+  api.add({
+    method: 'get',
+    path: `${base}/users`,
+    summary: 'List users ({data, total_count, page_count})',
+    tag: 'Users',
+    query: paginationSchema,
+  });
   router.get('/users', async (req, res) => {
     const page = { ...parse(paginationSchema, req.query, 'query'), include_total_count: true };
     res.json(await listPage(rm.users, { environment_id: envOf(res).id }, page));

@@ -25,17 +25,34 @@ const tupleListQuery = paginationSchema.extend({
 export function tupleRoutes({ router, services, api, base }: RouteContext): void {
   const rm = services.readModels;
 
-  api.add({ method: 'post', path: `${base}/relationship_tuples`, summary: 'Create a relationship tuple', tag: 'Relationship tuples', body: tupleCreateSchema });
+  api.add({
+    method: 'post',
+    path: `${base}/relationship_tuples`,
+    summary: 'Create a relationship tuple',
+    tag: 'Relationship tuples',
+    body: tupleCreateSchema,
+  });
   router.post('/relationship_tuples', async (req, res) => {
     const body = parse(tupleCreateSchema, req.body, 'body');
     const id = newId();
     await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateTuple', id, subject: body.subject, relation: body.relation, object: body.object, tenant: body.tenant ?? null,
+      type: 'CreateTuple',
+      id,
+      subject: body.subject,
+      relation: body.relation,
+      object: body.object,
+      tenant: body.tenant ?? null,
     });
     res.json(await rm.tuples.get(id));
   });
 
-  api.add({ method: 'get', path: `${base}/relationship_tuples`, summary: 'List relationship tuples', tag: 'Relationship tuples', query: tupleListQuery });
+  api.add({
+    method: 'get',
+    path: `${base}/relationship_tuples`,
+    summary: 'List relationship tuples',
+    tag: 'Relationship tuples',
+    query: tupleListQuery,
+  });
   router.get('/relationship_tuples', async (req, res) => {
     const query = parse(tupleListQuery, req.query, 'query');
     const filter: Filter = { environment_id: envOf(res).id };
@@ -43,10 +60,22 @@ export function tupleRoutes({ router, services, api, base }: RouteContext): void
     res.json(await listPage(rm.tuples, filter, query));
   });
 
-  api.add({ method: 'delete', path: `${base}/relationship_tuples`, summary: 'Delete a relationship tuple', tag: 'Relationship tuples', body: tupleDeleteSchema, status: 204 });
+  api.add({
+    method: 'delete',
+    path: `${base}/relationship_tuples`,
+    summary: 'Delete a relationship tuple',
+    tag: 'Relationship tuples',
+    body: tupleDeleteSchema,
+    status: 204,
+  });
   router.delete('/relationship_tuples', async (req, res) => {
     const body = parse(tupleDeleteSchema, req.body, 'body');
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteTuple', subject: body.subject, relation: body.relation, object: body.object });
+    await executeEnvCommand(services, req, res, envOf(res).id, {
+      type: 'DeleteTuple',
+      subject: body.subject,
+      relation: body.relation,
+      object: body.object,
+    });
     res.status(204).end();
   });
 }

@@ -44,7 +44,8 @@ export class BatchHolders {
     const touched = (instances: Iterable<string>) => this.prefetch.drop(environmentId, instances);
     const touchedFilter = (filter: Filter) => {
       const ids = filter.id;
-      if (Object.keys(filter).length === 1 && ids !== null && typeof ids === 'object' && '$in' in ids) touched(ids.$in.map((id) => instanceOfGrantId(String(id))));
+      if (Object.keys(filter).length === 1 && ids !== null && typeof ids === 'object' && '$in' in ids)
+        touched(ids.$in.map((id) => instanceOfGrantId(String(id))));
       else this.prefetch.clear();
     };
     return {

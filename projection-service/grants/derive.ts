@@ -28,7 +28,8 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
 
   const pages = restriction.edges
     ? [restriction.edges]
-    : (prefetched(ctx, byInstance) ?? pagesByKeys(ctx.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE));
+    : (prefetched(ctx, byInstance) ??
+      pagesByKeys(ctx.edges, { environment_id: ctx.environmentId }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE));
   const fresh: GrantDoc[] = [];
   for await (const page of pages) {
     const candidates = new Map<string, GrantDoc>();

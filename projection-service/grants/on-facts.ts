@@ -46,7 +46,14 @@ export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUna
 /** A new tuple: every role held on its subject may now derive roles on its object. */
 export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleCreated'>): Promise<void> {
   const d = e.data;
-  const edge: EdgeDoc = { id: d.id, environment_id: ctx.environmentId, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
+  const edge: EdgeDoc = {
+    id: d.id,
+    environment_id: ctx.environmentId,
+    subject: d.subject,
+    relation: d.relation,
+    object: d.object,
+    tenant: d.tenant,
+  };
   // Most tuples carry no role (no rule follows their relation): then no holder needs looking at.
   if (ctx.rules.along(typeOf(d.subject), d.relation, typeOf(d.object)).length === 0) return;
   const known = ctx.holdersBefore(d.subject);
@@ -79,6 +86,7 @@ export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'Relations
 export async function onInstanceDeleted(ctx: GrantContext, e: EnvEventOf<'ResourceInstanceDeleted'>): Promise<void> {
   const ref = `${e.data.resource}:${e.data.key}`;
   const roots: GrantDoc[] = [];
-  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: ref }, 'user')) roots.push(...page);
+  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: ref }, 'user'))
+    roots.push(...page);
   await retract(ctx, roots);
 }

@@ -33,7 +33,9 @@ export async function onImplicitGrantRemoved(ctx: GrantContext, e: EnvEventOf<'I
 export async function onRoleDeleted(ctx: GrantContext, e: EnvEventOf<'RoleDeleted'>): Promise<void> {
   const { resource, key } = e.data;
   if (resource === null) return;
-  const removed = ctx.rules.removeWhere((r) => (r.resource === resource && r.role === key) || (r.rule.onResource === resource && r.rule.role === key));
+  const removed = ctx.rules.removeWhere(
+    (r) => (r.resource === resource && r.role === key) || (r.rule.onResource === resource && r.rule.role === key),
+  );
   await rulesChanged(ctx, [], removed);
   const roots: GrantDoc[] = [];
   for await (const page of grantsOfRole(ctx, resource, key)) roots.push(...page);
@@ -43,7 +45,9 @@ export async function onRoleDeleted(ctx: GrantContext, e: EnvEventOf<'RoleDelete
 /** Rules that follow a deleted relation go with it (tuples of the relation were deleted before, as events). */
 export async function onRelationDeleted(ctx: GrantContext, e: EnvEventOf<'RelationDeleted'>): Promise<void> {
   const { objectResource, subjectResource, key } = e.data;
-  const removed = ctx.rules.removeWhere((r) => r.resource === objectResource && r.rule.onResource === subjectResource && r.rule.relation === key);
+  const removed = ctx.rules.removeWhere(
+    (r) => r.resource === objectResource && r.rule.onResource === subjectResource && r.rule.relation === key,
+  );
   await rulesChanged(ctx, [], removed);
 }
 

@@ -71,7 +71,12 @@ export async function* pagesByKeys<T extends { id: string }>(
 }
 
 /** Every document of a filter, read in keyset pages (for sets that may be large). */
-export async function* allPages<T extends { id: string }>(collection: Collection<T>, filter: Filter, sortField: string, pageSize = PAGE_SIZE): AsyncGenerator<T[]> {
+export async function* allPages<T extends { id: string }>(
+  collection: Collection<T>,
+  filter: Filter,
+  sortField: string,
+  pageSize = PAGE_SIZE,
+): AsyncGenerator<T[]> {
   yield* keysetPages(collection, filter, sortField, pageSize);
 }
 
@@ -101,7 +106,11 @@ export async function putInChunks<T extends { id: string }>(collection: Collecti
 }
 
 /** Inserts the documents whose id is not stored yet, in chunks, yielding between them; returns the inserted ones. */
-export async function insertMissingInChunks<T extends { id: string }>(collection: Collection<T>, docs: T[], yielder: Yielder): Promise<T[]> {
+export async function insertMissingInChunks<T extends { id: string }>(
+  collection: Collection<T>,
+  docs: T[],
+  yielder: Yielder,
+): Promise<T[]> {
   const inserted: T[] = [];
   for (let i = 0; i < docs.length; i += WRITE_CHUNK) {
     inserted.push(...(await collection.insertMissing(docs.slice(i, i + WRITE_CHUNK))));

@@ -15,7 +15,9 @@ function memoryFinder(docs: Doc[], queries: FindOptions[]): Finder<Doc> {
       let out = docs.filter((d) =>
         Object.entries(filter).every(([field, condition]) => {
           const value = (d as unknown as Record<string, string>)[field]!;
-          return condition !== null && typeof condition === 'object' && '$gt' in condition ? value > String(condition.$gt) : value === condition;
+          return condition !== null && typeof condition === 'object' && '$gt' in condition
+            ? value > String(condition.$gt)
+            : value === condition;
         }),
       );
       if (options.sortBy) {
@@ -35,10 +37,20 @@ const collect = async (pages: AsyncGenerator<Doc[]>) => {
 
 describe('keysetPages', () => {
   it('reads a set that fits in a page with one unsorted query, in the engine order (field, then id)', async () => {
-    const docs = [{ id: 'c', user: 'bob' }, { id: 'b', user: 'alice' }, { id: 'a', user: 'bob' }];
+    const docs = [
+      { id: 'c', user: 'bob' },
+      { id: 'b', user: 'alice' },
+      { id: 'a', user: 'bob' },
+    ];
     const queries: FindOptions[] = [];
     const pages = await collect(keysetPages(memoryFinder(docs, queries), {}, 'user', 5));
-    expect(pages).toEqual([[{ id: 'b', user: 'alice' }, { id: 'a', user: 'bob' }, { id: 'c', user: 'bob' }]]);
+    expect(pages).toEqual([
+      [
+        { id: 'b', user: 'alice' },
+        { id: 'a', user: 'bob' },
+        { id: 'c', user: 'bob' },
+      ],
+    ]);
     expect(queries).toEqual([{ limit: 6 }]);
   });
 

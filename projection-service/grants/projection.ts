@@ -6,7 +6,12 @@ import { GrantCollections, instanceKeys, tupleEdges } from '../../shared/read-mo
 import type { GrantContext } from './context';
 import { onInstanceDeleted, onRoleAssigned, onRoleUnassigned, onTupleCreated, onTupleDeleted } from './on-facts';
 import {
-  onDerivationsReplaced, onImplicitGrantAdded, onImplicitGrantRemoved, onRelationDeleted, onResourceDeleted, onRoleDeleted,
+  onDerivationsReplaced,
+  onImplicitGrantAdded,
+  onImplicitGrantRemoved,
+  onRelationDeleted,
+  onResourceDeleted,
+  onRoleDeleted,
 } from './on-schema';
 import { RuleBook } from './rule-index';
 import { BatchHolders } from './batch-holders';

@@ -15,10 +15,19 @@ export function factsProjection(rm: ReadModels): Projection {
   return {
     name: 'facts',
     handles: new Set([
-      'TenantCreated', 'TenantDeleted', 'UserCreated', 'ResourceInstanceCreated', 'ResourceInstanceDeleted',
-      'RoleAssigned', 'RoleUnassigned', 'RelationshipTupleCreated', 'RelationshipTupleDeleted',
+      'TenantCreated',
+      'TenantDeleted',
+      'UserCreated',
+      'ResourceInstanceCreated',
+      'ResourceInstanceDeleted',
+      'RoleAssigned',
+      'RoleUnassigned',
+      'RelationshipTupleCreated',
+      'RelationshipTupleDeleted',
       // Only to forget the ids they remove (the schema projection maintains those documents).
-      'ResourceDeleted', 'RoleDeleted', 'RelationDeleted',
+      'ResourceDeleted',
+      'RoleDeleted',
+      'RelationDeleted',
     ]),
     async apply(event: RecordedEvent) {
       const e = event as unknown as EnvEvent;
@@ -41,7 +50,15 @@ export function factsProjection(rm: ReadModels): Projection {
           break;
         case 'TenantCreated': {
           const d = e.data;
-          await rm.tenants.put({ id: d.id, key: d.key, name: d.name, description: d.description, attributes: d.attributes, last_action_at: at, ...common });
+          await rm.tenants.put({
+            id: d.id,
+            key: d.key,
+            name: d.name,
+            description: d.description,
+            attributes: d.attributes,
+            last_action_at: at,
+            ...common,
+          });
           keyIds.set(env, 'tenant', d.key, d.id);
           break;
         }
@@ -52,17 +69,32 @@ export function factsProjection(rm: ReadModels): Projection {
         case 'UserCreated': {
           const d = e.data;
           await rm.users.put({
-            id: d.id, key: d.key, email: d.email, first_name: d.firstName, last_name: d.lastName, attributes: d.attributes, roles: [], ...common,
+            id: d.id,
+            key: d.key,
+            email: d.email,
+            first_name: d.firstName,
+            last_name: d.lastName,
+            attributes: d.attributes,
+            roles: [],
+            ...common,
           });
           keyIds.set(env, 'user', d.key, d.id);
           break;
         }
         case 'ResourceInstanceCreated': {
           const d = e.data;
-          const resourceId = await keyIds.of(env, 'resource', d.resource, () => idOf(rm.resources.findOne({ environment_id: env, key: d.resource })));
+          const resourceId = await keyIds.of(env, 'resource', d.resource, () =>
+            idOf(rm.resources.findOne({ environment_id: env, key: d.resource })),
+          );
           await rm.instances.put({
-            id: d.id, key: d.key, resource: d.resource, resource_id: resourceId, tenant: d.tenant, tenant_id: await tenantId(d.tenant),
-            attributes: d.attributes, ...common,
+            id: d.id,
+            key: d.key,
+            resource: d.resource,
+            resource_id: resourceId,
+            tenant: d.tenant,
+            tenant_id: await tenantId(d.tenant),
+            attributes: d.attributes,
+            ...common,
           });
           keyIds.set(env, 'instance', `${d.resource}:${d.key}`, d.id);
           break;
@@ -83,15 +115,27 @@ export function factsProjection(rm: ReadModels): Projection {
           const userId = user
             ? user.id
             : await keyIds.of(env, 'user', d.user, () => idOf(rm.users.findOne({ environment_id: env, key: d.user })));
-          const roleId = d.resource === null
-            ? await keyIds.of(env, 'role', d.role, () => idOf(rm.roles.findOne({ environment_id: env, key: d.role })))
-            : await keyIds.of(env, 'resource-role', `${d.resource}#${d.role}`, () =>
-                idOf(rm.resourceRoles.findOne({ environment_id: env, resource: d.resource, key: d.role })));
+          const roleId =
+            d.resource === null
+              ? await keyIds.of(env, 'role', d.role, () => idOf(rm.roles.findOne({ environment_id: env, key: d.role })))
+              : await keyIds.of(env, 'resource-role', `${d.resource}#${d.role}`, () =>
+                  idOf(rm.resourceRoles.findOne({ environment_id: env, resource: d.resource, key: d.role })),
+                );
           await rm.assignments.put({
-            id: d.id, user: d.user, role: d.role, tenant: d.tenant,
-            resource_instance: d.resourceInstance, resource_instance_id: d.resourceInstance ? await instanceId(d.resourceInstance) : null,
-            user_id: userId, role_id: roleId, tenant_id: await tenantId(d.tenant),
-            organization_id: ctx.organization_id, project_id: ctx.project_id, environment_id: env, created_at: at, _resource: d.resource,
+            id: d.id,
+            user: d.user,
+            role: d.role,
+            tenant: d.tenant,
+            resource_instance: d.resourceInstance,
+            resource_instance_id: d.resourceInstance ? await instanceId(d.resourceInstance) : null,
+            user_id: userId,
+            role_id: roleId,
+            tenant_id: await tenantId(d.tenant),
+            organization_id: ctx.organization_id,
+            project_id: ctx.project_id,
+            environment_id: env,
+            created_at: at,
+            _resource: d.resource,
           });
           if (user && d.resourceInstance === null && !user.roles.some((r) => r.role === d.role && r.tenant === d.tenant)) {
             user.roles.push({ role: d.role, tenant: d.tenant });
@@ -116,12 +160,21 @@ export function factsProjection(rm: ReadModels): Projection {
             instanceId(d.subject),
             instanceId(d.object),
             keyIds.of(env, 'relation', `${objectType}#${d.relation}`, () =>
-              idOf(rm.relations.findOne({ environment_id: env, object_resource: objectType, key: d.relation }))),
+              idOf(rm.relations.findOne({ environment_id: env, object_resource: objectType, key: d.relation })),
+            ),
             tenantId(d.tenant),
           ]);
           await rm.tuples.put({
-            id: d.id, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant,
-            subject_id: subjectId, object_id: objectId, relation_id: relationId, tenant_id: tid, ...common,
+            id: d.id,
+            subject: d.subject,
+            relation: d.relation,
+            object: d.object,
+            tenant: d.tenant,
+            subject_id: subjectId,
+            object_id: objectId,
+            relation_id: relationId,
+            tenant_id: tid,
+            ...common,
           });
           break;
         }

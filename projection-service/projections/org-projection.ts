@@ -19,17 +19,34 @@ export function orgProjection(rm: ReadModels): Projection {
         case 'ProjectCreated': {
           const d = (event as unknown as EventOf<'ProjectCreated'>).data;
           await rm.projects.put({
-            id: d.id, key: d.key, organization_id: orgId, name: d.name, description: d.description,
-            urn_namespace: null, settings: {}, active_policy_repo_id: null, created_at: at, updated_at: at,
+            id: d.id,
+            key: d.key,
+            organization_id: orgId,
+            name: d.name,
+            description: d.description,
+            urn_namespace: null,
+            settings: {},
+            active_policy_repo_id: null,
+            created_at: at,
+            updated_at: at,
           });
           break;
         }
         case 'EnvironmentCreated': {
           const d = (event as unknown as EventOf<'EnvironmentCreated'>).data;
           await rm.environments.put({
-            id: d.id, key: d.key, organization_id: orgId, project_id: d.projectId, name: d.name, description: d.description,
-            custom_branch_name: d.customBranchName, jwks: d.jwks, settings: d.settings, avp_policy_store_id: '',
-            created_at: at, updated_at: at,
+            id: d.id,
+            key: d.key,
+            organization_id: orgId,
+            project_id: d.projectId,
+            name: d.name,
+            description: d.description,
+            custom_branch_name: d.customBranchName,
+            jwks: d.jwks,
+            settings: d.settings,
+            avp_policy_store_id: '',
+            created_at: at,
+            updated_at: at,
           });
           break;
         }
@@ -37,8 +54,16 @@ export function orgProjection(rm: ReadModels): Projection {
           const d = (event as unknown as EventOf<'ApiKeyCreated'>).data;
           const objectType = d.scope.level === 'organization' ? 'org' : d.scope.level === 'project' ? 'project' : 'env';
           await rm.apiKeys.put({
-            id: d.id, organization_id: orgId, project_id: d.scope.projectId, environment_id: d.scope.environmentId,
-            object_type: objectType, access_level: 'admin', owner_type: 'member', name: d.name, created_at: at, _secret_hash: d.secretHash,
+            id: d.id,
+            organization_id: orgId,
+            project_id: d.scope.projectId,
+            environment_id: d.scope.environmentId,
+            object_type: objectType,
+            access_level: 'admin',
+            owner_type: 'member',
+            name: d.name,
+            created_at: at,
+            _secret_hash: d.secretHash,
           });
           break;
         }

@@ -14,8 +14,12 @@ export function schemaProjection(rm: ReadModels): Projection {
       rm.relations.findOne({ environment_id: ctx.environment_id, object_resource: ownerResource, key: rule.relation }),
     ]);
     return {
-      role_id: role?.id ?? '', resource_id: resource?.id ?? '', relation_id: relation?.id ?? '',
-      role: rule.role, on_resource: rule.onResource, linked_by_relation: rule.relation,
+      role_id: role?.id ?? '',
+      resource_id: resource?.id ?? '',
+      relation_id: relation?.id ?? '',
+      role: rule.role,
+      on_resource: rule.onResource,
+      linked_by_relation: rule.relation,
     };
   }
 
@@ -29,7 +33,12 @@ export function schemaProjection(rm: ReadModels): Projection {
     await roleCollection(resource).put(doc);
   }
 
-  async function updateResourceRelations(environmentId: string, resourceKey: string, at: string, change: (doc: RoleDoc['attributes']) => void) {
+  async function updateResourceRelations(
+    environmentId: string,
+    resourceKey: string,
+    at: string,
+    change: (doc: RoleDoc['attributes']) => void,
+  ) {
     const resource = await rm.resources.findOne({ environment_id: environmentId, key: resourceKey });
     if (!resource) return;
     change(resource.relations);
@@ -40,8 +49,16 @@ export function schemaProjection(rm: ReadModels): Projection {
   return {
     name: 'schema',
     handles: new Set([
-      'ResourceCreated', 'ResourceDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDerivationsReplaced',
-      'ImplicitGrantAdded', 'ImplicitGrantRemoved', 'RoleDeleted', 'RelationCreated', 'RelationDeleted',
+      'ResourceCreated',
+      'ResourceDeleted',
+      'RoleCreated',
+      'RoleUpdated',
+      'RoleDerivationsReplaced',
+      'ImplicitGrantAdded',
+      'ImplicitGrantRemoved',
+      'RoleDeleted',
+      'RelationCreated',
+      'RelationDeleted',
     ]),
     async apply(event: RecordedEvent) {
       const e = event as unknown as EnvEvent;
@@ -51,10 +68,21 @@ export function schemaProjection(rm: ReadModels): Projection {
       switch (e.type) {
         case 'ResourceCreated': {
           const d = e.data;
-          const actions = Object.fromEntries(d.actions.map((a) => [a.key, { id: a.id, key: a.key, name: a.name, description: a.description }]));
+          const actions = Object.fromEntries(
+            d.actions.map((a) => [a.key, { id: a.id, key: a.key, name: a.name, description: a.description }]),
+          );
           await rm.resources.put({
-            id: d.id, key: d.key, name: d.name, description: d.description, urn: null, actions, attributes: d.attributes,
-            roles: {}, relations: {}, action_groups: {}, ...common,
+            id: d.id,
+            key: d.key,
+            name: d.name,
+            description: d.description,
+            urn: null,
+            actions,
+            attributes: d.attributes,
+            roles: {},
+            relations: {},
+            action_groups: {},
+            ...common,
           });
           break;
         }
@@ -65,8 +93,14 @@ export function schemaProjection(rm: ReadModels): Projection {
           const d = e.data;
           const resource = d.resource === null ? null : await rm.resources.findOne({ environment_id: ctx.environment_id, key: d.resource });
           await roleCollection(d.resource).put({
-            id: d.id, key: d.key, name: d.name, description: d.description, permissions: d.permissions, attributes: d.attributes,
-            extends: [], granted_to: { id: d.id, users_with_role: [], when: {} },
+            id: d.id,
+            key: d.key,
+            name: d.name,
+            description: d.description,
+            permissions: d.permissions,
+            attributes: d.attributes,
+            extends: [],
+            granted_to: { id: d.id, users_with_role: [], when: {} },
             ...(d.resource === null ? {} : { resource: d.resource, resource_id: resource?.id ?? '' }),
             ...common,
           });
@@ -116,9 +150,15 @@ export function schemaProjection(rm: ReadModels): Projection {
             rm.resources.findOne({ environment_id: ctx.environment_id, key: d.objectResource }),
           ]);
           await rm.relations.put({
-            id: d.id, key: d.key, name: d.name, description: d.description,
-            subject_resource: d.subjectResource, subject_resource_id: subject?.id ?? '',
-            object_resource: d.objectResource, object_resource_id: object?.id ?? '', ...common,
+            id: d.id,
+            key: d.key,
+            name: d.name,
+            description: d.description,
+            subject_resource: d.subjectResource,
+            subject_resource_id: subject?.id ?? '',
+            object_resource: d.objectResource,
+            object_resource_id: object?.id ?? '',
+            ...common,
           });
           await updateResourceRelations(ctx.environment_id, d.objectResource, at, (relations) => {
             relations[d.key] = { resource_id: subject?.id ?? '', resource: d.subjectResource };

@@ -122,7 +122,15 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   private slot(streamId: string): StreamSlot<Command, State, Event> {
     let slot = this.slots.get(streamId);
     if (!slot) {
-      slot = { state: this.decider.initialState(), version: -1, queue: [], draining: false, snapshotVersion: -1, snapshotLoaded: false, turn: Promise.resolve() };
+      slot = {
+        state: this.decider.initialState(),
+        version: -1,
+        queue: [],
+        draining: false,
+        snapshotVersion: -1,
+        snapshotLoaded: false,
+        turn: Promise.resolve(),
+      };
       this.slots.set(streamId, slot);
     }
     return slot;
@@ -154,7 +162,9 @@ export class CommandPipeline<Command, State, Event extends EventData> {
         d.ok ? d.events.map((e) => ({ type: e.type, data: e.data, metadata: batch[i]!.metadata })) : [],
       );
       if (toAppend.length === 0) {
-        decided.forEach((d, i) => (d.ok ? batch[i]!.resolve({ events: [], position: 0, streamVersion: expected }) : batch[i]!.reject(d.error)));
+        decided.forEach((d, i) =>
+          d.ok ? batch[i]!.resolve({ events: [], position: 0, streamVersion: expected }) : batch[i]!.reject(d.error),
+        );
         return;
       }
       try {
@@ -162,7 +172,9 @@ export class CommandPipeline<Command, State, Event extends EventData> {
         slot.version = result.streamVersion;
         this.snapshotIfDue(streamId, slot);
         decided.forEach((d, i) =>
-          d.ok ? batch[i]!.resolve({ events: d.events, position: result.position, streamVersion: result.streamVersion }) : batch[i]!.reject(d.error),
+          d.ok
+            ? batch[i]!.resolve({ events: d.events, position: result.position, streamVersion: result.streamVersion })
+            : batch[i]!.reject(d.error),
         );
         return;
       } catch (error) {
@@ -178,7 +190,10 @@ export class CommandPipeline<Command, State, Event extends EventData> {
     }
   }
 
-  private decideOne(slot: StreamSlot<Command, State, Event>, item: Queued<Command, Event>): { ok: true; events: Event[] } | { ok: false; error: unknown } {
+  private decideOne(
+    slot: StreamSlot<Command, State, Event>,
+    item: Queued<Command, Event>,
+  ): { ok: true; events: Event[] } | { ok: false; error: unknown } {
     try {
       const events = this.decider.decide(item.command, slot.state);
       if (this.eventSchema) for (const event of events) this.eventSchema.parse(event);

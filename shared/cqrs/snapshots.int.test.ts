@@ -68,7 +68,10 @@ describe('command-state snapshots', () => {
   it('ignores a snapshot of an older format (a state of another shape) and folds the log instead', async () => {
     const pipeline = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
     await pipeline.execute('items-4', { item: 'real' }, meta);
-    writeFileSync(join(dir, 'snapshots', 'items-4.snapshot'), serialize({ format: SNAPSHOT_FORMAT - 1, streamId: 'items-4', version: 0, state: { items: new Set(['old shape']) } }));
+    writeFileSync(
+      join(dir, 'snapshots', 'items-4.snapshot'),
+      serialize({ format: SNAPSHOT_FORMAT - 1, streamId: 'items-4', version: 0, state: { items: new Set(['old shape']) } }),
+    );
     expect(await snapshots.load('items-4')).toBeNull();
     const restarted = new CommandPipeline(store, items, silent, null, { store: snapshots, every: 1000 });
     expect([...(await restarted.currentState('items-4')).items]).toEqual(['real']);

@@ -47,20 +47,37 @@ describe('MongoDocumentStore', () => {
   });
 
   it('keeps keys the server would refuse as field names, and values exactly', async () => {
-    const docs = store.collection<{ id: string; env: string; attributes: Record<string, unknown> }>({ name: 'odd_keys', fields: ['env'], indexes: [['env']] });
-    const doc = { id: 'a', env: 'e', attributes: { 'dotted.key': 1, $dollar: 'x', nested: { 'a.b': [1, null, { c: 'd' }] }, big: 2 ** 52 + 1 } };
+    const docs = store.collection<{ id: string; env: string; attributes: Record<string, unknown> }>({
+      name: 'odd_keys',
+      fields: ['env'],
+      indexes: [['env']],
+    });
+    const doc = {
+      id: 'a',
+      env: 'e',
+      attributes: { 'dotted.key': 1, $dollar: 'x', nested: { 'a.b': [1, null, { c: 'd' }] }, big: 2 ** 52 + 1 },
+    };
     await docs.put(doc);
     expect(await docs.get('a')).toEqual(doc);
     expect(await docs.findOne({ env: 'e' })).toEqual(doc);
   });
 
   it('creates the declared indexes, each ending with _id', async () => {
-    const items = store.collection<{ id: string; a: string; b: string }>({ name: 'indexed', fields: ['a', 'b'], indexes: [['a', 'b'], ['b']] });
+    const items = store.collection<{ id: string; a: string; b: string }>({
+      name: 'indexed',
+      fields: ['a', 'b'],
+      indexes: [['a', 'b'], ['b']],
+    });
     await items.put({ id: 'x', a: '1', b: '2' });
     const client = await MongoClient.connect(url);
     const indexes = await client.db(database).collection('rm_indexed').indexes();
     await client.close();
-    expect(indexes.map((i) => i.key)).toEqual(expect.arrayContaining([{ a: 1, b: 1, _id: 1 }, { b: 1, _id: 1 }]));
+    expect(indexes.map((i) => i.key)).toEqual(
+      expect.arrayContaining([
+        { a: 1, b: 1, _id: 1 },
+        { b: 1, _id: 1 },
+      ]),
+    );
   });
 
   it('lets exactly one of two racing first checkpoint saves win', async () => {

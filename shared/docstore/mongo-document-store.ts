@@ -138,7 +138,14 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
       }));
       for (let attempt = 1; wanted.length > 0; attempt++) {
         try {
-          const existing = new Set((await this.mongo.listIndexes().toArray().catch(() => [])).map((i) => String(i.name)));
+          const existing = new Set(
+            (
+              await this.mongo
+                .listIndexes()
+                .toArray()
+                .catch(() => [])
+            ).map((i) => String(i.name)),
+          );
           for (const index of wanted) if (!existing.has(index.name)) await this.mongo.createIndex(index.key, { name: index.name });
           return;
         } catch (error) {

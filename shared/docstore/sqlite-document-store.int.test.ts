@@ -27,7 +27,14 @@ describe('SqliteDocumentStore indexes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ds-indexes-'));
     const path = join(dir, 'rm.sqlite');
     const indexesOf = (store: SqliteDocumentStore) =>
-      (store.writeConnection().prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_items' AND name LIKE 'rm\\_items\\_\\_%' ESCAPE '\\' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+      (
+        store
+          .writeConnection()
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_items' AND name LIKE 'rm\\_items\\_\\_%' ESCAPE '\\' ORDER BY name",
+          )
+          .all() as Array<{ name: string }>
+      ).map((r) => r.name);
     try {
       const before = new SqliteDocumentStore(path);
       before.collection({ name: 'items', fields: ['a', 'b'], indexes: [['a'], ['a', 'b']] });
@@ -54,7 +61,14 @@ describe('SqliteDocumentStore compact collections', () => {
     at: string;
   }
   const spec = { name: 'grants', fields: ['env', 'user', 'from'], indexes: [['env', 'user']] };
-  const grant = (id: string, from: string | null): Grant => ({ id, env: 'e', user: 'alice', from, reason: { kind: 'derivation' }, at: 't' });
+  const grant = (id: string, from: string | null): Grant => ({
+    id,
+    env: 'e',
+    user: 'alice',
+    from,
+    reason: { kind: 'derivation' },
+    at: 't',
+  });
 
   it('stores the declared fields once and reads whole documents back, key order included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ds-compact-'));

@@ -87,8 +87,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async loadCheckpoint(name: string): Promise<number | null> {
     const row = this.connection().prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as
-      | { position: number }
-      | undefined;
+      { position: number } | undefined;
     return row?.position ?? null;
   }
 
@@ -159,7 +158,9 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
       db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${index.map(column).join(', ')})`);
     });
     // The declared indexes are the truth: one this adapter made that is no longer declared only costs every write.
-    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(this.table) as Array<{ name: string }>;
+    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(this.table) as Array<{
+      name: string;
+    }>;
     for (const { name } of existing) {
       if (name.startsWith(`${this.table}__`) && !declared.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`);
     }
@@ -171,7 +172,8 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
 
   async get(id: string): Promise<T | null> {
     if (this.compact) {
-      const row = this.store.statement(`SELECT ${this.wholeColumns} FROM ${this.table} WHERE id = ?`).raw(true).get(id) as unknown[] | undefined;
+      const row = this.store.statement(`SELECT ${this.wholeColumns} FROM ${this.table} WHERE id = ?`).raw(true).get(id) as
+        unknown[] | undefined;
       return row ? this.assemble(row) : null;
     }
     const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as { doc: string } | undefined;
@@ -191,8 +193,18 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
       sql += ' LIMIT ? OFFSET ?';
       params.push(options.limit ?? -1, options.skip ?? 0);
     }
-    if (options.fields) return this.store.statement(sql).raw(true).all(...params).map((row) => this.partial(options.fields!, row as unknown[]));
-    if (this.compact) return this.store.statement(sql).raw(true).all(...params).map((row) => this.assemble(row as unknown[]));
+    if (options.fields)
+      return this.store
+        .statement(sql)
+        .raw(true)
+        .all(...params)
+        .map((row) => this.partial(options.fields!, row as unknown[]));
+    if (this.compact)
+      return this.store
+        .statement(sql)
+        .raw(true)
+        .all(...params)
+        .map((row) => this.assemble(row as unknown[]));
     const rows = this.store.statement(sql).all(...params) as Array<{ doc: string }>;
     return rows.map((r) => JSON.parse(r.doc) as T);
   }

@@ -15,8 +15,7 @@ export const actionSchema = z.object({ id: str, key: str, name: str, description
 export const derivationRuleSchema = z.object({ onResource: str, role: str, relation: str });
 export type DerivationRule = z.infer<typeof derivationRuleSchema>;
 
-const ev = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
-  z.object({ type: z.literal(type), data: z.object(shape) });
+const ev = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) => z.object({ type: z.literal(type), data: z.object(shape) });
 
 /** `resource` null = a top-level (tenant) role whose permissions are `type:action`. */
 const roleRef = { id: str, key: str, resource: str.nullable() };

@@ -20,6 +20,7 @@ if (connectionString) {
     '\nSKIPPED: EventStore contract: eventstoredb. EVENTSTORE_CONNECTION_STRING is not set, so the EventStoreDB adapter was NOT tested against a server.\n\n',
   );
   describe('EventStore contract: eventstoredb', () => {
-    it.skip('SKIPPED: needs EVENTSTORE_CONNECTION_STRING (e.g. esdb://localhost:2113?tls=false); the contract did not run', () => undefined);
+    it.skip('SKIPPED: needs EVENTSTORE_CONNECTION_STRING (e.g. esdb://localhost:2113?tls=false); the contract did not run', () =>
+      undefined);
   });
 }

@@ -15,7 +15,16 @@ import {
 import { randomUUID } from 'node:crypto';
 import { StreamVersionConflictError } from '../errors';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
-import { inCategories, isTransient, positionOf, toExpectedRevision, toPosition, toRecorded, translateError, versionNumber } from './eventstoredb-mapping';
+import {
+  inCategories,
+  isTransient,
+  positionOf,
+  toExpectedRevision,
+  toPosition,
+  toRecorded,
+  translateError,
+  versionNumber,
+} from './eventstoredb-mapping';
 import type { AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
 
 export interface EventStoreDbOptions {
@@ -60,7 +69,10 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /** Over a given client (tests pass a stand-in that behaves like the server). */
-  static async withClient(client: EventStoreDBClient, options: Omit<EventStoreDbOptions, 'connectionString'> = {}): Promise<EventStoreDbEventStore> {
+  static async withClient(
+    client: EventStoreDBClient,
+    options: Omit<EventStoreDbOptions, 'connectionString'> = {},
+  ): Promise<EventStoreDbEventStore> {
     const store = new EventStoreDbEventStore(client, { connectionString: '', ...options });
     try {
       await store.headPosition();
@@ -94,11 +106,17 @@ export class EventStoreDbEventStore implements EventStore {
     return this.retrying(streamId, undefined, async () => {
       const out: RecordedEvent[] = [];
       try {
-        for await (const resolved of this.client.readStream(streamId, { fromRevision: BigInt(fromVersion), maxCount: limit, direction: FORWARDS })) {
+        for await (const resolved of this.client.readStream(streamId, {
+          fromRevision: BigInt(fromVersion),
+          maxCount: limit,
+          direction: FORWARDS,
+        })) {
           if (!resolved.event) continue;
           const position = positionOf(resolved.event);
           if (position === null) {
-            throw new Error('EventStoreDB did not report the position of an event read from its stream: this adapter needs EventStoreDB 22.10 or later, or KurrentDB');
+            throw new Error(
+              'EventStoreDB did not report the position of an event read from its stream: this adapter needs EventStoreDB 22.10 or later, or KurrentDB',
+            );
           }
           out.push(toRecorded(resolved.event, position));
         }
@@ -128,7 +146,11 @@ export class EventStoreDbEventStore implements EventStore {
     if (limit <= 0) return [];
     return this.retrying('$all', undefined, async () => {
       const out: RecordedEvent[] = [];
-      const read = this.client.readAll({ fromPosition: fromPosition > 0 ? toPosition(fromPosition) : START, direction: FORWARDS, maxCount: Number.MAX_SAFE_INTEGER });
+      const read = this.client.readAll({
+        fromPosition: fromPosition > 0 ? toPosition(fromPosition) : START,
+        direction: FORWARDS,
+        maxCount: Number.MAX_SAFE_INTEGER,
+      });
       for await (const resolved of read) {
         const recorded = ours(resolved, null);
         // A read from a position includes the event at that position; ours is exclusive.
@@ -151,9 +173,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
     const categories = options.categories ? new Set(options.categories) : null;
-    const filter = options.categories
-      ? streamNameFilter({ prefixes: options.categories.map((c) => `${c}-`) })
-      : excludeSystemEvents();
+    const filter = options.categories ? streamNameFilter({ prefixes: options.categories.map((c) => `${c}-`) }) : excludeSystemEvents();
     const batchSize = options.batchSize ?? 500;
     let position = options.fromPosition;
     let stopped = false;

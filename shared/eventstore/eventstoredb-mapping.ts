@@ -83,7 +83,8 @@ export function isTransient(error: unknown): boolean {
 /** Translates ESDB's errors into ours; anything we have no word for passes unchanged. */
 export function translateError(error: unknown, streamId: string, expected?: ExpectedVersion): unknown {
   if (error instanceof WrongExpectedVersionError) {
-    const wanted = expected === undefined || expected === 'any' ? versionNumber(error.expectedVersion) : expected === 'no_stream' ? -1 : expected;
+    const wanted =
+      expected === undefined || expected === 'any' ? versionNumber(error.expectedVersion) : expected === 'no_stream' ? -1 : expected;
     return new StreamVersionConflictError(streamId, wanted, versionNumber(error.actualVersion));
   }
   if (isTransient(error)) {

@@ -38,7 +38,9 @@ describe('EventStoreDB vocabulary', () => {
   });
 
   it('translates an unreachable server into UnavailableError, and leaves the unknown alone', () => {
-    expect(translateError(new EsdbUnavailableError({ code: 14, details: 'down', message: 'down' } as never), '$all')).toBeInstanceOf(UnavailableError);
+    expect(translateError(new EsdbUnavailableError({ code: 14, details: 'down', message: 'down' } as never), '$all')).toBeInstanceOf(
+      UnavailableError,
+    );
     const other = new Error('boom');
     expect(translateError(other, 'env-1')).toBe(other);
   });

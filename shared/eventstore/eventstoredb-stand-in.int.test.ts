@@ -52,7 +52,17 @@ class StandInClient {
     this.streams.set(streamId, stream);
     const position = this.nextPosition;
     this.nextPosition += 137n;
-    const event: StoredEvent = { streamId, id, revision: BigInt(stream.length), type, data, metadata, isJson: true, created: new Date(), position: { commit: position, prepare: position } };
+    const event: StoredEvent = {
+      streamId,
+      id,
+      revision: BigInt(stream.length),
+      type,
+      data,
+      metadata,
+      isJson: true,
+      created: new Date(),
+      position: { commit: position, prepare: position },
+    };
     stream.push(event);
     this.log.push(event);
     for (const subscriber of this.subscribers) subscriber.push(event);
@@ -71,7 +81,9 @@ class StandInClient {
     const stream = this.streams.get(streamId);
     const current = stream ? BigInt(stream.length - 1) : 'no_stream';
     const expected = options.expectedRevision;
-    const ok = expected === 'any' || (expected === 'no_stream' ? current === 'no_stream' : expected === 'stream_exists' ? current !== 'no_stream' : expected === current);
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' ? current === 'no_stream' : expected === 'stream_exists' ? current !== 'no_stream' : expected === current);
     if (!ok) throw new WrongExpectedVersionError(undefined, { streamName: streamId, expected, current } as never);
     const written = events.map((e) => this.write(streamId, e.type, e.data, e.metadata, e.id));
     const category = streamId.split('-')[0]!;
@@ -115,7 +127,8 @@ class StandInClient {
       const forwards = options.direction !== 'backwards';
       let events = forwards ? [...this.log] : [...this.log].reverse();
       const from = options.fromPosition ?? (forwards ? 'start' : 'end');
-      if (typeof from === 'object') events = events.filter((e) => (forwards ? e.position.commit >= from.commit : e.position.commit <= from.commit));
+      if (typeof from === 'object')
+        events = events.filter((e) => (forwards ? e.position.commit >= from.commit : e.position.commit <= from.commit));
       for (const event of events.slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER))) out.write({ event });
       out.end();
     });
@@ -154,7 +167,8 @@ class StandInClient {
   dropSubscriptions(): void {
     for (const subscriber of [...this.subscribers]) subscriber.push = () => undefined;
     this.subscribers.clear();
-    for (const s of this.live) s.destroy(new EsdbUnavailableError({ code: 14, details: 'dropped', message: '14 UNAVAILABLE: dropped' } as never));
+    for (const s of this.live)
+      s.destroy(new EsdbUnavailableError({ code: 14, details: 'dropped', message: '14 UNAVAILABLE: dropped' } as never));
   }
 
   readonly live = new Set<PassThrough>();

@@ -66,7 +66,9 @@ describe('sqlite event store: large appends', () => {
     const path = join(dir, 'events.sqlite');
     const store = new SqliteEventStore({ path });
     const meta = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
-    const appends = Array.from({ length: 5 }, (_, i) => store.append(`c-${i}`, [{ type: 'Added', data: { i }, metadata: meta }], 'no_stream'));
+    const appends = Array.from({ length: 5 }, (_, i) =>
+      store.append(`c-${i}`, [{ type: 'Added', data: { i }, metadata: meta }], 'no_stream'),
+    );
     await store.close();
     await expect(Promise.all(appends)).resolves.toHaveLength(5);
     await expect(store.append('c-9', [], 'any')).rejects.toThrow(/closed/);

@@ -82,7 +82,8 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.path === ':memory:') throw new Error('SqliteEventStore needs a file: its writer thread opens the database with a connection of its own');
+    if (options.path === ':memory:')
+      throw new Error('SqliteEventStore needs a file: its writer thread opens the database with a connection of its own');
     this.path = options.path;
     this.db = new Database(options.path);
     this.db.pragma('journal_mode = WAL');
@@ -161,7 +162,8 @@ export class SqliteEventStore implements EventStore {
     this.writing = null;
     this.writer?.unref();
     batch.forEach((append, i) => {
-      if ('error' in reply) return append.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
+      if ('error' in reply)
+        return append.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
       const outcome = reply.outcomes[i]!;
       if ('conflict' in outcome) {
         const expected = append.expected === 'no_stream' ? -1 : (append.expected as number);
@@ -208,7 +210,9 @@ export class SqliteEventStore implements EventStore {
         // Filter in SQL (category index), so a subscriber to a few streams does not parse the whole log.
         // The head is read first: events appended after it are left for the next batch.
         const head = this.statements.head.get()?.head ?? 0;
-        const events = this.categoryRead(categories.size).all(after, head, ...categories, limit).map(toRecorded);
+        const events = this.categoryRead(categories.size)
+          .all(after, head, ...categories, limit)
+          .map(toRecorded);
         return { events, lastPosition: events.length === limit ? events.at(-1)!.position : Math.max(after, head) };
       },
       waitForMore: (signal) => this.waitForAppend(signal),
@@ -222,7 +226,9 @@ export class SqliteEventStore implements EventStore {
     let statement = this.categoryReads.get(count);
     if (!statement) {
       const list = Array.from({ length: count }, () => '?').join(', ');
-      statement = this.db.prepare<unknown[], EventRow>(`SELECT * FROM events WHERE position > ? AND position <= ? AND category IN (${list}) ORDER BY position LIMIT ?`);
+      statement = this.db.prepare<unknown[], EventRow>(
+        `SELECT * FROM events WHERE position > ? AND position <= ? AND category IN (${list}) ORDER BY position LIMIT ?`,
+      );
       this.categoryReads.set(count, statement);
     }
     return statement;

@@ -13,49 +13,140 @@ export interface EnvScoped {
   created_at: string;
   updated_at: string;
 }
-export interface OrganizationDoc { id: string; key: string; name: string; created_at: string; updated_at: string }
-export interface ProjectDoc { id: string; key: string; organization_id: string; name: string; description: string; urn_namespace: string | null; settings: Record<string, unknown>; active_policy_repo_id: string | null; created_at: string; updated_at: string }
+export interface OrganizationDoc {
+  id: string;
+  key: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+export interface ProjectDoc {
+  id: string;
+  key: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  urn_namespace: string | null;
+  settings: Record<string, unknown>;
+  active_policy_repo_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
 export interface EnvironmentDoc {
-  id: string; key: string; organization_id: string; project_id: string; name: string; description: string;
-  custom_branch_name: string; jwks: Record<string, unknown>; settings: Record<string, unknown>; avp_policy_store_id: string;
-  created_at: string; updated_at: string;
+  id: string;
+  key: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  description: string;
+  custom_branch_name: string;
+  jwks: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  avp_policy_store_id: string;
+  created_at: string;
+  updated_at: string;
 }
 export interface ApiKeyDoc {
-  id: string; organization_id: string; project_id: string | null; environment_id: string | null;
-  object_type: 'org' | 'project' | 'env'; access_level: 'admin'; owner_type: 'member'; name: string;
-  created_at: string; _secret_hash: string;
+  id: string;
+  organization_id: string;
+  project_id: string | null;
+  environment_id: string | null;
+  object_type: 'org' | 'project' | 'env';
+  access_level: 'admin';
+  owner_type: 'member';
+  name: string;
+  created_at: string;
+  _secret_hash: string;
 }
 export interface ResourceDoc extends EnvScoped {
-  key: string; name: string; description: string; urn: string | null;
+  key: string;
+  name: string;
+  description: string;
+  urn: string | null;
   actions: Record<string, { id: string; key: string; name: string; description: string }>;
-  attributes: Record<string, unknown>; roles: Record<string, unknown>; relations: Record<string, { resource_id: string; resource: string }>;
+  attributes: Record<string, unknown>;
+  roles: Record<string, unknown>;
+  relations: Record<string, { resource_id: string; resource: string }>;
   action_groups: Record<string, string[]>;
 }
-export interface DerivedRoleRuleDoc { role_id: string; resource_id: string; relation_id: string; role: string; on_resource: string; linked_by_relation: string }
+export interface DerivedRoleRuleDoc {
+  role_id: string;
+  resource_id: string;
+  relation_id: string;
+  role: string;
+  on_resource: string;
+  linked_by_relation: string;
+}
 export interface RoleDoc extends EnvScoped {
-  key: string; name: string; description: string; permissions: string[]; attributes: Record<string, unknown>;
+  key: string;
+  name: string;
+  description: string;
+  permissions: string[];
+  attributes: Record<string, unknown>;
   extends: string[];
   granted_to: { id: string; users_with_role: DerivedRoleRuleDoc[]; when: Record<string, unknown> };
   /** Present on resource roles only. */
-  resource_id?: string; resource?: string;
+  resource_id?: string;
+  resource?: string;
 }
 export interface RelationDoc extends EnvScoped {
-  key: string; name: string; description: string; subject_resource: string; subject_resource_id: string; object_resource: string; object_resource_id: string;
+  key: string;
+  name: string;
+  description: string;
+  subject_resource: string;
+  subject_resource_id: string;
+  object_resource: string;
+  object_resource_id: string;
 }
-export interface TenantDoc extends EnvScoped { key: string; name: string; description: string; attributes: Record<string, unknown>; last_action_at: string }
+export interface TenantDoc extends EnvScoped {
+  key: string;
+  name: string;
+  description: string;
+  attributes: Record<string, unknown>;
+  last_action_at: string;
+}
 export interface UserDoc extends EnvScoped {
-  key: string; email: string | null; first_name: string | null; last_name: string | null; attributes: Record<string, unknown>;
+  key: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  attributes: Record<string, unknown>;
   roles: Array<{ role: string; tenant: string }>;
 }
-export interface InstanceDoc extends EnvScoped { key: string; resource: string; resource_id: string; tenant: string; tenant_id: string; attributes: Record<string, unknown> }
+export interface InstanceDoc extends EnvScoped {
+  key: string;
+  resource: string;
+  resource_id: string;
+  tenant: string;
+  tenant_id: string;
+  attributes: Record<string, unknown>;
+}
 export interface AssignmentDoc {
-  id: string; user: string; role: string; tenant: string; resource_instance: string | null; resource_instance_id: string | null;
-  user_id: string; role_id: string; tenant_id: string; organization_id: string; project_id: string; environment_id: string; created_at: string;
+  id: string;
+  user: string;
+  role: string;
+  tenant: string;
+  resource_instance: string | null;
+  resource_instance_id: string | null;
+  user_id: string;
+  role_id: string;
+  tenant_id: string;
+  organization_id: string;
+  project_id: string;
+  environment_id: string;
+  created_at: string;
   /** Resource type of the role (null for a top-level role). */
   _resource: string | null;
 }
 export interface TupleDoc extends EnvScoped {
-  subject: string; relation: string; object: string; subject_id: string; relation_id: string; object_id: string; tenant: string; tenant_id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  subject_id: string;
+  relation_id: string;
+  object_id: string;
+  tenant: string;
+  tenant_id: string;
 }
 
 const specs = {
@@ -64,15 +155,26 @@ const specs = {
   environments: { name: 'environments', fields: ['organization_id', 'project_id', 'key'], indexes: [['project_id', 'key']] },
   apiKeys: { name: 'api_keys', fields: ['_secret_hash', 'organization_id'], indexes: [['_secret_hash']] },
   resources: { name: 'resources', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
-  resourceRoles: { name: 'resource_roles', fields: ['environment_id', 'resource', 'key'], indexes: [['environment_id', 'resource', 'key']] },
+  resourceRoles: {
+    name: 'resource_roles',
+    fields: ['environment_id', 'resource', 'key'],
+    indexes: [['environment_id', 'resource', 'key']],
+  },
   roles: { name: 'roles', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
-  relations: { name: 'relations', fields: ['environment_id', 'object_resource', 'key'], indexes: [['environment_id', 'object_resource', 'key']] },
+  relations: {
+    name: 'relations',
+    fields: ['environment_id', 'object_resource', 'key'],
+    indexes: [['environment_id', 'object_resource', 'key']],
+  },
   tenants: { name: 'tenants', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
   users: { name: 'users', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
   instances: {
     name: 'resource_instances',
     fields: ['environment_id', 'resource', 'tenant', 'key'],
-    indexes: [['environment_id', 'resource', 'key'], ['environment_id', 'tenant']],
+    indexes: [
+      ['environment_id', 'resource', 'key'],
+      ['environment_id', 'tenant'],
+    ],
   },
   assignments: {
     name: 'role_assignments',

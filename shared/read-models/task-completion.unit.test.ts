@@ -35,7 +35,10 @@ describe('TaskCompletion', () => {
   it('can poll the read model once per interval for all held tasks (another process projects)', async () => {
     const completion = new TaskCompletion();
     const queries: unknown[] = [];
-    const docs: Partial<TaskDoc>[] = [{ id: 't1', status: 'processing' }, { id: 't2', status: 'success' }];
+    const docs: Partial<TaskDoc>[] = [
+      { id: 't1', status: 'processing' },
+      { id: 't2', status: 'success' },
+    ];
     const tasks = {
       find: async (filter: unknown) => {
         queries.push(filter);

@@ -31,6 +31,10 @@ export interface TaskDoc {
   finished_at: string | null;
 }
 
-export const taskCollectionSpec: CollectionSpec = { name: 'background_tasks', fields: ['project_id', 'status'], indexes: [['project_id'], ['status']] };
+export const taskCollectionSpec: CollectionSpec = {
+  name: 'background_tasks',
+  fields: ['project_id', 'status'],
+  indexes: [['project_id'], ['status']],
+};
 
 export const taskCollection = (store: DocumentStore): Collection<TaskDoc> => store.collection<TaskDoc>(taskCollectionSpec);

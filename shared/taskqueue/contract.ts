@@ -83,7 +83,11 @@ export function describeTaskQueueContract(name: string, harness: TaskQueueHarnes
         await d.ack();
       });
       await inbox.waitFor(1, deliveryTimeout);
-      expect(inbox.deliveries[0]!.message).toEqual({ key: 'task-1', type: 'environment-copy', body: { taskId: 'task-1', nested: { a: [1, 2] } } });
+      expect(inbox.deliveries[0]!.message).toEqual({
+        key: 'task-1',
+        type: 'environment-copy',
+        body: { taskId: 'task-1', nested: { a: [1, 2] } },
+      });
       expect(inbox.deliveries[0]!.attempt).toBe(1);
     });
 
@@ -202,7 +206,12 @@ export function describeTaskQueueContract(name: string, harness: TaskQueueHarnes
       await sleep(quiet);
       const inGroupA = [...a1.bodies(), ...a2.bodies()].map((body) => (body as { n: number }).n).sort((x, y) => x - y);
       expect(inGroupA).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(b.bodies().map((body) => (body as { n: number }).n).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(
+        b
+          .bodies()
+          .map((body) => (body as { n: number }).n)
+          .sort((x, y) => x - y),
+      ).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('calls no handler after its consumer stopped', async () => {

@@ -40,7 +40,15 @@ describeTaskQueueContract('kafka', {
 
 describe('KafkaTaskQueue', () => {
   it('hands a message that is not ours to the handler as invalid-message, so it can be skipped', async () => {
-    const options: KafkaTaskQueueOptions = { brokers: brokers.split(','), topic: `${run}-foreign.tasks`, partitions: 1, sessionTimeoutMs: 6000, heartbeatIntervalMs: 300, redeliveryDelayMs: 100, logger };
+    const options: KafkaTaskQueueOptions = {
+      brokers: brokers.split(','),
+      topic: `${run}-foreign.tasks`,
+      partitions: 1,
+      sessionTimeoutMs: 6000,
+      heartbeatIntervalMs: 300,
+      redeliveryDelayMs: 100,
+      logger,
+    };
     const queue = await KafkaTaskQueue.connect(options);
     const kafka = new Kafka({ brokers: options.brokers, logLevel: logLevel.NOTHING });
     const producer = kafka.producer();

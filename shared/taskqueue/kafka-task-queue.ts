@@ -178,7 +178,10 @@ class KafkaTaskConsumer implements TaskConsumer {
     });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`consumer group ${this.options.group} not joined within ${JOIN_TIMEOUT_MS} ms`)), JOIN_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`consumer group ${this.options.group} not joined within ${JOIN_TIMEOUT_MS} ms`)),
+        JOIN_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([joined, timeout]);
@@ -213,7 +216,10 @@ class KafkaTaskConsumer implements TaskConsumer {
         });
       } catch (error) {
         if (!acknowledged && !this.stopping) {
-          this.queue.logger?.debug({ err: error, key: taskMessage.key, attempt }, 'task handler failed; handling the message again after a backoff');
+          this.queue.logger?.debug(
+            { err: error, key: taskMessage.key, attempt },
+            'task handler failed; handling the message again after a backoff',
+          );
         }
       } finally {
         clearInterval(beat);

@@ -11,7 +11,11 @@ export function deciderSpecification<C, S, E extends EventData>(decider: Decider
     given(events: E[]) {
       return {
         when(command: C) {
-          const run = () => decider.decide(command, events.reduce((state, e) => decider.evolve(state, e), decider.initialState()));
+          const run = () =>
+            decider.decide(
+              command,
+              events.reduce((state, e) => decider.evolve(state, e), decider.initialState()),
+            );
           return {
             then(expected: E[]) {
               expect(run()).toEqual(expected);

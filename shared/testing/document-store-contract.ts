@@ -16,7 +16,14 @@ interface Item {
 }
 
 const spec: CollectionSpec = { name: 'contract_items', fields: ['env', 'kind', 'rank', 'parent'], indexes: [['env', 'kind'], ['parent']] };
-const item = (id: string, env: string, kind: string, rank = 0, parent: string | null = null): Item => ({ id, env, kind, rank, parent, payload: { nested: [id] } });
+const item = (id: string, env: string, kind: string, rank = 0, parent: string | null = null): Item => ({
+  id,
+  env,
+  kind,
+  rank,
+  parent,
+  payload: { nested: [id] },
+});
 
 /** The behaviour every DocumentStore (read models + checkpoints) adapter must have. */
 export function describeDocumentStoreContract(name: string, harness: DocumentStoreHarness): void {

@@ -38,7 +38,10 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
       const result = await store.append(stream, [event('A', 1), event('B', 2)], 'no_stream');
       expect(result.streamVersion).toBe(1);
       const read = await store.readStream(stream);
-      expect(read.map((e) => [e.type, e.streamVersion, e.data])).toEqual([['A', 0, { n: 1 }], ['B', 1, { n: 2 }]]);
+      expect(read.map((e) => [e.type, e.streamVersion, e.data])).toEqual([
+        ['A', 0, { n: 1 }],
+        ['B', 1, { n: 2 }],
+      ]);
       expect(read[1]!.position).toBe(result.position);
       expect(read[0]!.position).toBeLessThan(read[1]!.position);
       expect(read[0]!.metadata).toEqual(event('A', 1).metadata);
@@ -75,7 +78,11 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
 
     it('reads a stream from a version with a limit', async () => {
       const stream = uniqueStream('env');
-      await store.append(stream, [1, 2, 3, 4, 5].map((n) => event('E', n)), 'no_stream');
+      await store.append(
+        stream,
+        [1, 2, 3, 4, 5].map((n) => event('E', n)),
+        'no_stream',
+      );
       const read = await store.readStream(stream, 2, 2);
       expect(read.map((e) => (e.data as { n: number }).n)).toEqual([3, 4]);
     });

@@ -23,7 +23,8 @@ const MAX_PLAN_ATTEMPTS = 5;
  */
 export async function copyToExistingEnvironment(deps: CopyDependencies, job: CopyJob): Promise<CopyOutcome> {
   const { request, origin } = job;
-  if (request.target.kind !== 'existing' || request.target.environmentId === null) throw new Error('copyToExistingEnvironment needs a resolved existing target');
+  if (request.target.kind !== 'existing' || request.target.environmentId === null)
+    throw new Error('copyToExistingEnvironment needs a resolved existing target');
   const targetId = request.target.environmentId;
   const targetStream = streams.environment(targetId);
 
@@ -34,14 +35,26 @@ export async function copyToExistingEnvironment(deps: CopyDependencies, job: Cop
     const target = await loadTarget(deps, targetStream, origin.taskId);
     if (target.alreadyApplied > 0) return { environmentId: targetId, sourceEventsRead, eventsCopied: target.alreadyApplied };
     const plan = planMerge({
-      source, target: target.snapshot, targetState: target.state, scope: request.scope, strategy: request.target.conflictStrategy, targetEnvironmentId: targetId,
+      source,
+      target: target.snapshot,
+      targetState: target.state,
+      scope: request.scope,
+      strategy: request.target.conflictStrategy,
+      targetEnvironmentId: targetId,
     });
     if (!plan.ok) throw conflictError(request.target.ref, plan.conflicts);
     if (plan.events.length === 0) return { environmentId: targetId, sourceEventsRead, eventsCopied: 0 };
     // Caused by the last source event the plan saw.
-    const metadata = copyMetadata(origin, sourceEventsRead > 0 ? `${streams.environment(job.sourceEnvironmentId)}@${sourceEventsRead - 1}` : undefined);
+    const metadata = copyMetadata(
+      origin,
+      sourceEventsRead > 0 ? `${streams.environment(job.sourceEnvironmentId)}@${sourceEventsRead - 1}` : undefined,
+    );
     try {
-      await deps.eventStore.append(targetStream, plan.events.map((e) => ({ ...e, metadata })), target.version === -1 ? 'no_stream' : target.version);
+      await deps.eventStore.append(
+        targetStream,
+        plan.events.map((e) => ({ ...e, metadata })),
+        target.version === -1 ? 'no_stream' : target.version,
+      );
       return { environmentId: targetId, sourceEventsRead, eventsCopied: plan.events.length };
     } catch (error) {
       if (!(error instanceof StreamVersionConflictError) || attempt >= MAX_PLAN_ATTEMPTS) throw error;
@@ -54,7 +67,8 @@ async function loadSource(deps: CopyDependencies, job: CopyJob): Promise<{ snaps
   const snapshot = emptySnapshot();
   let read = 0;
   for await (const batch of readBounded(deps.eventStore, streams.environment(job.sourceEnvironmentId), 0, job.bound, deps.batchSize)) {
-    for (const event of batch) if (inScope(event.type, job.request.scope)) applyToSnapshot(snapshot, { type: event.type, data: event.data } as EnvEvent);
+    for (const event of batch)
+      if (inScope(event.type, job.request.scope)) applyToSnapshot(snapshot, { type: event.type, data: event.data } as EnvEvent);
     read = batch.at(-1)!.streamVersion + 1;
   }
   return { snapshot, read };
@@ -80,7 +94,10 @@ async function loadTarget(deps: CopyDependencies, targetStream: string, taskId: 
 }
 
 function conflictError(targetRef: string, conflicts: Conflict[]): CopyConflictError {
-  const shown = conflicts.slice(0, 10).map((c) => `${c.kind} '${c.key}'`).join(', ');
+  const shown = conflicts
+    .slice(0, 10)
+    .map((c) => `${c.kind} '${c.key}'`)
+    .join(', ');
   const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
   return new CopyConflictError(
     `${conflicts.length} object(s) of environment '${targetRef}' differ from the source: ${shown}${more}. Nothing was copied; use conflict_strategy 'overwrite' to replace them with the source's`,

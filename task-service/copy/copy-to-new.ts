@@ -89,13 +89,22 @@ async function ensureEnvironment(deps: CopyDependencies, job: CopyJob): Promise<
         type: 'CreateEnvironment',
         project: request.projectId,
         copiedFromTaskId: origin.taskId,
-        environment: { id: environmentId, key: fields.key, name: fields.name, description: fields.description, customBranchName: fields.customBranchName, jwks: fields.jwks, settings: fields.settings },
+        environment: {
+          id: environmentId,
+          key: fields.key,
+          name: fields.name,
+          description: fields.description,
+          customBranchName: fields.customBranchName,
+          jwks: fields.jwks,
+          settings: fields.settings,
+        },
       },
       metadata,
     );
   } catch (error) {
     // Another attempt of this task (a redelivery racing this one) may have created it just now.
-    const created = (await deps.orgCommands.currentState(orgStream)).environments.get(`${request.projectId}#${fields.key}`) === environmentId;
+    const created =
+      (await deps.orgCommands.currentState(orgStream)).environments.get(`${request.projectId}#${fields.key}`) === environmentId;
     if (!(error instanceof DuplicateEntityError) || !created) throw error;
   }
 }
@@ -105,7 +114,12 @@ async function ensureEnvironment(deps: CopyDependencies, job: CopyJob): Promise<
  * source version after the one its last event was copied from. A last event
  * that this task did not write means someone else wrote to the environment.
  */
-async function resumePoint(store: EventStore, targetStream: string, sourceStream: string, taskId: string): Promise<{ version: number; nextSourceVersion: number }> {
+async function resumePoint(
+  store: EventStore,
+  targetStream: string,
+  sourceStream: string,
+  taskId: string,
+): Promise<{ version: number; nextSourceVersion: number }> {
   const version = await store.streamVersion(targetStream);
   if (version < 0) return { version, nextSourceVersion: 0 };
   const [last] = await store.readStream(targetStream, version, 1);

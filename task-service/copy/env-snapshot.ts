@@ -8,14 +8,69 @@ import { assignmentKey, instanceRef, relationKey, roleKey, tupleKey } from '../.
  * whole definitions, hence this fold. Used for copies into an existing
  * environment, which are planned in memory.
  */
-export interface ResourceDef { id: string; key: string; name: string; description: string; actions: Array<{ id: string; key: string; name: string; description: string }>; attributes: Record<string, unknown> }
-export interface RoleDef { id: string; key: string; resource: string | null; name: string; description: string; permissions: string[]; attributes: Record<string, unknown>; rules: DerivationRule[] }
-export interface RelationDef { id: string; key: string; name: string; description: string; objectResource: string; subjectResource: string }
-export interface TenantDef { id: string; key: string; name: string; description: string; attributes: Record<string, unknown> }
-export interface UserDef { id: string; key: string; email: string | null; firstName: string | null; lastName: string | null; attributes: Record<string, unknown> }
-export interface InstanceDef { id: string; key: string; resource: string; tenant: string; attributes: Record<string, unknown> }
-export interface AssignmentDef { id: string; user: string; role: string; resource: string | null; tenant: string; resourceInstance: string | null }
-export interface TupleDef { id: string; subject: string; relation: string; object: string; tenant: string }
+export interface ResourceDef {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  actions: Array<{ id: string; key: string; name: string; description: string }>;
+  attributes: Record<string, unknown>;
+}
+export interface RoleDef {
+  id: string;
+  key: string;
+  resource: string | null;
+  name: string;
+  description: string;
+  permissions: string[];
+  attributes: Record<string, unknown>;
+  rules: DerivationRule[];
+}
+export interface RelationDef {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  objectResource: string;
+  subjectResource: string;
+}
+export interface TenantDef {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  attributes: Record<string, unknown>;
+}
+export interface UserDef {
+  id: string;
+  key: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  attributes: Record<string, unknown>;
+}
+export interface InstanceDef {
+  id: string;
+  key: string;
+  resource: string;
+  tenant: string;
+  attributes: Record<string, unknown>;
+}
+export interface AssignmentDef {
+  id: string;
+  user: string;
+  role: string;
+  resource: string | null;
+  tenant: string;
+  resourceInstance: string | null;
+}
+export interface TupleDef {
+  id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  tenant: string;
+}
 
 export interface EnvSnapshot {
   resources: Map<string, ResourceDef>;
@@ -34,7 +89,16 @@ export interface EnvSnapshot {
 }
 
 export function emptySnapshot(): EnvSnapshot {
-  return { resources: new Map(), roles: new Map(), relations: new Map(), tenants: new Map(), users: new Map(), instances: new Map(), assignments: new Map(), tuples: new Map() };
+  return {
+    resources: new Map(),
+    roles: new Map(),
+    relations: new Map(),
+    tenants: new Map(),
+    users: new Map(),
+    instances: new Map(),
+    assignments: new Map(),
+    tuples: new Map(),
+  };
 }
 
 const sameRule = (a: DerivationRule, b: DerivationRule) => a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
@@ -44,7 +108,14 @@ export function applyToSnapshot(s: EnvSnapshot, event: EnvEvent): void {
   switch (event.type) {
     case 'ResourceCreated': {
       const d = event.data;
-      s.resources.set(d.key, { id: d.id, key: d.key, name: d.name, description: d.description, actions: d.actions.map((a) => ({ ...a })), attributes: d.attributes });
+      s.resources.set(d.key, {
+        id: d.id,
+        key: d.key,
+        name: d.name,
+        description: d.description,
+        actions: d.actions.map((a) => ({ ...a })),
+        attributes: d.attributes,
+      });
       break;
     }
     case 'ResourceDeleted':
@@ -52,7 +123,16 @@ export function applyToSnapshot(s: EnvSnapshot, event: EnvEvent): void {
       break;
     case 'RoleCreated': {
       const d = event.data;
-      s.roles.set(roleKey(d.resource, d.key), { id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description, permissions: [...d.permissions], attributes: d.attributes, rules: [] });
+      s.roles.set(roleKey(d.resource, d.key), {
+        id: d.id,
+        key: d.key,
+        resource: d.resource,
+        name: d.name,
+        description: d.description,
+        permissions: [...d.permissions],
+        attributes: d.attributes,
+        rules: [],
+      });
       break;
     }
     case 'RoleUpdated': {

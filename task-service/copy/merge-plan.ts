@@ -26,7 +26,10 @@ import type { CopyScope } from './scope';
  */
 
 export type ConflictKind = 'resource' | 'role' | 'relation' | 'tenant' | 'user' | 'instance';
-export interface Conflict { kind: ConflictKind; key: string }
+export interface Conflict {
+  kind: ConflictKind;
+  key: string;
+}
 
 export interface MergeInput {
   source: EnvSnapshot;
@@ -64,7 +67,8 @@ export function planMerge(input: MergeInput): MergePlan {
       const relation = target.relations.get(key);
       if (kind === 'relation' && relation) run({ type: 'DeleteRelation', objectResource: relation.objectResource, relation: relation.key });
       const role = target.roles.get(key);
-      if (kind === 'role' && role && !sameJson(role.attributes, source.roles.get(key)!.attributes)) run({ type: 'DeleteRole', resource: role.resource, role: role.key });
+      if (kind === 'role' && role && !sameJson(role.attributes, source.roles.get(key)!.attributes))
+        run({ type: 'DeleteRole', resource: role.resource, role: role.key });
       if (kind === 'resource' && target.resources.has(key)) run({ type: 'DeleteResource', resource: key });
       if (kind === 'tenant' && target.tenants.has(key)) run({ type: 'DeleteTenant', tenant: key });
     }
@@ -73,46 +77,89 @@ export function planMerge(input: MergeInput): MergePlan {
   // 2. Policy, in dependency order; derivations last, once every role and relation they name exists.
   for (const [key, r] of source.resources) {
     if (!target.resources.has(key)) {
-      run({ type: 'CreateResource', id: newId(r.id), key, name: r.name, description: r.description, attributes: r.attributes, actions: r.actions.map((a) => ({ ...a, id: newId(a.id) })) });
+      run({
+        type: 'CreateResource',
+        id: newId(r.id),
+        key,
+        name: r.name,
+        description: r.description,
+        attributes: r.attributes,
+        actions: r.actions.map((a) => ({ ...a, id: newId(a.id) })),
+      });
     }
   }
   for (const [key, r] of source.relations) {
     if (!target.relations.has(key)) {
-      run({ type: 'CreateRelation', id: newId(r.id), objectResource: r.objectResource, key: r.key, name: r.name, description: r.description, subjectResource: r.subjectResource });
+      run({
+        type: 'CreateRelation',
+        id: newId(r.id),
+        objectResource: r.objectResource,
+        key: r.key,
+        name: r.name,
+        description: r.description,
+        subjectResource: r.subjectResource,
+      });
     }
   }
   for (const [key, r] of source.roles) {
     const existing = target.roles.get(key);
     if (!existing) {
-      run({ type: 'CreateRole', id: newId(r.id), resource: r.resource, key: r.key, name: r.name, description: r.description, permissions: r.permissions, attributes: r.attributes });
+      run({
+        type: 'CreateRole',
+        id: newId(r.id),
+        resource: r.resource,
+        key: r.key,
+        name: r.name,
+        description: r.description,
+        permissions: r.permissions,
+        attributes: r.attributes,
+      });
     } else if (existing.name !== r.name || existing.description !== r.description || !sameSet(existing.permissions, r.permissions)) {
       run({ type: 'UpdateRole', resource: r.resource, role: r.key, name: r.name, description: r.description, permissions: r.permissions });
     }
   }
   for (const [key, r] of source.roles) {
-    if (!sameRules(target.roles.get(key)!.rules, r.rules)) run({ type: 'UpdateRole', resource: r.resource, role: r.key, grantedTo: r.rules });
+    if (!sameRules(target.roles.get(key)!.rules, r.rules))
+      run({ type: 'UpdateRole', resource: r.resource, role: r.key, grantedTo: r.rules });
   }
   if (!scope.facts) return { ok: true, events, conflicts };
 
   // 3. Directory data.
   for (const [key, t] of source.tenants) {
-    if (!target.tenants.has(key)) run({ type: 'CreateTenant', id: newId(t.id), key, name: t.name, description: t.description, attributes: t.attributes });
+    if (!target.tenants.has(key))
+      run({ type: 'CreateTenant', id: newId(t.id), key, name: t.name, description: t.description, attributes: t.attributes });
   }
   for (const [key, u] of source.users) {
-    if (!target.users.has(key)) run({ type: 'CreateUser', id: newId(u.id), key, email: u.email, firstName: u.firstName, lastName: u.lastName, attributes: u.attributes });
+    if (!target.users.has(key))
+      run({
+        type: 'CreateUser',
+        id: newId(u.id),
+        key,
+        email: u.email,
+        firstName: u.firstName,
+        lastName: u.lastName,
+        attributes: u.attributes,
+      });
   }
   for (const [key, i] of source.instances) {
-    if (!target.instances.has(key)) run({ type: 'CreateInstance', id: newId(i.id), key: i.key, resource: i.resource, tenant: i.tenant, attributes: i.attributes });
+    if (!target.instances.has(key))
+      run({ type: 'CreateInstance', id: newId(i.id), key: i.key, resource: i.resource, tenant: i.tenant, attributes: i.attributes });
   }
   for (const [key, a] of source.assignments) {
     if (target.assignments.has(key)) continue;
     run({
-      type: 'AssignRole', id: newId(a.id), newUserId: newId(`user:${a.user}`), user: a.user, role: a.role,
-      tenant: a.resourceInstance === null ? a.tenant : null, resourceInstance: a.resourceInstance,
+      type: 'AssignRole',
+      id: newId(a.id),
+      newUserId: newId(`user:${a.user}`),
+      user: a.user,
+      role: a.role,
+      tenant: a.resourceInstance === null ? a.tenant : null,
+      resourceInstance: a.resourceInstance,
     });
   }
   for (const [key, t] of source.tuples) {
-    if (!target.tuples.has(key)) run({ type: 'CreateTuple', id: newId(t.id), subject: t.subject, relation: t.relation, object: t.object, tenant: null });
+    if (!target.tuples.has(key))
+      run({ type: 'CreateTuple', id: newId(t.id), subject: t.subject, relation: t.relation, object: t.object, tenant: null });
   }
   return { ok: true, events, conflicts };
 }
@@ -126,21 +173,56 @@ export function findConflicts(source: EnvSnapshot, target: EnvSnapshot, scope: C
       if (t !== undefined && !same(s, t)) conflicts.push({ kind, key });
     }
   };
-  check('resource', source.resources, target.resources, (a, b) =>
-    a.name === b.name && a.description === b.description && sameJson(a.attributes, b.attributes) &&
-    sameJson(sortBy(a.actions.map(({ key, name, description }) => ({ key, name, description })), 'key'), sortBy(b.actions.map(({ key, name, description }) => ({ key, name, description })), 'key')));
-  check('relation', source.relations, target.relations, (a, b) => a.name === b.name && a.description === b.description && a.subjectResource === b.subjectResource);
+  check(
+    'resource',
+    source.resources,
+    target.resources,
+    (a, b) =>
+      a.name === b.name &&
+      a.description === b.description &&
+      sameJson(a.attributes, b.attributes) &&
+      sameJson(
+        sortBy(
+          a.actions.map(({ key, name, description }) => ({ key, name, description })),
+          'key',
+        ),
+        sortBy(
+          b.actions.map(({ key, name, description }) => ({ key, name, description })),
+          'key',
+        ),
+      ),
+  );
+  check(
+    'relation',
+    source.relations,
+    target.relations,
+    (a, b) => a.name === b.name && a.description === b.description && a.subjectResource === b.subjectResource,
+  );
   check('role', source.roles, target.roles, sameRole);
   if (scope.facts) {
-    check('tenant', source.tenants, target.tenants, (a, b) => a.name === b.name && a.description === b.description && sameJson(a.attributes, b.attributes));
-    check('user', source.users, target.users, (a, b) => a.email === b.email && a.firstName === b.firstName && a.lastName === b.lastName && sameJson(a.attributes, b.attributes));
+    check(
+      'tenant',
+      source.tenants,
+      target.tenants,
+      (a, b) => a.name === b.name && a.description === b.description && sameJson(a.attributes, b.attributes),
+    );
+    check(
+      'user',
+      source.users,
+      target.users,
+      (a, b) => a.email === b.email && a.firstName === b.firstName && a.lastName === b.lastName && sameJson(a.attributes, b.attributes),
+    );
     check('instance', source.instances, target.instances, (a, b) => a.tenant === b.tenant && sameJson(a.attributes, b.attributes));
   }
   return conflicts;
 }
 
 const sameRole = (a: RoleDef, b: RoleDef) =>
-  a.name === b.name && a.description === b.description && sameSet(a.permissions, b.permissions) && sameJson(a.attributes, b.attributes) && sameRules(a.rules, b.rules);
+  a.name === b.name &&
+  a.description === b.description &&
+  sameSet(a.permissions, b.permissions) &&
+  sameJson(a.attributes, b.attributes) &&
+  sameRules(a.rules, b.rules);
 
 const ruleId = (r: DerivationRule) => `${r.onResource}#${r.role}@${r.relation}`;
 const sameRules = (a: DerivationRule[], b: DerivationRule[]) => sameSet(a.map(ruleId), b.map(ruleId));
@@ -149,7 +231,8 @@ const sameSet = (a: string[], b: string[]) => {
   const right = new Set(b);
   return left.size === right.size && [...left].every((x) => right.has(x));
 };
-const sortBy = <T extends Record<K, string>, K extends string>(items: T[], key: K) => [...items].sort((x, y) => x[key].localeCompare(y[key]));
+const sortBy = <T extends Record<K, string>, K extends string>(items: T[], key: K) =>
+  [...items].sort((x, y) => x[key].localeCompare(y[key]));
 
 /** Structural equality of JSON values, ignoring object key order. */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -158,7 +241,10 @@ export function sameJson(a: unknown, b: unknown): boolean {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }

@@ -4,25 +4,41 @@ import { applyToSnapshot, emptySnapshot } from './env-snapshot';
 import { planMerge, sameJson, type MergeInput } from './merge-plan';
 
 const action = (key: string) => ({ id: `${key}-id`, key, name: key, description: '' });
-const resource = (key: string, actions: string[], id = `${key}-id`): EnvEvent => ({ type: 'ResourceCreated', data: { id, key, name: key, description: '', attributes: {}, actions: actions.map(action) } });
+const resource = (key: string, actions: string[], id = `${key}-id`): EnvEvent => ({
+  type: 'ResourceCreated',
+  data: { id, key, name: key, description: '', attributes: {}, actions: actions.map(action) },
+});
 const role = (res: string, key: string, permissions: string[], name = key): EnvEvent => ({
-  type: 'RoleCreated', data: { id: `${res}-${key}-id`, key, resource: res, name, description: '', permissions, attributes: {} },
+  type: 'RoleCreated',
+  data: { id: `${res}-${key}-id`, key, resource: res, name, description: '', permissions, attributes: {} },
 });
 const policy: EnvEvent[] = [
   resource('folder', ['read', 'write']),
   resource('file', ['read']),
   role('folder', 'editor', ['read', 'write']),
   role('file', 'viewer', ['read']),
-  { type: 'RelationCreated', data: { id: 'parent-id', key: 'parent', name: 'Parent', description: '', objectResource: 'file', subjectResource: 'folder' } },
-  { type: 'ImplicitGrantAdded', data: { id: 'file-viewer-id', key: 'viewer', resource: 'file', rule: { onResource: 'folder', role: 'editor', relation: 'parent' } } },
+  {
+    type: 'RelationCreated',
+    data: { id: 'parent-id', key: 'parent', name: 'Parent', description: '', objectResource: 'file', subjectResource: 'folder' },
+  },
+  {
+    type: 'ImplicitGrantAdded',
+    data: { id: 'file-viewer-id', key: 'viewer', resource: 'file', rule: { onResource: 'folder', role: 'editor', relation: 'parent' } },
+  },
 ];
 const facts: EnvEvent[] = [
   { type: 'TenantCreated', data: { id: 'acme-id', key: 'acme', name: 'Acme', description: '', attributes: {} } },
   { type: 'ResourceInstanceCreated', data: { id: 'docs-id', key: 'docs', resource: 'folder', tenant: 'acme', attributes: {} } },
   { type: 'ResourceInstanceCreated', data: { id: 'readme-id', key: 'readme', resource: 'file', tenant: 'acme', attributes: {} } },
   { type: 'UserCreated', data: { id: 'alice-id', key: 'alice', email: null, firstName: null, lastName: null, attributes: {} } },
-  { type: 'RoleAssigned', data: { id: 'as-id', user: 'alice', role: 'editor', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:docs' } },
-  { type: 'RelationshipTupleCreated', data: { id: 'tu-id', subject: 'folder:docs', relation: 'parent', object: 'file:readme', tenant: 'acme' } },
+  {
+    type: 'RoleAssigned',
+    data: { id: 'as-id', user: 'alice', role: 'editor', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:docs' },
+  },
+  {
+    type: 'RelationshipTupleCreated',
+    data: { id: 'tu-id', subject: 'folder:docs', relation: 'parent', object: 'file:readme', tenant: 'acme' },
+  },
 ];
 
 function input(source: EnvEvent[], target: EnvEvent[], overrides: Partial<MergeInput> = {}): MergeInput {
@@ -34,14 +50,23 @@ function input(source: EnvEvent[], target: EnvEvent[], overrides: Partial<MergeI
     applyToSnapshot(t, e);
     envDecider.evolve(state, e);
   });
-  return { source: s, target: t, targetState: state, scope: { facts: true }, strategy: 'fail', targetEnvironmentId: 'target-env', ...overrides };
+  return {
+    source: s,
+    target: t,
+    targetState: state,
+    scope: { facts: true },
+    strategy: 'fail',
+    targetEnvironmentId: 'target-env',
+    ...overrides,
+  };
 }
 
 /** Folds events into a snapshot and returns it without ids, for comparing what two environments hold. */
 function contents(events: EnvEvent[]) {
   const s = emptySnapshot();
   events.forEach((e) => applyToSnapshot(s, e));
-  const strip = (m: Map<string, object>) => [...m.entries()].map(([k, v]) => [k, JSON.parse(JSON.stringify(v, (key, val) => (key === 'id' ? undefined : val)))]).sort();
+  const strip = (m: Map<string, object>) =>
+    [...m.entries()].map(([k, v]) => [k, JSON.parse(JSON.stringify(v, (key, val) => (key === 'id' ? undefined : val)))]).sort();
   return Object.fromEntries(Object.entries(s).map(([kind, map]) => [kind, strip(map as Map<string, object>)]));
 }
 
@@ -55,15 +80,28 @@ describe('planning a copy into an existing environment', () => {
     const plan = planMerge(input([...policy, ...facts], []));
     if (!plan.ok) throw new Error('expected a plan');
     expect(plan.events.map((e) => e.type)).toEqual([
-      'ResourceCreated', 'ResourceCreated', 'RelationCreated', 'RoleCreated', 'RoleCreated', 'RoleDerivationsReplaced',
-      'TenantCreated', 'UserCreated', 'ResourceInstanceCreated', 'ResourceInstanceCreated', 'RoleAssigned', 'RelationshipTupleCreated',
+      'ResourceCreated',
+      'ResourceCreated',
+      'RelationCreated',
+      'RoleCreated',
+      'RoleCreated',
+      'RoleDerivationsReplaced',
+      'TenantCreated',
+      'UserCreated',
+      'ResourceInstanceCreated',
+      'ResourceInstanceCreated',
+      'RoleAssigned',
+      'RelationshipTupleCreated',
     ]);
     expect(contents(plan.events)).toEqual(contents([...policy, ...facts]));
     expect((plan.events[0]!.data as { id: string }).id).not.toBe('folder-id');
   });
 
   it('leaves the facts out of the comparison and the plan without scope.facts', () => {
-    const otherTenant: EnvEvent = { type: 'TenantCreated', data: { id: 'x', key: 'acme', name: 'Other name', description: '', attributes: {} } };
+    const otherTenant: EnvEvent = {
+      type: 'TenantCreated',
+      data: { id: 'x', key: 'acme', name: 'Other name', description: '', attributes: {} },
+    };
     const plan = planMerge(input([...policy, ...facts], [otherTenant], { scope: { facts: false } }));
     if (!plan.ok) throw new Error('expected a plan');
     expect(plan.conflicts).toEqual([]);
@@ -71,10 +109,18 @@ describe('planning a copy into an existing environment', () => {
   });
 
   it('with fail, reports every differing object and plans nothing', () => {
-    const target = [resource('folder', ['read']), role('folder', 'editor', ['read'], 'Other editor'), { type: 'TenantCreated', data: { id: 'x', key: 'acme', name: 'Other', description: '', attributes: {} } } as EnvEvent];
+    const target = [
+      resource('folder', ['read']),
+      role('folder', 'editor', ['read'], 'Other editor'),
+      { type: 'TenantCreated', data: { id: 'x', key: 'acme', name: 'Other', description: '', attributes: {} } } as EnvEvent,
+    ];
     expect(planMerge(input([...policy, ...facts], target))).toEqual({
       ok: false,
-      conflicts: [{ kind: 'resource', key: 'folder' }, { kind: 'role', key: 'folder#editor' }, { kind: 'tenant', key: 'acme' }],
+      conflicts: [
+        { kind: 'resource', key: 'folder' },
+        { kind: 'role', key: 'folder#editor' },
+        { kind: 'tenant', key: 'acme' },
+      ],
     });
   });
 
@@ -83,10 +129,14 @@ describe('planning a copy into an existing environment', () => {
     const plan = planMerge(input(policy, target, { strategy: 'overwrite', scope: { facts: false } }));
     if (!plan.ok) throw new Error('expected a plan');
     expect(plan.conflicts).toEqual([{ kind: 'role', key: 'folder#editor' }]);
-    expect(plan.events.find((e) => e.type === 'RoleUpdated')).toMatchObject({ data: { key: 'editor', name: 'editor', permissions: ['read', 'write'] } });
+    expect(plan.events.find((e) => e.type === 'RoleUpdated')).toMatchObject({
+      data: { key: 'editor', name: 'editor', permissions: ['read', 'write'] },
+    });
     expect(plan.events.some((e) => e.type === 'RoleDeleted')).toBe(false);
     const after = contents([...target, ...plan.events]);
-    expect(after.roles).toEqual([...(contents(policy).roles ?? []), ['folder#auditor', expect.objectContaining({ key: 'auditor' })]].sort());
+    expect(after.roles).toEqual(
+      [...(contents(policy).roles ?? []), ['folder#auditor', expect.objectContaining({ key: 'auditor' })]].sort(),
+    );
   });
 
   it('with overwrite, replaces a differing resource type with what depends on it, as a delete would', () => {

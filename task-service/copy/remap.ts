@@ -12,7 +12,10 @@ import { deterministicId } from '../../shared/ids';
 export function remapIds(event: EnvEvent, targetEnvironmentId: string): EnvEvent {
   const newId = (sourceId: string) => deterministicId(targetEnvironmentId, sourceId);
   if (event.type === 'ResourceCreated') {
-    return { type: event.type, data: { ...event.data, id: newId(event.data.id), actions: event.data.actions.map((a) => ({ ...a, id: newId(a.id) })) } };
+    return {
+      type: event.type,
+      data: { ...event.data, id: newId(event.data.id), actions: event.data.actions.map((a) => ({ ...a, id: newId(a.id) })) },
+    };
   }
   return { type: event.type, data: { ...event.data, id: newId(event.data.id) } } as EnvEvent;
 }
@@ -44,7 +47,12 @@ export function parseCausation(causationId: string | undefined): { streamId: str
  * `correlationId` names. Kept small: a copy writes one per source event.
  */
 export function copyMetadata(origin: CopyOrigin, causationId?: string): EventMetadata {
-  const metadata: EventMetadata = { actor: null, correlationId: origin.taskId, timestamp: origin.timestamp, schemaVersion: CURRENT_SCHEMA_VERSION };
+  const metadata: EventMetadata = {
+    actor: null,
+    correlationId: origin.taskId,
+    timestamp: origin.timestamp,
+    schemaVersion: CURRENT_SCHEMA_VERSION,
+  };
   if (causationId) metadata.causationId = causationId;
   return metadata;
 }

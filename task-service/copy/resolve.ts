@@ -10,17 +10,29 @@ import type { SourceBound } from './source-reader';
  * `as_of`, and that an existing target exists; returns the bound the copy
  * reads up to: the request's own log position, or the earlier `as_of`.
  */
-export async function resolveCopy(store: EventStore, request: CopyRequest, requestPosition: number): Promise<{ environmentId: string; bound: SourceBound }> {
+export async function resolveCopy(
+  store: EventStore,
+  request: CopyRequest,
+  requestPosition: number,
+): Promise<{ environmentId: string; bound: SourceBound }> {
   const orgEvents = await store.readStream(streams.organization(request.organizationId));
-  const project = orgEvents.find((e) => e.type === 'ProjectCreated' && (e.data as EventOf<'ProjectCreated'>['data']).id === request.projectId);
+  const project = orgEvents.find(
+    (e) => e.type === 'ProjectCreated' && (e.data as EventOf<'ProjectCreated'>['data']).id === request.projectId,
+  );
   const projectName = (project?.data as EventOf<'ProjectCreated'>['data'] | undefined)?.key ?? request.projectId;
   const environmentId = request.source.environmentId;
-  const created = orgEvents.find((e) => e.type === 'EnvironmentCreated' && (e.data as EventOf<'EnvironmentCreated'>['data']).id === environmentId);
+  const created = orgEvents.find(
+    (e) => e.type === 'EnvironmentCreated' && (e.data as EventOf<'EnvironmentCreated'>['data']).id === environmentId,
+  );
   if (environmentId === null || !created) {
-    throw new NotFoundError(`Environment '${request.source.ref}' not found in project '${projectName}'`, { environment: request.source.ref });
+    throw new NotFoundError(`Environment '${request.source.ref}' not found in project '${projectName}'`, {
+      environment: request.source.ref,
+    });
   }
   if (request.target.kind === 'existing' && request.target.environmentId === null) {
-    throw new NotFoundError(`Target environment '${request.target.ref}' not found in project '${projectName}'`, { environment: request.target.ref });
+    throw new NotFoundError(`Target environment '${request.target.ref}' not found in project '${projectName}'`, {
+      environment: request.target.ref,
+    });
   }
 
   const bound: SourceBound = { position: requestPosition };
@@ -28,12 +40,18 @@ export async function resolveCopy(store: EventStore, request: CopyRequest, reque
   if (asOf && 'position' in asOf) {
     bound.position = Math.min(bound.position, asOf.position);
     if (created.position > asOf.position) {
-      throw new NotFoundError(`Environment '${request.source.ref}' did not exist yet at log position ${asOf.position} (it was created at position ${created.position})`, { environment: request.source.ref });
+      throw new NotFoundError(
+        `Environment '${request.source.ref}' did not exist yet at log position ${asOf.position} (it was created at position ${created.position})`,
+        { environment: request.source.ref },
+      );
     }
   } else if (asOf && 'time' in asOf) {
     bound.time = asOf.time;
     if (created.metadata.timestamp > asOf.time) {
-      throw new NotFoundError(`Environment '${request.source.ref}' did not exist yet at ${asOf.time} (it was created at ${created.metadata.timestamp})`, { environment: request.source.ref });
+      throw new NotFoundError(
+        `Environment '${request.source.ref}' did not exist yet at ${asOf.time} (it was created at ${created.metadata.timestamp})`,
+        { environment: request.source.ref },
+      );
     }
   }
   return { environmentId, bound };

@@ -9,13 +9,28 @@ import type { EnvEvent } from '../../shared/events';
  */
 
 const POLICY_EVENTS: ReadonlySet<string> = new Set<EnvEvent['type']>([
-  'ResourceCreated', 'ResourceDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDerivationsReplaced',
-  'ImplicitGrantAdded', 'ImplicitGrantRemoved', 'RoleDeleted', 'RelationCreated', 'RelationDeleted',
+  'ResourceCreated',
+  'ResourceDeleted',
+  'RoleCreated',
+  'RoleUpdated',
+  'RoleDerivationsReplaced',
+  'ImplicitGrantAdded',
+  'ImplicitGrantRemoved',
+  'RoleDeleted',
+  'RelationCreated',
+  'RelationDeleted',
 ]);
 
 const FACTS_EVENTS: ReadonlySet<string> = new Set<EnvEvent['type']>([
-  'TenantCreated', 'TenantDeleted', 'UserCreated', 'ResourceInstanceCreated', 'ResourceInstanceDeleted',
-  'RoleAssigned', 'RoleUnassigned', 'RelationshipTupleCreated', 'RelationshipTupleDeleted',
+  'TenantCreated',
+  'TenantDeleted',
+  'UserCreated',
+  'ResourceInstanceCreated',
+  'ResourceInstanceDeleted',
+  'RoleAssigned',
+  'RoleUnassigned',
+  'RelationshipTupleCreated',
+  'RelationshipTupleDeleted',
 ]);
 
 export interface CopyScope {

@@ -21,7 +21,13 @@ export const withinBound = (event: RecordedEvent, bound: SourceBound): boolean =
  * holding more than one batch: this is what lets a copy of millions of events
  * run in constant memory.
  */
-export async function* readBounded(store: EventStore, streamId: string, fromVersion: number, bound: SourceBound, batchSize: number): AsyncGenerator<RecordedEvent[]> {
+export async function* readBounded(
+  store: EventStore,
+  streamId: string,
+  fromVersion: number,
+  bound: SourceBound,
+  batchSize: number,
+): AsyncGenerator<RecordedEvent[]> {
   let next = fromVersion;
   for (;;) {
     const batch = await store.readStream(streamId, next, batchSize);

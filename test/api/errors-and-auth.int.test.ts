@@ -1,6 +1,12 @@
 import { FACTS, SCHEMA, startTestServer, type ApiClient, type TestServer } from '../support/embedded-server';
 
-const errorShape = { id: expect.any(String), error_code: expect.any(String), title: expect.any(String), message: expect.any(String), support_link: expect.any(String) };
+const errorShape = {
+  id: expect.any(String),
+  error_code: expect.any(String),
+  title: expect.any(String),
+  message: expect.any(String),
+  support_link: expect.any(String),
+};
 
 describe('API rules and errors', () => {
   let server: TestServer;
@@ -58,7 +64,9 @@ describe('API rules and errors', () => {
       expect(badKey.body.detail[0]).toEqual({ loc: ['body', 'key'], msg: expect.any(String), type: expect.any(String) });
       const missing = await api.post(`${FACTS}/resource_instances`, { key: 'k' });
       expect(missing.status).toBe(422);
-      expect(missing.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body.resource', 'body.tenant']));
+      expect(missing.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(
+        expect.arrayContaining(['body.resource', 'body.tenant']),
+      );
       const notJson = await api.request('POST', `${FACTS}/tenants`, '{not json');
       expect(notJson.status).toBe(422);
       const badQuery = await api.get(`${FACTS}/tenants?per_page=1000`);

@@ -35,7 +35,9 @@ describe('lists, filters, pagination and deletes', () => {
   it('filters assignments by user, role and resource_instance; tuples by subject, relation and object', async () => {
     await api.post(`${FACTS}/role_assignments`, { user: 'bob', role: 'viewer', resource_instance: 'file:a' });
     expect((await api.get(`${FACTS}/role_assignments?role=viewer`)).body.map((a: { user: string }) => a.user)).toEqual(['bob']);
-    expect((await api.get(`${FACTS}/role_assignments?resource_instance=folder:docs`)).body.map((a: { user: string }) => a.user)).toEqual(['alice']);
+    expect((await api.get(`${FACTS}/role_assignments?resource_instance=folder:docs`)).body.map((a: { user: string }) => a.user)).toEqual([
+      'alice',
+    ]);
     expect((await api.get(`${FACTS}/relationship_tuples?subject=folder:docs`)).body).toHaveLength(1);
     expect((await api.get(`${FACTS}/relationship_tuples?relation=parent&object=file:a`)).body).toHaveLength(0);
   });

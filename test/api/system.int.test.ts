@@ -15,7 +15,10 @@ describe('health, readiness and the OpenAPI document', () => {
   });
 
   it('serves an OpenAPI 3 document generated from the request schemas', async () => {
-    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, any>> };
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, any>>;
+    };
     expect(doc.openapi).toMatch(/^3\./);
     const create = doc.paths['/v2/facts/{proj_id}/{env_id}/resource_instances']!.post;
     expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['key', 'resource', 'tenant']));

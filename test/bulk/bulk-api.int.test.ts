@@ -17,9 +17,11 @@ describe('bulk facts endpoints', () => {
   });
   afterAll(() => server.close());
 
-  const files = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ key: `${prefix}${i}`, resource: 'file', tenant: 'acme' }));
+  const files = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ key: `${prefix}${i}`, resource: 'file', tenant: 'acme' }));
   const allowed = async (user: string, action: string, file: string) =>
-    (await api.post('/allowed', { user: { key: user }, action, resource: { type: 'file', key: file, tenant: 'acme' } })).body.allow as boolean;
+    (await api.post('/allowed', { user: { key: user }, action, resource: { type: 'file', key: file, tenant: 'acme' } })).body
+      .allow as boolean;
 
   it('creates instances, tuples and assignments in bulk, visible to reads and checks when the write answers', async () => {
     const instances = await api.request('PUT', `${FACTS}/bulk/resource_instances`, { operations: files('b', 50) });
@@ -57,7 +59,9 @@ describe('bulk facts endpoints', () => {
     expect(await allowed('carol', 'write', 'b2')).toBe(false);
     expect(await allowed('dave', 'read', 'b7')).toBe(false);
 
-    const untied = await api.delete(`${FACTS}/relationship_tuples/bulk`, { idents: [{ subject: 'folder:docs', relation: 'parent', object: 'file:b49' }] });
+    const untied = await api.delete(`${FACTS}/relationship_tuples/bulk`, {
+      idents: [{ subject: 'folder:docs', relation: 'parent', object: 'file:b49' }],
+    });
     expect(untied.body).toEqual({ tuples_deleted: 1 });
     expect(await allowed('alice', 'write', 'b49')).toBe(false);
 
@@ -72,7 +76,10 @@ describe('bulk facts endpoints', () => {
   it('refuses a bulk with a malformed item with 422 naming its index, appending nothing', async () => {
     const before = await head();
     const refused = await api.post(`${FACTS}/relationship_tuples/bulk`, {
-      operations: [{ subject: 'folder:docs', relation: 'parent', object: 'file:readme' }, { subject: 'folder:docs', relation: '', object: 'file:x' }],
+      operations: [
+        { subject: 'folder:docs', relation: 'parent', object: 'file:readme' },
+        { subject: 'folder:docs', relation: '', object: 'file:x' },
+      ],
     });
     expect(refused.status).toBe(422);
     expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'operations', 1, 'relation'] })]);
@@ -86,10 +93,18 @@ describe('bulk facts endpoints', () => {
     await api.post(`${FACTS}/resource_instances`, { key: 'dup', resource: 'file', tenant: 'acme' });
     const before = await head();
     const missing = await api.request('PUT', `${FACTS}/bulk/resource_instances`, {
-      operations: [{ key: 'ok1', resource: 'file', tenant: 'acme' }, { key: 'ok2', resource: 'file', tenant: 'acme' }, { key: 'bad', resource: 'file', tenant: 'nowhere' }],
+      operations: [
+        { key: 'ok1', resource: 'file', tenant: 'acme' },
+        { key: 'ok2', resource: 'file', tenant: 'acme' },
+        { key: 'bad', resource: 'file', tenant: 'nowhere' },
+      ],
     });
     expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ error_code: 'NOT_FOUND', message: "Item 2: Tenant 'nowhere' not found", additional_info: { index: 2 } });
+    expect(missing.body).toMatchObject({
+      error_code: 'NOT_FOUND',
+      message: "Item 2: Tenant 'nowhere' not found",
+      additional_info: { index: 2 },
+    });
 
     const duplicate = await api.post(`${FACTS}/relationship_tuples/bulk`, {
       operations: [
@@ -100,7 +115,9 @@ describe('bulk facts endpoints', () => {
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.message).toMatch(/^Item 1: /);
 
-    const absent = await api.delete(`${FACTS}/role_assignments/bulk`, [{ user: 'nobody', role: 'viewer', resource_instance: 'file:readme' }]);
+    const absent = await api.delete(`${FACTS}/role_assignments/bulk`, [
+      { user: 'nobody', role: 'viewer', resource_instance: 'file:readme' },
+    ]);
     expect(absent.status).toBe(404);
     expect(absent.body.message).toMatch(/^Item 0: User 'nobody' has no role 'viewer'/);
 
@@ -125,11 +142,15 @@ describe('bulk facts endpoints', () => {
   it('works through the official SDK (bulkRelationshipTuples, bulkAssign, bulkUnassign)', async () => {
     const permit = new Permit({ token: api.key, apiUrl: server.url, pdp: server.url, log: { level: 'error' } });
     await api.request('PUT', `${FACTS}/bulk/resource_instances`, { operations: files('sdk', 3) });
-    await permit.api.relationshipTuples.bulkRelationshipTuples(files('sdk', 3).map((f) => ({ subject: 'folder:docs', relation: 'parent', object: `file:${f.key}` })));
+    await permit.api.relationshipTuples.bulkRelationshipTuples(
+      files('sdk', 3).map((f) => ({ subject: 'folder:docs', relation: 'parent', object: `file:${f.key}` })),
+    );
     const report = await permit.api.roleAssignments.bulkAssign([{ user: 'erin', role: 'viewer', resource_instance: 'folder:docs' }]);
     expect(report).toEqual({ assignments_created: 1 });
     expect(await permit.check('erin', 'read', { type: 'file', key: 'sdk2', tenant: 'acme' })).toBe(true);
-    expect(await permit.api.roleAssignments.bulkUnassign([{ user: 'erin', role: 'viewer', resource_instance: 'folder:docs' }])).toEqual({ assignments_removed: 1 });
+    expect(await permit.api.roleAssignments.bulkUnassign([{ user: 'erin', role: 'viewer', resource_instance: 'folder:docs' }])).toEqual({
+      assignments_removed: 1,
+    });
     expect(await permit.check('erin', 'read', { type: 'file', key: 'sdk2', tenant: 'acme' })).toBe(false);
   });
 });

@@ -29,14 +29,35 @@ describe('environment copy over HTTP', () => {
   }
 
   it('copies the policy into a new environment and answers with the environment when waited for', async () => {
-    const started = await api.post(`${copyPath()}?wait=10`, { target_env: { new: { key: 'staging', name: 'Staging', description: 'copy of production' } } });
+    const started = await api.post(`${copyPath()}?wait=10`, {
+      target_env: { new: { key: 'staging', name: 'Staging', description: 'copy of production' } },
+    });
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ task_id: expect.any(String), status: 'success', error: null });
     const env = started.body.result;
-    expect(Object.keys(env).sort()).toEqual(
-      ['avp_policy_store_id', 'created_at', 'custom_branch_name', 'description', 'id', 'jwks', 'key', 'name', 'organization_id', 'project_id', 'settings', 'updated_at'],
-    );
-    expect(env).toMatchObject({ key: 'staging', name: 'Staging', description: 'copy of production', jwks: {}, settings: {}, avp_policy_store_id: '', custom_branch_name: '' });
+    expect(Object.keys(env).sort()).toEqual([
+      'avp_policy_store_id',
+      'created_at',
+      'custom_branch_name',
+      'description',
+      'id',
+      'jwks',
+      'key',
+      'name',
+      'organization_id',
+      'project_id',
+      'settings',
+      'updated_at',
+    ]);
+    expect(env).toMatchObject({
+      key: 'staging',
+      name: 'Staging',
+      description: 'copy of production',
+      jwks: {},
+      settings: {},
+      avp_policy_store_id: '',
+      custom_branch_name: '',
+    });
     const listed = await api.get(`/v2/projects/default/envs/staging`);
     expect(listed.body).toEqual(env);
 
@@ -59,7 +80,10 @@ describe('environment copy over HTTP', () => {
   });
 
   it('copies policy and facts with scope.facts, and the copy reads the same as the source', async () => {
-    const done = await api.post(`${copyPath()}?wait=10`, { target_env: { new: { key: 'with-facts', name: 'With facts' } }, scope: { facts: true } });
+    const done = await api.post(`${copyPath()}?wait=10`, {
+      target_env: { new: { key: 'with-facts', name: 'With facts' } },
+      scope: { facts: true },
+    });
     expect(done.body.status).toBe('success');
     const [source, copy] = await Promise.all([environmentView(api, 'production'), environmentView(api, 'with-facts')]);
     expect(copy).toEqual(source);
@@ -71,9 +95,20 @@ describe('environment copy over HTTP', () => {
   it('reports success when polled without wait', async () => {
     const started = await api.post(copyPath(), { target_env: { new: { key: 'polled', name: 'Polled' } } });
     expect(started.status).toBe(202);
-    expect(started.body).toEqual({ task_id: expect.any(String), status: 'processing', result: null, error: null, progress: expect.objectContaining({ events_copied: 0 }) });
+    expect(started.body).toEqual({
+      task_id: expect.any(String),
+      status: 'processing',
+      result: null,
+      error: null,
+      progress: expect.objectContaining({ events_copied: 0 }),
+    });
     const done = await pollUntilDone(started.body.task_id);
-    expect(done).toMatchObject({ task_id: started.body.task_id, status: 'success', error: null, result: expect.objectContaining({ key: 'polled' }) });
+    expect(done).toMatchObject({
+      task_id: started.body.task_id,
+      status: 'success',
+      error: null,
+      result: expect.objectContaining({ key: 'polled' }),
+    });
   });
 
   it('fails the task with NOT_FOUND naming a source environment that does not exist', async () => {
@@ -82,7 +117,12 @@ describe('environment copy over HTTP', () => {
     const result = await api.get(`${resultPath(started.body.task_id, 'no-such-env')}?wait=10`);
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ task_id: started.body.task_id, status: 'failure', result: null });
-    expect(result.body.error).toMatchObject({ id: started.body.task_id, error_code: 'NOT_FOUND', title: expect.any(String), support_link: expect.stringMatching(/^https?:\/\//) });
+    expect(result.body.error).toMatchObject({
+      id: started.body.task_id,
+      error_code: 'NOT_FOUND',
+      title: expect.any(String),
+      support_link: expect.stringMatching(/^https?:\/\//),
+    });
     expect(result.body.error.message).toContain("'no-such-env'");
     expect((await api.get('/v2/projects/default/envs/from-nothing')).status).toBe(404);
   });
@@ -161,18 +201,29 @@ describe('environment copy over HTTP', () => {
     await api.post(`${schema}/resources/doc/roles`, { key: 'writer', name: 'Writer', permissions: ['read'] });
     await api.patch(`${schema}/resources/doc/roles/reader`, { name: 'Renamed reader' });
 
-    const byPosition = await api.post(`${copyPath('history')}?wait=10`, { target_env: { new: { key: 'history-at-position', name: 'X' } }, as_of: position });
-    const byTime = await api.post(`${copyPath('history')}?wait=10`, { target_env: { new: { key: 'history-at-time', name: 'X' } }, as_of: time });
+    const byPosition = await api.post(`${copyPath('history')}?wait=10`, {
+      target_env: { new: { key: 'history-at-position', name: 'X' } },
+      as_of: position,
+    });
+    const byTime = await api.post(`${copyPath('history')}?wait=10`, {
+      target_env: { new: { key: 'history-at-time', name: 'X' } },
+      as_of: time,
+    });
     const now = await api.post(`${copyPath('history')}?wait=10`, { target_env: { new: { key: 'history-now', name: 'X' } } });
     for (const r of [byPosition, byTime, now]) expect(r.body.status).toBe('success');
     const roles = async (env: string) =>
-      ((await api.get(`/v2/schema/default/${env}/resources/doc/roles`)).body as Array<{ key: string; name: string }>).map((r) => `${r.key}:${r.name}`).sort();
+      ((await api.get(`/v2/schema/default/${env}/resources/doc/roles`)).body as Array<{ key: string; name: string }>)
+        .map((r) => `${r.key}:${r.name}`)
+        .sort();
     expect(await roles('history-at-position')).toEqual(['reader:Reader']);
     expect(await roles('history-at-time')).toEqual(['reader:Reader']);
     expect(await roles('history-now')).toEqual(['reader:Renamed reader', 'writer:Writer']);
 
     // Before the environment existed, there was nothing to copy.
-    const tooEarly = await api.post(`${copyPath('history')}?wait=10`, { target_env: { new: { key: 'history-too-early', name: 'X' } }, as_of: 1 });
+    const tooEarly = await api.post(`${copyPath('history')}?wait=10`, {
+      target_env: { new: { key: 'history-too-early', name: 'X' } },
+      as_of: 1,
+    });
     expect(tooEarly.body).toMatchObject({ status: 'failure', error: { error_code: 'NOT_FOUND' } });
   });
 
@@ -196,7 +247,11 @@ describe('environment copy over HTTP', () => {
     });
 
     it('with conflict_strategy overwrite replaces conflicts, adds what is missing and keeps target-only objects', async () => {
-      const r = await api.post(`${copyPath()}?wait=10`, { target_env: { existing: 'qa' }, conflict_strategy: 'overwrite', scope: { facts: true } });
+      const r = await api.post(`${copyPath()}?wait=10`, {
+        target_env: { existing: 'qa' },
+        conflict_strategy: 'overwrite',
+        scope: { facts: true },
+      });
       expect(r.body).toMatchObject({ status: 'success', error: null, result: expect.objectContaining({ key: 'qa' }) });
       const [source, target] = await Promise.all([environmentView(api, 'production'), environmentView(api, 'qa')]);
       const auditor = target.roles.find((role) => (role as { key: string }).key === 'auditor');

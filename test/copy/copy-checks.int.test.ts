@@ -32,7 +32,11 @@ describe('permission checks in a copied environment', () => {
     return api.environmentClient('default', env);
   }
   async function copy(key: string, extra: Record<string, unknown> = {}) {
-    const r = await api.post('/v2/projects/default/envs/production/copy/async?wait=20', { target_env: { new: { key, name: key } }, scope: { facts: true }, ...extra });
+    const r = await api.post('/v2/projects/default/envs/production/copy/async?wait=20', {
+      target_env: { new: { key, name: key } },
+      scope: { facts: true },
+      ...extra,
+    });
     expect(r.body).toMatchObject({ status: 'success' });
   }
 
@@ -68,7 +72,11 @@ describe('permission checks in a copied environment', () => {
     const before = await answers(source);
     const position = Number((await api.get('/readyz')).body.position);
     // Later changes to the source: a derivation removed, an assignment removed, a new tuple.
-    await source.delete('/v2/schema/default/production/resources/file/roles/viewer/implicit_grants', { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' });
+    await source.delete('/v2/schema/default/production/resources/file/roles/viewer/implicit_grants', {
+      role: 'viewer',
+      on_resource: 'folder',
+      linked_by_relation: 'parent',
+    });
     await source.delete(`${FACTS}/role_assignments`, { user: 'carol', role: 'editor', resource_instance: 'file:secret' });
     await source.post(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: 'file:secret' });
     const now = await answers(source);

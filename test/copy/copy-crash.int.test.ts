@@ -84,7 +84,10 @@ describe('killing the service in the middle of a copy', () => {
     }
     await until('the read models to catch up', async () => ((await first.api.get('/readyz')).body.position >= head ? true : undefined));
 
-    const started = await first.api.post('/v2/projects/default/envs/production/copy/async', { target_env: { new: { key: 'copy', name: 'Copy' } }, scope: { facts: true } });
+    const started = await first.api.post('/v2/projects/default/envs/production/copy/async', {
+      target_env: { new: { key: 'copy', name: 'Copy' } },
+      scope: { facts: true },
+    });
     expect(started.status).toBe(202);
     const resultPath = `/v2/projects/default/envs/production/copy/async/${started.body.task_id}/result`;
     const midway = await until('the copy to be under way', async () => {
@@ -117,7 +120,8 @@ describe('killing the service in the middle of a copy', () => {
     expect(taskEvents.at(-1)).toBe('TaskSucceeded');
 
     // And the read models of the copy hold what the source's hold.
-    const count = async (env: string, path: string) => (await second.api.get(`/v2/facts/default/${env}/${path}?include_total_count=true&per_page=1`)).body.total_count as number;
+    const count = async (env: string, path: string) =>
+      (await second.api.get(`/v2/facts/default/${env}/${path}?include_total_count=true&per_page=1`)).body.total_count as number;
     for (const path of ['resource_instances', 'relationship_tuples', 'role_assignments']) {
       expect({ path, count: await count('copy', path) }).toEqual({ path, count: await count('production', path) });
     }
@@ -132,7 +136,7 @@ async function targetIdOf(store: SqliteEventStore, taskId: string): Promise<stri
 
 async function readAll(store: SqliteEventStore, stream: string) {
   const out = [];
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const batch = await store.readStream(stream, from, 10_000);
     out.push(...batch);
     if (batch.length < 10_000) return out;

@@ -32,7 +32,13 @@ describe('a copy whose worker has not started yet', () => {
     const started = await api.post(copyPath, { target_env: { new: { key: 'frozen', name: 'Frozen' } }, scope: { facts: true } });
     expect(started.status).toBe(202);
     taskId = started.body.task_id;
-    expect(started.body).toEqual({ task_id: expect.any(String), status: 'processing', result: null, error: null, progress: expect.any(Object) });
+    expect(started.body).toEqual({
+      task_id: expect.any(String),
+      status: 'processing',
+      result: null,
+      error: null,
+      progress: expect.any(Object),
+    });
     const result = await api.get(resultPath(taskId));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ task_id: taskId, status: 'processing', result: null, error: null });
@@ -53,7 +59,10 @@ describe('a copy whose worker has not started yet', () => {
 
   it('lets go of a held request when its client disconnects', async () => {
     const abort = new AbortController();
-    const held = fetch(`${server.url}${resultPath(taskId)}?wait=30`, { headers: { authorization: `Bearer ${server.adminKey}` }, signal: abort.signal }).catch((e: Error) => e);
+    const held = fetch(`${server.url}${resultPath(taskId)}?wait=30`, {
+      headers: { authorization: `Bearer ${server.adminKey}` },
+      signal: abort.signal,
+    }).catch((e: Error) => e);
     for (let i = 0; i < 100 && feature.completion.waiting === 0; i++) await sleep(10);
     expect(feature.completion.waiting).toBe(1);
     abort.abort();
@@ -68,11 +77,19 @@ describe('a copy whose worker has not started yet', () => {
     const metadata = { actor: null, timestamp: new Date().toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION };
     // Three attempts that started and never reported back (the process died each time).
     for (let attempt = 1; attempt <= 3; attempt++) {
-      await server.service.eventStore.append(stream, [{ type: 'TaskStarted', data: { taskId: started.body.task_id, attempt }, metadata }], attempt - 1);
+      await server.service.eventStore.append(
+        stream,
+        [{ type: 'TaskStarted', data: { taskId: started.body.task_id, attempt }, metadata }],
+        attempt - 1,
+      );
     }
     queue.open();
     const result = await api.get(`${resultPath(started.body.task_id)}?wait=10`);
-    expect(result.body).toMatchObject({ status: 'failure', result: null, error: { error_code: 'UNEXPECTED_ERROR', id: started.body.task_id } });
+    expect(result.body).toMatchObject({
+      status: 'failure',
+      result: null,
+      error: { error_code: 'UNEXPECTED_ERROR', id: started.body.task_id },
+    });
     expect(result.body.error.message).toMatch(/3 times in a row without making progress/);
   });
 
@@ -96,7 +113,10 @@ describe('a copy command delivered more than once, also concurrently', () => {
   afterAll(() => server.close());
 
   it('writes every source event into the target exactly once and reports one outcome', async () => {
-    const started = await server.api.post(`${copyPath}?wait=10`, { target_env: { new: { key: 'twice', name: 'Twice' } }, scope: { facts: true } });
+    const started = await server.api.post(`${copyPath}?wait=10`, {
+      target_env: { new: { key: 'twice', name: 'Twice' } },
+      scope: { facts: true },
+    });
     expect(started.body.status).toBe('success');
     for (let i = 0; i < 200 && queue.deliveries < 4; i++) await sleep(10);
     expect(queue.deliveries).toBeGreaterThanOrEqual(4);

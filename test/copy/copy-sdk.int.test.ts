@@ -22,9 +22,16 @@ describe('environment copy through the official permitio SDK', () => {
   });
 
   it("sends Permit's existing-target body, and a refused copy surfaces as an SDK error with our message", async () => {
-    const again = await permit.api.environments.copy('default', 'production', { target_env: { existing: 'sdk-copy' }, conflict_strategy: 'fail' });
+    const again = await permit.api.environments.copy('default', 'production', {
+      target_env: { existing: 'sdk-copy' },
+      conflict_strategy: 'fail',
+    });
     expect(again.key).toBe('sdk-copy');
-    await expect(permit.api.environments.copy('default', 'production', { target_env: { new: { key: 'sdk-copy', name: 'Again' } } })).rejects.toThrow(/'sdk-copy' already exists/);
-    await expect(permit.api.environments.copy('default', 'missing', { target_env: { new: { key: 'from-missing', name: 'X' } } })).rejects.toThrow(/'missing' not found/);
+    await expect(
+      permit.api.environments.copy('default', 'production', { target_env: { new: { key: 'sdk-copy', name: 'Again' } } }),
+    ).rejects.toThrow(/'sdk-copy' already exists/);
+    await expect(
+      permit.api.environments.copy('default', 'missing', { target_env: { new: { key: 'from-missing', name: 'X' } } }),
+    ).rejects.toThrow(/'missing' not found/);
   });
 });

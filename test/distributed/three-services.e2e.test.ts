@@ -20,7 +20,11 @@ let task: ServiceProcess;
 let admin: ApiClient;
 let env: ApiClient;
 
-const check = (user: string, action: string, key: string) => ({ user: { key: user }, action, resource: { type: 'file', key, tenant: 'acme' } });
+const check = (user: string, action: string, key: string) => ({
+  user: { key: user },
+  action,
+  resource: { type: 'file', key, tenant: 'acme' },
+});
 const finished = (types: string[]) => types.includes('TaskSucceeded') || types.includes('TaskFailed');
 
 beforeAll(async () => {
@@ -43,7 +47,10 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
     expect(allowed.body.allow).toBe(true);
     expect((await env.post('/allowed', check('bob', 'read', 'readme'))).body.allow).toBe(false);
 
-    const copy = await admin.post('/v2/projects/default/envs/production/copy/async?wait=30', { target_env: { new: { key: 'staging', name: 'Staging' } }, scope: { facts: true } });
+    const copy = await admin.post('/v2/projects/default/envs/production/copy/async?wait=30', {
+      target_env: { new: { key: 'staging', name: 'Staging' } },
+      scope: { facts: true },
+    });
     expect(copy.status).toBe(202);
     expect(copy.body).toMatchObject({ status: 'success', error: null, result: { key: 'staging' } });
     const staging = await admin.environmentClient('default', 'staging');
@@ -58,7 +65,9 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
       while (next < files.length) {
         const file = files[next++]!;
         statuses.push((await env.post(`${FACTS}/resource_instances`, { key: file, resource: 'file', tenant: 'acme' })).status);
-        statuses.push((await env.post(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: `file:${file}` })).status);
+        statuses.push(
+          (await env.post(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: `file:${file}` })).status,
+        );
       }
     };
     const burst = Promise.all(Array.from({ length: 8 }, writer));
@@ -85,7 +94,8 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
     expect(statuses).toEqual(files.flatMap(() => [200, 200]));
 
     // Derived grants for every file (folder editor → file editor through the tuple).
-    for (const file of [files[0]!, files[29]!, files.at(-1)!]) expect((await env.post('/allowed', check('alice', 'write', file))).body.allow).toBe(true);
+    for (const file of [files[0]!, files[29]!, files.at(-1)!])
+      expect((await env.post('/allowed', check('alice', 'write', file))).body.allow).toBe(true);
     const listed = await env.get(`${FACTS}/resource_instances?include_total_count=true&per_page=1`);
     expect(listed.body.total_count).toBe(files.length + 2);
 
@@ -112,17 +122,27 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
       const sourceLength = (await events.streamVersion(streams.environment(source.id))) + 1;
       const keys = ['copy-a', 'copy-b', 'copy-c'];
       const started = await Promise.all(
-        keys.map((key) => admin.post('/v2/projects/default/envs/production/copy/async', { target_env: { new: { key, name: key } }, scope: { facts: true } })),
+        keys.map((key) =>
+          admin.post('/v2/projects/default/envs/production/copy/async', {
+            target_env: { new: { key, name: key } },
+            scope: { facts: true },
+          }),
+        ),
       );
       expect(started.map((r) => r.status)).toEqual([202, 202, 202]);
       const taskIds = started.map((r) => r.body.task_id as string);
       const taskTypes = async (id: string) => (await events.readStream(streams.task(id))).map((e) => e.type);
 
       // Kill the task service as soon as one copy attempt has started.
-      await until('a copy attempt to start', async () => {
-        for (const id of taskIds) if ((await taskTypes(id)).includes('TaskStarted')) return true;
-        return undefined;
-      }, 60_000, 10);
+      await until(
+        'a copy attempt to start',
+        async () => {
+          for (const id of taskIds) if ((await taskTypes(id)).includes('TaskStarted')) return true;
+          return undefined;
+        },
+        60_000,
+        10,
+      );
       await task.kill9();
       const unfinishedAtKill = [];
       for (const id of taskIds) if (!finished(await taskTypes(id))) unfinishedAtKill.push(id);
@@ -130,10 +150,14 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
 
       task = await cluster.start('task');
       for (const [i, id] of taskIds.entries()) {
-        const done = await until(`task ${keys[i]} to finish`, async () => {
-          const r = await admin.get(`/v2/projects/default/envs/production/copy/async/${id}/result?wait=10`);
-          return r.body.status === 'processing' ? undefined : r.body;
-        }, 120_000);
+        const done = await until(
+          `task ${keys[i]} to finish`,
+          async () => {
+            const r = await admin.get(`/v2/projects/default/envs/production/copy/async/${id}/result?wait=10`);
+            return r.body.status === 'processing' ? undefined : r.body;
+          },
+          120_000,
+        );
         expect(done).toMatchObject({ status: 'success', result: { key: keys[i] } });
 
         const types = await taskTypes(id);
@@ -145,7 +169,8 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
         expect(copied.every((e, n) => parseCausation(e.metadata.causationId)?.version === n)).toBe(true);
       }
       const instances = async (environment: string) =>
-        (await admin.get(`/v2/facts/default/${environment}/resource_instances?include_total_count=true&per_page=1`)).body.total_count as number;
+        (await admin.get(`/v2/facts/default/${environment}/resource_instances?include_total_count=true&per_page=1`)).body
+          .total_count as number;
       const expected = await instances('production');
       for (const key of keys) expect({ key, instances: await instances(key) }).toEqual({ key, instances: expected });
     } finally {

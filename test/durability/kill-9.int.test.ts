@@ -20,7 +20,9 @@ describe('a killed process loses no acknowledged write', () => {
   it('keeps every write answered 200 before kill -9, and restarts cleanly', async () => {
     server = await startChildServer({ DATA_DIR: dataDir, ADMIN_API_KEY });
     const api = await new ApiClient(server.url, ADMIN_API_KEY).environmentClient();
-    expect((await api.post(`/v2/schema/default/production/resources`, { key: 'doc', name: 'Doc', actions: { read: {} } })).status).toBe(200);
+    expect((await api.post(`/v2/schema/default/production/resources`, { key: 'doc', name: 'Doc', actions: { read: {} } })).status).toBe(
+      200,
+    );
 
     // Writers keep creating tenants; each records the keys the server acknowledged.
     const acknowledged: string[] = [];

@@ -3,7 +3,21 @@ import { FACTS, SCHEMA, loadFolderFileExample, startTestServer, type TestServer 
 
 /** Every read-model collection's documents, sorted, for comparison. */
 async function snapshot(rm: ReadModels) {
-  const collections = [rm.organizations, rm.projects, rm.environments, rm.apiKeys, rm.resources, rm.resourceRoles, rm.roles, rm.relations, rm.tenants, rm.users, rm.instances, rm.assignments, rm.tuples];
+  const collections = [
+    rm.organizations,
+    rm.projects,
+    rm.environments,
+    rm.apiKeys,
+    rm.resources,
+    rm.resourceRoles,
+    rm.roles,
+    rm.relations,
+    rm.tenants,
+    rm.users,
+    rm.instances,
+    rm.assignments,
+    rm.tuples,
+  ];
   const all = await Promise.all(collections.map((c) => c.find({})));
   return all.map((docs) => [...docs].sort((a, b) => a.id.localeCompare(b.id)));
 }
@@ -29,7 +43,9 @@ describe('projections are idempotent and rebuildable', () => {
     const { ProjectionRunner } = await import('../../projection-service/runner');
     const { coreProjections } = await import('../../app/feature');
     const { default: pino } = await import('pino');
-    const rebuild = new ProjectionRunner(eventStore, documentStore, coreProjections(services.readModels), pino({ level: 'silent' }), { checkpointName: 'rebuild' });
+    const rebuild = new ProjectionRunner(eventStore, documentStore, coreProjections(services.readModels), pino({ level: 'silent' }), {
+      checkpointName: 'rebuild',
+    });
     await rebuild.start();
     expect(await rebuild.waitForPosition(await eventStore.headPosition(), 10_000)).toBe(true);
     await rebuild.stop();

@@ -74,9 +74,11 @@ describe('derived grants and /allowed', () => {
 
     await s.ok(s.api.patch(`${s.schema}/resources/document/roles/auditor`, { granted_to: { users_with_role: [] } }));
     expect(await s.can('carol', 'document:d')).toEqual([]);
-    await s.ok(s.api.patch(`${s.schema}/resources/document/roles/auditor`, {
-      granted_to: { users_with_role: [{ role: 'auditor', on_resource: 'folder', linked_by_relation: 'parent' }] },
-    }));
+    await s.ok(
+      s.api.patch(`${s.schema}/resources/document/roles/auditor`, {
+        granted_to: { users_with_role: [{ role: 'auditor', on_resource: 'folder', linked_by_relation: 'parent' }] },
+      }),
+    );
     expect(await s.can('carol', 'document:d')).toEqual(['read']);
   });
 
@@ -216,7 +218,11 @@ describe('derived grants and /allowed', () => {
     const s = await world();
     await s.instance('folder:f', 'acme');
     await s.instance('document:theirs', 'globex');
-    const refused = await s.api.post(`${s.facts}/relationship_tuples`, { subject: 'folder:f', relation: 'parent', object: 'document:theirs' });
+    const refused = await s.api.post(`${s.facts}/relationship_tuples`, {
+      subject: 'folder:f',
+      relation: 'parent',
+      object: 'document:theirs',
+    });
     expect(refused.status).toBe(400);
     await s.assign('alice', 'editor', 'folder:f');
     expect(await s.can('alice', 'document:theirs')).toEqual([]);

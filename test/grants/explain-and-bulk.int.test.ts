@@ -30,20 +30,44 @@ describe('/allowed explain option and /allowed/bulk', () => {
     expect(e.decision).toBe('allow');
     expect(e.resource).toEqual({ type: 'document', key: 'd', tenant: 'acme', instance_found: true });
     expect(e.granted_by).toHaveLength(1);
-    expect(e.granted_by[0]).toMatchObject({ kind: 'resource_role', role: 'editor', resource_instance: 'document:d', permissions: ['read', 'write'] });
+    expect(e.granted_by[0]).toMatchObject({
+      kind: 'resource_role',
+      role: 'editor',
+      resource_instance: 'document:d',
+      permissions: ['read', 'write'],
+    });
     expect(e.granted_by[0].chain).toEqual([
-      { step: 'role_assignment', assignment_id: expect.any(String), user: 'alice', role: 'admin', resource_instance: 'account:a', tenant: 'acme' },
       {
-        step: 'role_derivation', role: 'editor', resource_instance: 'folder:top', from: { role: 'admin', resource_instance: 'account:a' },
-        tuple: { subject: 'account:a', relation: 'account', object: 'folder:top' }, rule: { role: 'admin', on_resource: 'account', linked_by_relation: 'account' },
+        step: 'role_assignment',
+        assignment_id: expect.any(String),
+        user: 'alice',
+        role: 'admin',
+        resource_instance: 'account:a',
+        tenant: 'acme',
       },
       {
-        step: 'role_derivation', role: 'editor', resource_instance: 'folder:sub', from: { role: 'editor', resource_instance: 'folder:top' },
-        tuple: { subject: 'folder:top', relation: 'parent', object: 'folder:sub' }, rule: { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' },
+        step: 'role_derivation',
+        role: 'editor',
+        resource_instance: 'folder:top',
+        from: { role: 'admin', resource_instance: 'account:a' },
+        tuple: { subject: 'account:a', relation: 'account', object: 'folder:top' },
+        rule: { role: 'admin', on_resource: 'account', linked_by_relation: 'account' },
       },
       {
-        step: 'role_derivation', role: 'editor', resource_instance: 'document:d', from: { role: 'editor', resource_instance: 'folder:sub' },
-        tuple: { subject: 'folder:sub', relation: 'parent', object: 'document:d' }, rule: { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' },
+        step: 'role_derivation',
+        role: 'editor',
+        resource_instance: 'folder:sub',
+        from: { role: 'editor', resource_instance: 'folder:top' },
+        tuple: { subject: 'folder:top', relation: 'parent', object: 'folder:sub' },
+        rule: { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' },
+      },
+      {
+        step: 'role_derivation',
+        role: 'editor',
+        resource_instance: 'document:d',
+        from: { role: 'editor', resource_instance: 'folder:sub' },
+        tuple: { subject: 'folder:sub', relation: 'parent', object: 'document:d' },
+        rule: { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' },
       },
     ]);
     const assignments = await s.api.get(`${s.facts}/role_assignments?user=alice`);
@@ -72,7 +96,10 @@ describe('/allowed explain option and /allowed/bulk', () => {
     });
     expect(r.body.explanation.summary).toMatch(/^Nothing grants 'bob' 'write' on 'document:d'/);
     const unknown = await s.api.post('/allowed?explain=true', { user: 'nobody', action: 'read', resource: 'document:zzz' });
-    expect(unknown.body).toMatchObject({ allow: false, explanation: { decision: 'deny', resource: { instance_found: false }, roles_held: [] } });
+    expect(unknown.body).toMatchObject({
+      allow: false,
+      explanation: { decision: 'deny', resource: { instance_found: false }, roles_held: [] },
+    });
     expect(unknown.body.explanation.summary).toMatch(/no instance 'document:zzz' exists/);
   });
 

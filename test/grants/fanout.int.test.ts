@@ -20,8 +20,16 @@ describe('fan-out of a derived role over a large folder', () => {
     await s.derive('file', 'editor', 'folder', 'editor', 'parent');
     await s.tenant('acme');
     await s.instance('folder:big', 'acme');
-    await s.ok(s.api.request('PUT', `${s.facts}/bulk/resource_instances`, { operations: files.map((f) => ({ resource: 'file', key: f.slice(5), tenant: 'acme' })) }));
-    await s.ok(s.api.post(`${s.facts}/relationship_tuples/bulk`, { operations: files.map((f) => ({ subject: 'folder:big', relation: 'parent', object: f })) }));
+    await s.ok(
+      s.api.request('PUT', `${s.facts}/bulk/resource_instances`, {
+        operations: files.map((f) => ({ resource: 'file', key: f.slice(5), tenant: 'acme' })),
+      }),
+    );
+    await s.ok(
+      s.api.post(`${s.facts}/relationship_tuples/bulk`, {
+        operations: files.map((f) => ({ subject: 'folder:big', relation: 'parent', object: f })),
+      }),
+    );
   });
   afterAll(() => server.close());
 
@@ -29,7 +37,10 @@ describe('fan-out of a derived role over a large folder', () => {
   async function editable(user: string): Promise<number> {
     let allowed = 0;
     for (let i = 0; i < files.length; i += 1000) {
-      const r = await s.api.post('/allowed/bulk', files.slice(i, i + 1000).map((f) => ({ user, action: 'write', resource: f })));
+      const r = await s.api.post(
+        '/allowed/bulk',
+        files.slice(i, i + 1000).map((f) => ({ user, action: 'write', resource: f })),
+      );
       allowed += (r.body.allow as Array<{ allow: boolean }>).filter((a) => a.allow).length;
     }
     return allowed;

@@ -50,9 +50,15 @@ describe('/user-permissions and /authorized_users', () => {
     // Every instance once, in order, never split between pages.
     const instances = pages.flatMap((p) => Object.keys(p.result.permissions).filter((k) => !k.startsWith('__tenant:')));
     expect(instances).toEqual([...docs, 'document:elsewhere', 'folder:f']);
-    expect(entries['__tenant:acme']).toEqual({ permissions: ['document:read', 'folder:read'], roles: ['reader'], tenant: { key: 'acme', attributes: {} } });
+    expect(entries['__tenant:acme']).toEqual({
+      permissions: ['document:read', 'folder:read'],
+      roles: ['reader'],
+      tenant: { key: 'acme', attributes: {} },
+    });
     expect(entries[docs[3]!]).toEqual({
-      permissions: ['document:read', 'document:write'], roles: ['editor', 'viewer'], resource: { type: 'document', key: 'doc03', attributes: {} },
+      permissions: ['document:read', 'document:write'],
+      roles: ['editor', 'viewer'],
+      resource: { type: 'document', key: 'doc03', attributes: {} },
     });
     expect(entries['folder:f'].permissions).toEqual(['folder:read', 'folder:write']);
   });
@@ -65,8 +71,16 @@ describe('/user-permissions and /authorized_users', () => {
       '__tenant:acme': { permissions: ['folder:read'], roles: ['reader'], tenant: { key: 'acme', attributes: {} } },
       'folder:f': expect.objectContaining({ roles: ['editor'] }),
     });
-    const listed = await allPages(s, '/user-permissions', { user: 'alice', resources: [docs[5], docs[1], 'document:nope', docs[9]], limit: 2 });
-    expect(listed.flatMap((p) => Object.keys(p.result.permissions).filter((k) => !k.startsWith('__')))).toEqual([docs[1], docs[5], docs[9]]);
+    const listed = await allPages(s, '/user-permissions', {
+      user: 'alice',
+      resources: [docs[5], docs[1], 'document:nope', docs[9]],
+      limit: 2,
+    });
+    expect(listed.flatMap((p) => Object.keys(p.result.permissions).filter((k) => !k.startsWith('__')))).toEqual([
+      docs[1],
+      docs[5],
+      docs[9],
+    ]);
   });
 
   it('refuses a malformed cursor or one from another query', async () => {
@@ -78,19 +92,27 @@ describe('/user-permissions and /authorized_users', () => {
   });
 
   it('lists who may do an action on an instance, through any kind of role, page by page', async () => {
-    const pages = await allPages(s, '/authorized_users', { action: 'read', resource: { type: 'document', key: 'doc03', tenant: 'default' }, limit: 4 });
+    const pages = await allPages(s, '/authorized_users', {
+      action: 'read',
+      resource: { type: 'document', key: 'doc03', tenant: 'default' },
+      limit: 4,
+    });
     expect(pages.length).toBeGreaterThanOrEqual(4);
     for (const page of pages) expect(Object.keys(page.result.users).length).toBeLessThanOrEqual(4);
     const users = Object.assign({}, ...pages.map((p) => p.result.users));
     const keys = pages.flatMap((p) => Object.keys(p.result.users));
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys.sort()).toEqual(['alice', 'reader-a', 'reader-b', ...Array.from({ length: 12 }, (_, i) => `viewer${String(i).padStart(2, '0')}`)].sort());
+    expect(keys.sort()).toEqual(
+      ['alice', 'reader-a', 'reader-b', ...Array.from({ length: 12 }, (_, i) => `viewer${String(i).padStart(2, '0')}`)].sort(),
+    );
     expect(pages[0].result).toMatchObject({ resource: 'document:doc03', tenant: 'acme' });
-    expect(users.alice).toEqual(expect.arrayContaining([
-      { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' },
-      { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'viewer' },
-      { user: 'alice', tenant: 'acme', resource: '__tenant:acme', role: 'reader' },
-    ]));
+    expect(users.alice).toEqual(
+      expect.arrayContaining([
+        { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' },
+        { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'viewer' },
+        { user: 'alice', tenant: 'acme', resource: '__tenant:acme', role: 'reader' },
+      ]),
+    );
     expect(users.viewer05).toHaveLength(2);
     expect(users['reader-a']).toEqual([{ user: 'reader-a', tenant: 'acme', resource: '__tenant:acme', role: 'reader' }]);
   });
@@ -98,7 +120,11 @@ describe('/user-permissions and /authorized_users', () => {
   it('lists only the roles that permit the action', async () => {
     const r = await s.api.post('/authorized_users', { action: 'write', resource: `${docs[3]}` });
     expect(r.body).toEqual({
-      result: { resource: 'document:doc03', tenant: 'acme', users: { alice: [{ user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' }] } },
+      result: {
+        resource: 'document:doc03',
+        tenant: 'acme',
+        users: { alice: [{ user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' }] },
+      },
       next_cursor: null,
     });
     const typeLevel = await s.api.post('/authorized_users', { action: 'read', resource: { type: 'document', tenant: 'acme' } });

@@ -44,10 +44,23 @@ describe('derived grants under a random sequence of adds and deletes', () => {
           expect(applied).toBeGreaterThan(150);
           expect(maxGrants).toBeGreaterThan(15);
           expect(maxDerived).toBeGreaterThan(8);
-          expect([...kinds.keys()]).toEqual(expect.arrayContaining([
-            'CreateInstance', 'DeleteInstance', 'AssignRole', 'UnassignRole', 'CreateTuple', 'DeleteTuple',
-            'AddImplicitGrant', 'RemoveImplicitGrant', 'UpdateRole', 'DeleteRole', 'CreateRole', 'DeleteRelation', 'CreateRelation',
-          ]));
+          expect([...kinds.keys()]).toEqual(
+            expect.arrayContaining([
+              'CreateInstance',
+              'DeleteInstance',
+              'AssignRole',
+              'UnassignRole',
+              'CreateTuple',
+              'DeleteTuple',
+              'AddImplicitGrant',
+              'RemoveImplicitGrant',
+              'UpdateRole',
+              'DeleteRole',
+              'CreateRole',
+              'DeleteRelation',
+              'CreateRelation',
+            ]),
+          );
           // Rarer: whole tenants and resource types deleted (with everything in them) and created again.
           if (seed === 7) expect([...kinds.keys()]).toEqual(expect.arrayContaining(['DeleteTenant', 'DeleteResource', 'CreateResource']));
         }

@@ -39,7 +39,12 @@ describe('RuleIndex', () => {
     const { added, removed } = index.replace('file', 'editor', [rule('folder', 'owner', 'parent'), rule('folder', 'admin', 'parent')]);
     expect(removed.map((e) => e.rule.role)).toEqual(['editor']);
     expect(added.map((e) => e.rule.role)).toEqual(['admin']);
-    expect(index.incoming('file', 'editor').map((e) => e.rule.role).sort()).toEqual(['admin', 'owner']);
+    expect(
+      index
+        .incoming('file', 'editor')
+        .map((e) => e.rule.role)
+        .sort(),
+    ).toEqual(['admin', 'owner']);
     expect(index.incoming('file', 'viewer')).toHaveLength(1);
   });
 });

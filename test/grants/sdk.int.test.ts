@@ -24,7 +24,14 @@ describe('permit.check() of the permitio SDK', () => {
 
   it('answers checks on derived roles, with string and object arguments', async () => {
     expect(await permit.check('alice', 'write', 'document:d')).toBe(true);
-    expect(await permit.check({ key: 'alice', firstName: 'Alice', attributes: { dept: 'x' } }, 'read', { type: 'document', key: 'd', tenant: 'acme', attributes: {} }, { ip: '1.2.3.4' })).toBe(true);
+    expect(
+      await permit.check(
+        { key: 'alice', firstName: 'Alice', attributes: { dept: 'x' } },
+        'read',
+        { type: 'document', key: 'd', tenant: 'acme', attributes: {} },
+        { ip: '1.2.3.4' },
+      ),
+    ).toBe(true);
     expect(await permit.check('alice', 'write', 'document:other')).toBe(false);
     expect(await permit.check('bob', 'read', 'document:d')).toBe(false);
     expect(await permit.check('alice', 'delete', 'document:d')).toBe(false);
@@ -45,11 +52,13 @@ describe('permit.check() of the permitio SDK', () => {
   });
 
   it('answers bulkCheck and getUserPermissions', async () => {
-    expect(await permit.bulkCheck([
-      { user: 'alice', action: 'write', resource: 'document:d' },
-      { user: 'dave', action: 'write', resource: 'document:d' },
-      { user: 'dave', action: 'read', resource: 'document:d' },
-    ])).toEqual([true, false, true]);
+    expect(
+      await permit.bulkCheck([
+        { user: 'alice', action: 'write', resource: 'document:d' },
+        { user: 'dave', action: 'write', resource: 'document:d' },
+        { user: 'dave', action: 'read', resource: 'document:d' },
+      ]),
+    ).toEqual([true, false, true]);
     const permissions = await permit.getUserPermissions('alice');
     expect(permissions['document:d']).toMatchObject({ permissions: ['document:read', 'document:write'], roles: ['editor'] });
     expect(permissions['folder:f']).toMatchObject({ roles: ['editor'] });

@@ -25,8 +25,14 @@ describe('the official permitio SDK against our server', () => {
     const updated = await permit.api.resourceRoles.update('file', 'editor', {
       granted_to: { users_with_role: [{ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' }] },
     });
-    expect(updated.granted_to?.users_with_role).toEqual([expect.objectContaining({ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' })]);
-    const grant = await permit.api.resourceRoles.createRoleDerivation('file', 'viewer', { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
+    expect(updated.granted_to?.users_with_role).toEqual([
+      expect.objectContaining({ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' }),
+    ]);
+    const grant = await permit.api.resourceRoles.createRoleDerivation('file', 'viewer', {
+      role: 'editor',
+      on_resource: 'folder',
+      linked_by_relation: 'parent',
+    });
     expect(grant).toMatchObject({ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
     await permit.api.tenants.create({ key: 'acme', name: 'Acme' });
     await permit.api.resourceInstances.create({ key: 'docs', resource: 'folder', tenant: 'acme' });
@@ -54,7 +60,11 @@ describe('the official permitio SDK against our server', () => {
     await permit.api.relationshipTuples.delete({ subject: 'folder:docs', relation: 'parent', object: 'file:readme' });
     await permit.api.roleAssignments.unassign({ user: 'alice', role: 'editor', resource_instance: 'folder:docs' });
     expect((await permit.api.roleAssignments.list({ user: 'alice' })) as unknown[]).toHaveLength(0);
-    await permit.api.resourceRoles.deleteRoleDerivation('file', 'viewer', { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
+    await permit.api.resourceRoles.deleteRoleDerivation('file', 'viewer', {
+      role: 'editor',
+      on_resource: 'folder',
+      linked_by_relation: 'parent',
+    });
     await permit.api.resourceInstances.delete('file:readme');
     await expect(permit.api.resourceInstances.get('file:readme')).rejects.toThrow();
   });

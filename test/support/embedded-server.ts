@@ -22,10 +22,16 @@ export interface TestServer {
  * Starts the embedded service on a fresh temporary DATA_DIR (or a given one, to
  * test restarts) on a free port, with every embedded feature.
  */
-export async function startTestServer(options: { dataDir?: string; env?: Record<string, string>; features?: Feature[] } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { dataDir?: string; env?: Record<string, string>; features?: Feature[] } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'rebac-test-'));
   const config: Config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
-  const service = await startEmbedded(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), options.features ?? embeddedFeatures());
+  const service = await startEmbedded(
+    config,
+    pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    options.features ?? embeddedFeatures(),
+  );
   const adminKey = options.env?.ADMIN_API_KEY ?? readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
   return {
     url: service.url,
@@ -110,8 +116,18 @@ export async function loadFolderFileExample(api: ApiClient, schema = SCHEMA, fac
   await ok(api.post(`${schema}/resources/file/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] }));
   await ok(api.post(`${schema}/resources/file/roles`, { key: 'viewer', name: 'Viewer', permissions: ['read'] }));
   await ok(api.post(`${schema}/resources/file/relations`, { key: 'parent', name: 'Parent', subject_resource: 'folder' }));
-  await ok(api.patch(`${schema}/resources/file/roles/editor`, { granted_to: { users_with_role: [{ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' }] } }));
-  await ok(api.post(`${schema}/resources/file/roles/viewer/implicit_grants`, { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' }));
+  await ok(
+    api.patch(`${schema}/resources/file/roles/editor`, {
+      granted_to: { users_with_role: [{ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' }] },
+    }),
+  );
+  await ok(
+    api.post(`${schema}/resources/file/roles/viewer/implicit_grants`, {
+      role: 'viewer',
+      on_resource: 'folder',
+      linked_by_relation: 'parent',
+    }),
+  );
   await ok(api.post(`${facts}/tenants`, { key: 'acme', name: 'Acme' }));
   await ok(api.post(`${facts}/resource_instances`, { key: 'docs', resource: 'folder', tenant: 'acme' }));
   await ok(api.post(`${facts}/resource_instances`, { key: 'readme', resource: 'file', tenant: 'acme' }));

@@ -18,7 +18,11 @@ export function allowedRoutes({ router, services, api }: RouteContext, queries: 
   const decisions = new CachedChecks(queries, () => services.freshness.position, services.config.READ_CACHE_ENTRIES);
 
   api.add({
-    method: 'post', path: '/allowed', tag: 'Permission checks', body: checkSchema, query: explainQuery,
+    method: 'post',
+    path: '/allowed',
+    tag: 'Permission checks',
+    body: checkSchema,
+    query: explainQuery,
     summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it)',
   });
   router.post('/allowed', async (req, res) => {
@@ -30,7 +34,11 @@ export function allowedRoutes({ router, services, api }: RouteContext, queries: 
   });
 
   api.add({
-    method: 'post', path: '/allowed/bulk', tag: 'Permission checks', body: bulkCheckSchema, query: explainQuery,
+    method: 'post',
+    path: '/allowed/bulk',
+    tag: 'Permission checks',
+    body: bulkCheckSchema,
+    query: explainQuery,
     summary: 'Check many permissions; one answer per check, in order',
   });
   router.post('/allowed/bulk', async (req, res) => {
@@ -38,7 +46,11 @@ export function allowedRoutes({ router, services, api }: RouteContext, queries: 
     const explainAll = parse(explainQuery, req.query, 'query').explain ?? false;
     const env = await keyEnvironment(rm, authOf(res));
     const explained = (c: (typeof checks)[number]) => c.explain ?? explainAll;
-    const decided = await decisions.allowedAll(env.id, checks.filter((c) => !explained(c)), noCache(req));
+    const decided = await decisions.allowedAll(
+      env.id,
+      checks.filter((c) => !explained(c)),
+      noCache(req),
+    );
     const answers = [];
     let next = 0;
     for (const check of checks) answers.push(explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! });

@@ -15,7 +15,10 @@ export function permissionRoutes({ router, services, api }: RouteContext, querie
   const rm = services.readModels;
 
   api.add({
-    method: 'post', path: '/user-permissions', tag: 'Permission checks', body: userPermissionsSchema,
+    method: 'post',
+    path: '/user-permissions',
+    tag: 'Permission checks',
+    body: userPermissionsSchema,
     summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}',
   });
   router.post('/user-permissions', async (req, res) => {
@@ -27,7 +30,10 @@ export function permissionRoutes({ router, services, api }: RouteContext, querie
   });
 
   api.add({
-    method: 'post', path: '/authorized_users', tag: 'Permission checks', body: authorizedUsersSchema,
+    method: 'post',
+    path: '/authorized_users',
+    tag: 'Permission checks',
+    body: authorizedUsersSchema,
     summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}',
   });
   router.post('/authorized_users', async (req, res) => {

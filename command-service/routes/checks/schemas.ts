@@ -8,10 +8,9 @@ import { queryBoolean } from '../../http/validation';
  * tenant?, ...}`. Extra fields (attributes, context, firstName…) are accepted
  * and ignored: decisions depend on roles and relationships only.
  */
-const userSchema = z.union([
-  z.string().min(1),
-  z.looseObject({ key: z.string().min(1) }),
-]).transform((user) => (typeof user === 'string' ? user : user.key));
+const userSchema = z
+  .union([z.string().min(1), z.looseObject({ key: z.string().min(1) })])
+  .transform((user) => (typeof user === 'string' ? user : user.key));
 
 const resourceObject = z.looseObject({
   type: z.string().min(1),
@@ -21,7 +20,9 @@ const resourceObject = z.looseObject({
 export const resourceSchema = z.union([z.string().min(1), resourceObject]).transform((resource): ResourceRef => {
   if (typeof resource !== 'string') return { type: resource.type, key: resource.key ?? null, tenant: resource.tenant ?? null };
   const colon = resource.indexOf(':');
-  return colon < 0 ? { type: resource, key: null, tenant: null } : { type: resource.slice(0, colon), key: resource.slice(colon + 1) || null, tenant: null };
+  return colon < 0
+    ? { type: resource, key: null, tenant: null }
+    : { type: resource.slice(0, colon), key: resource.slice(colon + 1) || null, tenant: null };
 });
 
 export const checkSchema = z.object({

@@ -9,12 +9,18 @@ type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
 function decideItem(command: BulkItemCommand, state: EnvState): EnvEvent[] {
   switch (command.type) {
-    case 'CreateInstance': return facts.createInstance(command, state);
-    case 'DeleteInstance': return facts.deleteInstance(command, state);
-    case 'AssignRole': return facts.assignRole(command, state);
-    case 'UnassignRole': return facts.unassignRole(command, state);
-    case 'CreateTuple': return facts.createTuple(command, state);
-    case 'DeleteTuple': return facts.deleteTuple(command, state);
+    case 'CreateInstance':
+      return facts.createInstance(command, state);
+    case 'DeleteInstance':
+      return facts.deleteInstance(command, state);
+    case 'AssignRole':
+      return facts.assignRole(command, state);
+    case 'UnassignRole':
+      return facts.unassignRole(command, state);
+    case 'CreateTuple':
+      return facts.createTuple(command, state);
+    case 'DeleteTuple':
+      return facts.deleteTuple(command, state);
   }
 }
 

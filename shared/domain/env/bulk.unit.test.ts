@@ -10,78 +10,162 @@ const attrs = {};
 const action = (key: string) => ({ id: `a-${key}`, key, name: key, description: '' });
 
 const schema: EnvEvent[] = [
-  { type: 'ResourceCreated', data: { id: 'r-folder', key: 'folder', name: 'Folder', description: '', actions: [action('read')], attributes: attrs } },
-  { type: 'ResourceCreated', data: { id: 'r-file', key: 'file', name: 'File', description: '', actions: [action('read')], attributes: attrs } },
-  { type: 'RoleCreated', data: { id: 'ro-fv', key: 'viewer', resource: 'folder', name: 'Viewer', description: '', permissions: ['read'], attributes: attrs } },
-  { type: 'RelationCreated', data: { id: 'rel-parent', key: 'parent', name: 'Parent', description: '', objectResource: 'file', subjectResource: 'folder' } },
+  {
+    type: 'ResourceCreated',
+    data: { id: 'r-folder', key: 'folder', name: 'Folder', description: '', actions: [action('read')], attributes: attrs },
+  },
+  {
+    type: 'ResourceCreated',
+    data: { id: 'r-file', key: 'file', name: 'File', description: '', actions: [action('read')], attributes: attrs },
+  },
+  {
+    type: 'RoleCreated',
+    data: { id: 'ro-fv', key: 'viewer', resource: 'folder', name: 'Viewer', description: '', permissions: ['read'], attributes: attrs },
+  },
+  {
+    type: 'RelationCreated',
+    data: { id: 'rel-parent', key: 'parent', name: 'Parent', description: '', objectResource: 'file', subjectResource: 'folder' },
+  },
   { type: 'TenantCreated', data: { id: 't-acme', key: 'acme', name: 'acme', description: '', attributes: attrs } },
 ];
-const createInstance = (resource: string, key: string): BulkItemCommand => ({ type: 'CreateInstance', id: `i-${resource}-${key}`, key, resource, tenant: 'acme', attributes: attrs });
+const createInstance = (resource: string, key: string): BulkItemCommand => ({
+  type: 'CreateInstance',
+  id: `i-${resource}-${key}`,
+  key,
+  resource,
+  tenant: 'acme',
+  attributes: attrs,
+});
 const instanceCreated = (resource: string, key: string): EnvEvent => ({
-  type: 'ResourceInstanceCreated', data: { id: `i-${resource}-${key}`, key, resource, tenant: 'acme', attributes: attrs },
+  type: 'ResourceInstanceCreated',
+  data: { id: `i-${resource}-${key}`, key, resource, tenant: 'acme', attributes: attrs },
 });
-const createTuple = (id: string, subject: string, object: string): BulkItemCommand => ({ type: 'CreateTuple', id, subject, relation: 'parent', object, tenant: null });
+const createTuple = (id: string, subject: string, object: string): BulkItemCommand => ({
+  type: 'CreateTuple',
+  id,
+  subject,
+  relation: 'parent',
+  object,
+  tenant: null,
+});
 const tupleCreated = (id: string, subject: string, object: string): EnvEvent => ({
-  type: 'RelationshipTupleCreated', data: { id, subject, relation: 'parent', object, tenant: 'acme' },
+  type: 'RelationshipTupleCreated',
+  data: { id, subject, relation: 'parent', object, tenant: 'acme' },
 });
-const assign = (id: string, user: string): BulkItemCommand => ({ type: 'AssignRole', id, newUserId: `u-${user}`, user, role: 'viewer', tenant: null, resourceInstance: 'folder:f1' });
+const assign = (id: string, user: string): BulkItemCommand => ({
+  type: 'AssignRole',
+  id,
+  newUserId: `u-${user}`,
+  user,
+  role: 'viewer',
+  tenant: null,
+  resourceInstance: 'folder:f1',
+});
 
 describe('environment decider: bulk', () => {
   it('decides each item against the state the items before it leave', () => {
-    spec.given(schema)
+    spec
+      .given(schema)
       .when({
         type: 'Bulk',
-        commands: [createInstance('folder', 'f1'), createInstance('file', 'd1'), createTuple('t1', 'folder:f1', 'file:d1'), assign('as1', 'bob')],
+        commands: [
+          createInstance('folder', 'f1'),
+          createInstance('file', 'd1'),
+          createTuple('t1', 'folder:f1', 'file:d1'),
+          assign('as1', 'bob'),
+        ],
       })
       .then([
         instanceCreated('folder', 'f1'),
         instanceCreated('file', 'd1'),
         tupleCreated('t1', 'folder:f1', 'file:d1'),
         { type: 'UserCreated', data: { id: 'u-bob', key: 'bob', email: null, firstName: null, lastName: null, attributes: {} } },
-        { type: 'RoleAssigned', data: { id: 'as1', user: 'bob', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f1' } },
+        {
+          type: 'RoleAssigned',
+          data: { id: 'as1', user: 'bob', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f1' },
+        },
       ]);
   });
 
   it('creates a new user once even when several items assign it', () => {
-    spec.given([...schema, instanceCreated('folder', 'f1'), instanceCreated('folder', 'f2')])
+    spec
+      .given([...schema, instanceCreated('folder', 'f1'), instanceCreated('folder', 'f2')])
       .when({
         type: 'Bulk',
-        commands: [assign('as1', 'bob'), { type: 'AssignRole', id: 'as2', newUserId: 'u-bob-2', user: 'bob', role: 'viewer', tenant: null, resourceInstance: 'folder:f2' }],
+        commands: [
+          assign('as1', 'bob'),
+          { type: 'AssignRole', id: 'as2', newUserId: 'u-bob-2', user: 'bob', role: 'viewer', tenant: null, resourceInstance: 'folder:f2' },
+        ],
       })
       .then([
         { type: 'UserCreated', data: { id: 'u-bob', key: 'bob', email: null, firstName: null, lastName: null, attributes: {} } },
-        { type: 'RoleAssigned', data: { id: 'as1', user: 'bob', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f1' } },
-        { type: 'RoleAssigned', data: { id: 'as2', user: 'bob', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f2' } },
+        {
+          type: 'RoleAssigned',
+          data: { id: 'as1', user: 'bob', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f1' },
+        },
+        {
+          type: 'RoleAssigned',
+          data: { id: 'as2', user: 'bob', role: 'viewer', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:f2' },
+        },
       ]);
   });
 
   it('refuses a duplicate inside the bulk, naming the item', () => {
-    spec.given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
+    spec
+      .given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
       .when({ type: 'Bulk', commands: [createTuple('t1', 'folder:f1', 'file:d1'), createTuple('t2', 'folder:f1', 'file:d1')] })
       .thenThrows(DuplicateEntityError, /^Item 1: Relationship tuple 'folder:f1\|parent\|file:d1' already exists/);
   });
 
   it('refuses the whole bulk with the error type of the first refused item', () => {
-    spec.given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
-      .when({ type: 'Bulk', commands: [createTuple('t1', 'folder:f1', 'file:d1'), createTuple('t2', 'folder:nope', 'file:d1'), createTuple('t3', 'x', 'file:d1')] })
+    spec
+      .given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
+      .when({
+        type: 'Bulk',
+        commands: [
+          createTuple('t1', 'folder:f1', 'file:d1'),
+          createTuple('t2', 'folder:nope', 'file:d1'),
+          createTuple('t3', 'x', 'file:d1'),
+        ],
+      })
       .thenThrows(NotFoundError, /^Item 1: Resource instance 'folder:nope' not found/);
-    spec.given([...schema, instanceCreated('folder', 'f1')])
+    spec
+      .given([...schema, instanceCreated('folder', 'f1')])
       .when({ type: 'Bulk', commands: [createTuple('t1', 'nocolon', 'folder:f1')] })
       .thenThrows(InvalidRequestError, /^Item 0: The subject 'nocolon' must have the form/);
   });
 
   it('deletes what items before it created, and refuses deleting what is not there', () => {
-    spec.given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
-      .when({ type: 'Bulk', commands: [createTuple('t1', 'folder:f1', 'file:d1'), { type: 'DeleteTuple', subject: 'folder:f1', relation: 'parent', object: 'file:d1' }] })
-      .then([tupleCreated('t1', 'folder:f1', 'file:d1'), { type: 'RelationshipTupleDeleted', data: tupleCreated('t1', 'folder:f1', 'file:d1').data as never }]);
-    spec.given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
+    spec
+      .given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
+      .when({
+        type: 'Bulk',
+        commands: [
+          createTuple('t1', 'folder:f1', 'file:d1'),
+          { type: 'DeleteTuple', subject: 'folder:f1', relation: 'parent', object: 'file:d1' },
+        ],
+      })
+      .then([
+        tupleCreated('t1', 'folder:f1', 'file:d1'),
+        { type: 'RelationshipTupleDeleted', data: tupleCreated('t1', 'folder:f1', 'file:d1').data as never },
+      ]);
+    spec
+      .given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])
       .when({ type: 'Bulk', commands: [{ type: 'DeleteTuple', subject: 'folder:f1', relation: 'parent', object: 'file:d1' }] })
       .thenThrows(NotFoundError, /^Item 0: .*not found/);
   });
 
   it('cascades an instance deletion over tuples created earlier in the bulk', () => {
-    spec.given([...schema, instanceCreated('folder', 'f1')])
-      .when({ type: 'Bulk', commands: [createInstance('file', 'd1'), createTuple('t1', 'folder:f1', 'file:d1'), { type: 'DeleteInstance', instance: 'file:d1' }] })
+    spec
+      .given([...schema, instanceCreated('folder', 'f1')])
+      .when({
+        type: 'Bulk',
+        commands: [
+          createInstance('file', 'd1'),
+          createTuple('t1', 'folder:f1', 'file:d1'),
+          { type: 'DeleteInstance', instance: 'file:d1' },
+        ],
+      })
       .then([
         instanceCreated('file', 'd1'),
         tupleCreated('t1', 'folder:f1', 'file:d1'),
@@ -93,10 +177,17 @@ describe('environment decider: bulk', () => {
   it('leaves the given state untouched, whether the bulk is accepted or refused', () => {
     const state = [...schema, instanceCreated('folder', 'f1')].reduce(envDecider.evolve, envDecider.initialState());
     const before = { instances: [...state.instances.keys()], tuples: state.tuples.size, users: state.users.size, ids: state.ids.size };
-    const accepted = envDecider.decide({ type: 'Bulk', commands: [createInstance('file', 'd1'), createTuple('t1', 'folder:f1', 'file:d1'), assign('as1', 'bob')] }, state);
+    const accepted = envDecider.decide(
+      { type: 'Bulk', commands: [createInstance('file', 'd1'), createTuple('t1', 'folder:f1', 'file:d1'), assign('as1', 'bob')] },
+      state,
+    );
     expect(accepted.map((e) => e.type)).toEqual(['ResourceInstanceCreated', 'RelationshipTupleCreated', 'UserCreated', 'RoleAssigned']);
-    expect(() => envDecider.decide({ type: 'Bulk', commands: [createInstance('file', 'd2'), createInstance('file', 'd2')] }, state)).toThrow(DuplicateEntityError);
-    expect({ instances: [...state.instances.keys()], tuples: state.tuples.size, users: state.users.size, ids: state.ids.size }).toEqual(before);
+    expect(() =>
+      envDecider.decide({ type: 'Bulk', commands: [createInstance('file', 'd2'), createInstance('file', 'd2')] }, state),
+    ).toThrow(DuplicateEntityError);
+    expect({ instances: [...state.instances.keys()], tuples: state.tuples.size, users: state.users.size, ids: state.ids.size }).toEqual(
+      before,
+    );
     // What the pipeline then folds in gives the state the bulk saw at its end.
     for (const event of accepted) envDecider.evolve(state, event);
     expect([...state.instances.keys()]).toEqual(['folder:f1', 'file:d1']);
@@ -111,7 +202,11 @@ describe('environment decider: bulk', () => {
 
 describe('OverlayMap', () => {
   it('reads through to the base, keeps its own writes and deletes, and never changes the base', () => {
-    const base = new Map([['a', 1], ['b', 2], ['c', 3]]);
+    const base = new Map([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     const overlay = new OverlayMap(base);
     overlay.set('b', 20).set('d', 4);
     expect(overlay.delete('a')).toBe(true);
@@ -122,14 +217,24 @@ describe('OverlayMap', () => {
     expect(overlay.get('b')).toBe(20);
     expect(overlay.get('c')).toBe(3);
     expect(overlay.size).toBe(3);
-    expect([...overlay]).toEqual([['c', 3], ['b', 20], ['d', 4]]);
+    expect([...overlay]).toEqual([
+      ['c', 3],
+      ['b', 20],
+      ['d', 4],
+    ]);
     expect([...overlay.values()]).toEqual([3, 20, 4]);
     overlay.set('a', 10);
     expect(overlay.size).toBe(4);
     overlay.clear();
     expect(overlay.size).toBe(0);
     expect([...overlay.keys()]).toEqual([]);
-    expect(base).toEqual(new Map([['a', 1], ['b', 2], ['c', 3]]));
+    expect(base).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ]),
+    );
   });
 
   it('refuses undefined values (one lookup tells a touched key from an untouched one)', () => {

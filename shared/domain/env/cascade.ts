@@ -44,7 +44,11 @@ export class Cascade {
     if (this.relations.has(key)) return this;
     this.relations.set(key, relation);
     for (const tuple of this.state.tuples.values()) {
-      if (tuple.relation === relation.key && tuple.object.startsWith(`${relation.objectResource}:`) && tuple.subject.startsWith(`${relation.subjectResource}:`)) {
+      if (
+        tuple.relation === relation.key &&
+        tuple.object.startsWith(`${relation.objectResource}:`) &&
+        tuple.subject.startsWith(`${relation.subjectResource}:`)
+      ) {
         this.tuples.set(tupleKey(tuple), tuple);
       }
     }
@@ -88,11 +92,17 @@ export class Cascade {
       if (role.resource === null) {
         // Top-level roles name `resource:action`; drop the permissions of a deleted resource.
         const permissions = role.permissions.filter((p) => !this.resources.has(p.split(':')[0] ?? ''));
-        if (permissions.length !== role.permissions.length) out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
+        if (permissions.length !== role.permissions.length)
+          out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
       }
     }
-    for (const i of this.instances.values()) out.push({ type: 'ResourceInstanceDeleted', data: { id: i.id, key: i.key, resource: i.resource, tenant: i.tenant } });
-    for (const r of this.relations.values()) out.push({ type: 'RelationDeleted', data: { id: r.id, key: r.key, objectResource: r.objectResource, subjectResource: r.subjectResource } });
+    for (const i of this.instances.values())
+      out.push({ type: 'ResourceInstanceDeleted', data: { id: i.id, key: i.key, resource: i.resource, tenant: i.tenant } });
+    for (const r of this.relations.values())
+      out.push({
+        type: 'RelationDeleted',
+        data: { id: r.id, key: r.key, objectResource: r.objectResource, subjectResource: r.subjectResource },
+      });
     for (const r of this.roles.values()) out.push({ type: 'RoleDeleted', data: { id: r.id, key: r.key, resource: r.resource } });
     for (const r of this.resources.values()) out.push({ type: 'ResourceDeleted', data: { id: r.id, key: r.key } });
     for (const t of this.tenants.values()) out.push({ type: 'TenantDeleted', data: { id: t.id, key: t.key } });

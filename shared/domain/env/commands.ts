@@ -12,7 +12,15 @@ export interface ActionInput {
 
 /** Commands on an environment stream. Ids of new objects and the clock arrive from outside (DESIGN §3). */
 export type EnvCommand =
-  | { type: 'CreateResource'; id: string; key: string; name: string; description: string; actions: ActionInput[]; attributes: Record<string, unknown> }
+  | {
+      type: 'CreateResource';
+      id: string;
+      key: string;
+      name: string;
+      description: string;
+      actions: ActionInput[];
+      attributes: Record<string, unknown>;
+    }
   | { type: 'DeleteResource'; resource: Ref }
   | {
       type: 'CreateRole';
@@ -26,7 +34,15 @@ export type EnvCommand =
       attributes: Record<string, unknown>;
       grantedTo?: DerivationRule[];
     }
-  | { type: 'UpdateRole'; resource: Ref | null; role: Ref; name?: string; description?: string; permissions?: string[]; grantedTo?: DerivationRule[] }
+  | {
+      type: 'UpdateRole';
+      resource: Ref | null;
+      role: Ref;
+      name?: string;
+      description?: string;
+      permissions?: string[];
+      grantedTo?: DerivationRule[];
+    }
   | { type: 'DeleteRole'; resource: Ref | null; role: Ref }
   | { type: 'AddImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
   | { type: 'RemoveImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
@@ -34,7 +50,15 @@ export type EnvCommand =
   | { type: 'DeleteRelation'; objectResource: Ref; relation: Ref }
   | { type: 'CreateTenant'; id: string; key: string; name: string; description: string; attributes: Record<string, unknown> }
   | { type: 'DeleteTenant'; tenant: Ref }
-  | { type: 'CreateUser'; id: string; key: string; email: string | null; firstName: string | null; lastName: string | null; attributes: Record<string, unknown> }
+  | {
+      type: 'CreateUser';
+      id: string;
+      key: string;
+      email: string | null;
+      firstName: string | null;
+      lastName: string | null;
+      attributes: Record<string, unknown>;
+    }
   | { type: 'CreateInstance'; id: string; key: string; resource: Ref; tenant: Ref; attributes: Record<string, unknown> }
   | { type: 'DeleteInstance'; instance: Ref }
   | {
@@ -54,4 +78,7 @@ export type EnvCommand =
   | { type: 'Bulk'; commands: BulkItemCommand[] };
 
 /** What a Bulk command may hold: facts whose events only add or remove map entries (see scratch.ts). */
-export type BulkItemCommand = Extract<EnvCommand, { type: 'CreateInstance' | 'DeleteInstance' | 'AssignRole' | 'UnassignRole' | 'CreateTuple' | 'DeleteTuple' }>;
+export type BulkItemCommand = Extract<
+  EnvCommand,
+  { type: 'CreateInstance' | 'DeleteInstance' | 'AssignRole' | 'UnassignRole' | 'CreateTuple' | 'DeleteTuple' }
+>;

@@ -8,25 +8,44 @@ import { envStateData, envStateOf, evolveEnv, initialEnvState, type EnvState, ty
 
 function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
   switch (command.type) {
-    case 'CreateResource': return schema.createResource(command, state);
-    case 'DeleteResource': return schema.deleteResource(command, state);
-    case 'CreateRole': return schema.createRole(command, state);
-    case 'UpdateRole': return schema.updateRole(command, state);
-    case 'DeleteRole': return schema.deleteRole(command, state);
-    case 'AddImplicitGrant': return schema.addImplicitGrant(command, state);
-    case 'RemoveImplicitGrant': return schema.removeImplicitGrant(command, state);
-    case 'CreateRelation': return schema.createRelation(command, state);
-    case 'DeleteRelation': return schema.deleteRelation(command, state);
-    case 'CreateTenant': return facts.createTenant(command, state);
-    case 'DeleteTenant': return facts.deleteTenant(command, state);
-    case 'CreateUser': return facts.createUser(command, state);
-    case 'CreateInstance': return facts.createInstance(command, state);
-    case 'DeleteInstance': return facts.deleteInstance(command, state);
-    case 'AssignRole': return facts.assignRole(command, state);
-    case 'UnassignRole': return facts.unassignRole(command, state);
-    case 'CreateTuple': return facts.createTuple(command, state);
-    case 'DeleteTuple': return facts.deleteTuple(command, state);
-    case 'Bulk': return bulk(command, state);
+    case 'CreateResource':
+      return schema.createResource(command, state);
+    case 'DeleteResource':
+      return schema.deleteResource(command, state);
+    case 'CreateRole':
+      return schema.createRole(command, state);
+    case 'UpdateRole':
+      return schema.updateRole(command, state);
+    case 'DeleteRole':
+      return schema.deleteRole(command, state);
+    case 'AddImplicitGrant':
+      return schema.addImplicitGrant(command, state);
+    case 'RemoveImplicitGrant':
+      return schema.removeImplicitGrant(command, state);
+    case 'CreateRelation':
+      return schema.createRelation(command, state);
+    case 'DeleteRelation':
+      return schema.deleteRelation(command, state);
+    case 'CreateTenant':
+      return facts.createTenant(command, state);
+    case 'DeleteTenant':
+      return facts.deleteTenant(command, state);
+    case 'CreateUser':
+      return facts.createUser(command, state);
+    case 'CreateInstance':
+      return facts.createInstance(command, state);
+    case 'DeleteInstance':
+      return facts.deleteInstance(command, state);
+    case 'AssignRole':
+      return facts.assignRole(command, state);
+    case 'UnassignRole':
+      return facts.unassignRole(command, state);
+    case 'CreateTuple':
+      return facts.createTuple(command, state);
+    case 'DeleteTuple':
+      return facts.deleteTuple(command, state);
+    case 'Bulk':
+      return bulk(command, state);
   }
 }
 

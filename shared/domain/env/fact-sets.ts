@@ -33,8 +33,13 @@ export interface TupleState {
  * keeps alive around the flat copy: about twice the memory per key.
  */
 export const tupleKey = (t: { subject: string; relation: string; object: string }): string => [t.subject, t.relation, t.object].join('|');
-export const assignmentKey = (a: { user: string; role: string; resource: string | null; tenant: string; resourceInstance: string | null }): string =>
-  [a.user, a.role, a.resource ?? '', a.tenant, a.resourceInstance ?? ''].join('|');
+export const assignmentKey = (a: {
+  user: string;
+  role: string;
+  resource: string | null;
+  tenant: string;
+  resourceInstance: string | null;
+}): string => [a.user, a.role, a.resource ?? '', a.tenant, a.resourceInstance ?? ''].join('|');
 
 /** A fact's id as a map entry holds it: a slot in an IdSlab, or the id itself. */
 export type StoredId = number | string;

@@ -27,7 +27,8 @@ export function createUser(c: Cmd<'CreateUser'>, s: EnvState): EnvEvent[] {
 export function createInstance(c: Cmd<'CreateInstance'>, s: EnvState): EnvEvent[] {
   const resource = findResource(s, c.resource).key;
   const tenant = findTenant(s, c.tenant).key;
-  if (s.instances.has(instanceRef(resource, c.key))) throw new DuplicateEntityError(`Resource instance '${resource}:${c.key}' already exists`);
+  if (s.instances.has(instanceRef(resource, c.key)))
+    throw new DuplicateEntityError(`Resource instance '${resource}:${c.key}' already exists`);
   return [{ type: 'ResourceInstanceCreated', data: { id: c.id, key: c.key, resource, tenant, attributes: c.attributes } }];
 }
 
@@ -45,7 +46,12 @@ function assignmentTarget(s: EnvState, c: { role: string; tenant: string | null;
       );
     }
     const role = findRole(s, instance.resource, c.role);
-    return { role: role.key, resource: instance.resource, tenant: instance.tenant, resourceInstance: instanceRef(instance.resource, instance.key) };
+    return {
+      role: role.key,
+      resource: instance.resource,
+      tenant: instance.tenant,
+      resourceInstance: instanceRef(instance.resource, instance.key),
+    };
   }
   if (c.tenant === null) throw new InvalidRequestError('A role assignment needs a tenant or a resource_instance');
   const tenant = findTenant(s, c.tenant).key;
@@ -61,7 +67,10 @@ export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
   }
   const events: EnvEvent[] = [];
   if (!s.users.has(c.user)) {
-    events.push({ type: 'UserCreated', data: { id: c.newUserId, key: c.user, email: null, firstName: null, lastName: null, attributes: {} } });
+    events.push({
+      type: 'UserCreated',
+      data: { id: c.newUserId, key: c.user, email: null, firstName: null, lastName: null, attributes: {} },
+    });
   }
   events.push({ type: 'RoleAssigned', data: assignment });
   return events;
@@ -109,7 +118,13 @@ export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
   if (c.tenant !== null && findTenant(s, c.tenant).key !== subject.tenant) {
     throw new InvalidRequestError(`The tuple's instances are in tenant '${subject.tenant}', not in tenant '${c.tenant}'`);
   }
-  const tuple = { id: c.id, subject: instanceRef(subject.resource, subject.key), relation, object: instanceRef(object.resource, object.key), tenant: subject.tenant };
+  const tuple = {
+    id: c.id,
+    subject: instanceRef(subject.resource, subject.key),
+    relation,
+    object: instanceRef(object.resource, object.key),
+    tenant: subject.tenant,
+  };
   if (s.tuples.has(tupleKey(tuple))) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
   return [{ type: 'RelationshipTupleCreated', data: tuple }];
 }
@@ -121,5 +136,3 @@ export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
   if (!existing) throw new NotFoundError(`Relationship tuple '${key}' not found`);
   return [{ type: 'RelationshipTupleDeleted', data: { ...existing } }];
 }
-
-

@@ -69,12 +69,19 @@ function checkRules(s: EnvState, resource: string | null, rules: DerivationRule[
 export function createRole(c: Cmd<'CreateRole'>, s: EnvState): EnvEvent[] {
   const resource = c.resource === null ? null : findResource(s, c.resource).key;
   if (s.roles.has(roleKey(resource, c.key))) {
-    throw new DuplicateEntityError(`Role '${c.key}' already exists ${resource === null ? 'as a top-level role' : `on resource '${resource}'`}`);
+    throw new DuplicateEntityError(
+      `Role '${c.key}' already exists ${resource === null ? 'as a top-level role' : `on resource '${resource}'`}`,
+    );
   }
   checkPermissions(s, resource, c.permissions);
   const rules = checkRules(s, resource, c.grantedTo ?? []);
   const ref = { id: c.id, key: c.key, resource };
-  const events: EnvEvent[] = [{ type: 'RoleCreated', data: { ...ref, name: c.name, description: c.description, permissions: [...new Set(c.permissions)], attributes: c.attributes } }];
+  const events: EnvEvent[] = [
+    {
+      type: 'RoleCreated',
+      data: { ...ref, name: c.name, description: c.description, permissions: [...new Set(c.permissions)], attributes: c.attributes },
+    },
+  ];
   if (rules.length > 0) events.push({ type: 'RoleDerivationsReplaced', data: { ...ref, rules } });
   return events;
 }
@@ -87,10 +94,14 @@ export function updateRole(c: Cmd<'UpdateRole'>, s: EnvState): EnvEvent[] {
   if (c.name !== undefined || c.description !== undefined || c.permissions !== undefined) {
     const permissions = c.permissions ?? role.permissions;
     checkPermissions(s, resource, permissions);
-    const update: EnvEventOf<'RoleUpdated'> = { type: 'RoleUpdated', data: { ...ref, name: c.name ?? null, description: c.description ?? null, permissions: [...new Set(permissions)] } };
+    const update: EnvEventOf<'RoleUpdated'> = {
+      type: 'RoleUpdated',
+      data: { ...ref, name: c.name ?? null, description: c.description ?? null, permissions: [...new Set(permissions)] },
+    };
     events.push(update);
   }
-  if (c.grantedTo !== undefined) events.push({ type: 'RoleDerivationsReplaced', data: { ...ref, rules: checkRules(s, resource, c.grantedTo) } });
+  if (c.grantedTo !== undefined)
+    events.push({ type: 'RoleDerivationsReplaced', data: { ...ref, rules: checkRules(s, resource, c.grantedTo) } });
   return events;
 }
 
@@ -105,7 +116,9 @@ export function addImplicitGrant(c: Cmd<'AddImplicitGrant'>, s: EnvState): EnvEv
   const role = findRole(s, resource, c.role);
   checkRule(s, resource, c.rule);
   if (role.rules.some((r) => ruleEquals(r, c.rule))) {
-    throw new DuplicateEntityError(`Role '${role.key}' is already derived from '${c.rule.onResource}#${c.rule.role}' through '${c.rule.relation}'`);
+    throw new DuplicateEntityError(
+      `Role '${role.key}' is already derived from '${c.rule.onResource}#${c.rule.role}' through '${c.rule.relation}'`,
+    );
   }
   return [{ type: 'ImplicitGrantAdded', data: { id: role.id, key: role.key, resource, rule: c.rule } }];
 }
@@ -125,7 +138,9 @@ export function createRelation(c: Cmd<'CreateRelation'>, s: EnvState): EnvEvent[
   if (s.relations.has(relationKey(objectResource, c.key))) {
     throw new DuplicateEntityError(`Relation '${c.key}' already exists on resource '${objectResource}'`);
   }
-  return [{ type: 'RelationCreated', data: { id: c.id, key: c.key, name: c.name, description: c.description, objectResource, subjectResource } }];
+  return [
+    { type: 'RelationCreated', data: { id: c.id, key: c.key, name: c.name, description: c.description, objectResource, subjectResource } },
+  ];
 }
 
 export function deleteRelation(c: Cmd<'DeleteRelation'>, s: EnvState): EnvEvent[] {

@@ -98,7 +98,12 @@ export function scratchOf(state: EnvState): EnvState {
     // Ids: read from the state's slab, new ones kept as strings (readOnly), so the state's slab is never written.
     assignments: new AssignmentSet(new OverlayMap(state.assignments.ids), readOnly(state.assignments.idStore)),
     // Tenants come from the scratch's instances, so an instance created earlier in the bulk counts.
-    tuples: new TupleSet(new OverlayMap(state.tuples.ids), readOnly(state.tuples.idStore), new OverlayMap(state.tuples.tenants), (ref) => instances.get(ref)?.tenant),
+    tuples: new TupleSet(
+      new OverlayMap(state.tuples.ids),
+      readOnly(state.tuples.idStore),
+      new OverlayMap(state.tuples.tenants),
+      (ref) => instances.get(ref)?.tenant,
+    ),
     ids: new OverlayMap(state.ids),
   };
 }

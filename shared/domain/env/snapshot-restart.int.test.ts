@@ -16,8 +16,25 @@ const action = (key: string) => ({ id: `a-${key}`, key, name: key, description: 
 const setup: EnvCommand[] = [
   { type: 'CreateResource', id: 'r-folder', key: 'folder', name: 'Folder', description: '', actions: [action('read')], attributes: {} },
   { type: 'CreateResource', id: 'r-file', key: 'file', name: 'File', description: '', actions: [action('read')], attributes: {} },
-  { type: 'CreateRole', id: 'ro-viewer', resource: 'file', key: 'viewer', name: 'Viewer', description: '', permissions: ['read'], attributes: {} },
-  { type: 'CreateRelation', id: 'rel-parent', objectResource: 'file', key: 'parent', name: 'Parent', description: '', subjectResource: 'folder' },
+  {
+    type: 'CreateRole',
+    id: 'ro-viewer',
+    resource: 'file',
+    key: 'viewer',
+    name: 'Viewer',
+    description: '',
+    permissions: ['read'],
+    attributes: {},
+  },
+  {
+    type: 'CreateRelation',
+    id: 'rel-parent',
+    objectResource: 'file',
+    key: 'parent',
+    name: 'Parent',
+    description: '',
+    subjectResource: 'folder',
+  },
   { type: 'CreateTenant', id: 't-acme', key: 'acme', name: 'Acme', description: '', attributes: {} },
   {
     type: 'Bulk',
@@ -41,16 +58,32 @@ describe('environment state from a snapshot (compact tuples and assignments)', (
       await writer.flushSnapshots();
 
       const folds: string[] = [];
-      const counting = { ...envDecider, evolve: (s: Parameters<typeof envDecider.evolve>[0], e: Parameters<typeof envDecider.evolve>[1]) => (folds.push(e.type), envDecider.evolve(s, e)) };
+      const counting = {
+        ...envDecider,
+        evolve: (s: Parameters<typeof envDecider.evolve>[0], e: Parameters<typeof envDecider.evolve>[1]) => (
+          folds.push(e.type),
+          envDecider.evolve(s, e)
+        ),
+      };
       const restarted = new CommandPipeline(log, counting, silent, undefined, { store: snapshots, every: 1000 });
-      const duplicate = restarted.execute('env-1', { type: 'CreateTuple', id: 'tu-2', subject: 'folder:f1', relation: 'parent', object: 'file:d1', tenant: null }, meta);
+      const duplicate = restarted.execute(
+        'env-1',
+        { type: 'CreateTuple', id: 'tu-2', subject: 'folder:f1', relation: 'parent', object: 'file:d1', tenant: null },
+        meta,
+      );
       await expect(duplicate).rejects.toBeInstanceOf(DuplicateEntityError);
       expect(folds).toEqual([]); // nothing folded from the log: the state came from the snapshot
 
       const deleted = await restarted.execute('env-1', { type: 'DeleteInstance', instance: 'file:d1' }, meta);
       expect(deleted.events).toEqual([
-        { type: 'RelationshipTupleDeleted', data: { id: 'tu-1', subject: 'folder:f1', relation: 'parent', object: 'file:d1', tenant: 'acme' } },
-        { type: 'RoleUnassigned', data: { id: 'as-1', user: 'bob', role: 'viewer', resource: 'file', tenant: 'acme', resourceInstance: 'file:d1' } },
+        {
+          type: 'RelationshipTupleDeleted',
+          data: { id: 'tu-1', subject: 'folder:f1', relation: 'parent', object: 'file:d1', tenant: 'acme' },
+        },
+        {
+          type: 'RoleUnassigned',
+          data: { id: 'as-1', user: 'bob', role: 'viewer', resource: 'file', tenant: 'acme', resourceInstance: 'file:d1' },
+        },
         { type: 'ResourceInstanceDeleted', data: { id: 'i-d1', key: 'd1', resource: 'file', tenant: 'acme' } },
       ]);
     } finally {

@@ -1,5 +1,15 @@
 import type { DerivationRule, EnvEvent } from '../../events';
-import { AssignmentSet, IdSlab, TupleSet, assignmentKey, emptyIdSlab, tupleKey, type IdSlabData, type IdStore, type StoredId } from './fact-sets';
+import {
+  AssignmentSet,
+  IdSlab,
+  TupleSet,
+  assignmentKey,
+  emptyIdSlab,
+  tupleKey,
+  type IdSlabData,
+  type IdStore,
+  type StoredId,
+} from './fact-sets';
 
 export { AssignmentSet, IdSlab, TupleSet, assignmentKey, tupleKey };
 export type { AssignmentState, TupleState } from './fact-sets';
@@ -57,7 +67,8 @@ export const roleKey = (resource: string | null, role: string) => `${resource ??
 export const relationKey = (objectResource: string, relation: string) => `${objectResource}#${relation}`;
 /** join(): one flat string, where a template literal keeps a cons-string tree alive (see fact-sets.ts). */
 export const instanceRef = (resource: string, key: string) => [resource, key].join(':');
-export const ruleEquals = (a: DerivationRule, b: DerivationRule) => a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
+export const ruleEquals = (a: DerivationRule, b: DerivationRule) =>
+  a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
 
 export function initialEnvState(): EnvState {
   return envStateOf({
@@ -159,7 +170,12 @@ export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
       break;
     case 'RelationCreated': {
       const d = event.data;
-      state.relations.set(relationKey(d.objectResource, d.key), { id: d.id, key: d.key, objectResource: d.objectResource, subjectResource: d.subjectResource });
+      state.relations.set(relationKey(d.objectResource, d.key), {
+        id: d.id,
+        key: d.key,
+        objectResource: d.objectResource,
+        subjectResource: d.subjectResource,
+      });
       state.ids.set(d.id, relationKey(d.objectResource, d.key));
       break;
     }

@@ -26,7 +26,13 @@ export interface NewEnvironment {
 }
 
 export type OrgCommand =
-  | { type: 'BootstrapOrganization'; organization: { id: string; key: string; name: string }; project: { id: string; key: string; name: string }; environment: NewEnvironment; apiKey: { id: string; secretHash: string } }
+  | {
+      type: 'BootstrapOrganization';
+      organization: { id: string; key: string; name: string };
+      project: { id: string; key: string; name: string };
+      environment: NewEnvironment;
+      apiKey: { id: string; secretHash: string };
+    }
   | { type: 'CreateProject'; id: string; key: string; name: string; description: string }
   | { type: 'CreateEnvironment'; project: string; environment: NewEnvironment; copiedFromTaskId?: string }
   | { type: 'CreateApiKey'; id: string; name: string; secretHash: string; scope: ApiKeyScope };
@@ -39,7 +45,10 @@ export function findProjectId(state: OrgState, ref: string): string {
 
 export function findEnvironmentId(state: OrgState, projectId: string, ref: string): string {
   const id = state.environments.get(`${projectId}#${ref}`) ?? (state.environmentProjects.get(ref) === projectId ? ref : undefined);
-  if (!id) throw new NotFoundError(`Environment '${ref}' not found in project '${state.projectIds.get(projectId) ?? projectId}'`, { environment: ref });
+  if (!id)
+    throw new NotFoundError(`Environment '${ref}' not found in project '${state.projectIds.get(projectId) ?? projectId}'`, {
+      environment: ref,
+    });
   return id;
 }
 
@@ -59,7 +68,15 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
         { type: 'OrganizationCreated', data: organization },
         { type: 'ProjectCreated', data: { ...project, description: '' } },
         { type: 'EnvironmentCreated', data: { ...environment, projectId: project.id } },
-        { type: 'ApiKeyCreated', data: { id: apiKey.id, name: 'admin', secretHash: apiKey.secretHash, scope: { level: 'organization', projectId: null, environmentId: null } } },
+        {
+          type: 'ApiKeyCreated',
+          data: {
+            id: apiKey.id,
+            name: 'admin',
+            secretHash: apiKey.secretHash,
+            scope: { level: 'organization', projectId: null, environmentId: null },
+          },
+        },
       ];
     }
     case 'CreateProject':
@@ -69,9 +86,14 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
       return [environmentCreated(state, findProjectId(state, command.project), command.environment, command.copiedFromTaskId)];
     case 'CreateApiKey': {
       const { scope } = command;
-      if (scope.level !== 'organization' && scope.projectId === null) throw new InvalidRequestError('A project or environment key needs a project');
-      if (scope.projectId !== null && !state.projectIds.has(scope.projectId)) throw new NotFoundError(`Project '${scope.projectId}' not found`);
-      if (scope.level === 'environment' && (scope.environmentId === null || state.environmentProjects.get(scope.environmentId) !== scope.projectId)) {
+      if (scope.level !== 'organization' && scope.projectId === null)
+        throw new InvalidRequestError('A project or environment key needs a project');
+      if (scope.projectId !== null && !state.projectIds.has(scope.projectId))
+        throw new NotFoundError(`Project '${scope.projectId}' not found`);
+      if (
+        scope.level === 'environment' &&
+        (scope.environmentId === null || state.environmentProjects.get(scope.environmentId) !== scope.projectId)
+      ) {
         throw new NotFoundError(`Environment '${scope.environmentId}' not found in project '${scope.projectId}'`);
       }
       return [{ type: 'ApiKeyCreated', data: { id: command.id, name: command.name, secretHash: command.secretHash, scope } }];
@@ -100,7 +122,14 @@ function evolve(state: OrgState, event: OrgEvent): OrgState {
 }
 
 export const orgDecider: Decider<OrgCommand, OrgState, OrgEvent> = {
-  initialState: () => ({ created: false, projects: new Map(), projectIds: new Map(), environments: new Map(), environmentProjects: new Map(), apiKeys: new Set() }),
+  initialState: () => ({
+    created: false,
+    projects: new Map(),
+    projectIds: new Map(),
+    environments: new Map(),
+    environmentProjects: new Map(),
+    apiKeys: new Set(),
+  }),
   evolve,
   decide,
 };

@@ -43,5 +43,10 @@ export class StoredTaskError extends DomainError {
 }
 
 export function toTaskError(error: DomainError): TaskError {
-  return { code: error.errorCode, title: error.title, message: error.message, ...(error.additionalInfo ? { additionalInfo: error.additionalInfo } : {}) };
+  return {
+    code: error.errorCode,
+    title: error.title,
+    message: error.message,
+    ...(error.additionalInfo ? { additionalInfo: error.additionalInfo } : {}),
+  };
 }

@@ -39,7 +39,8 @@ export interface Finder<T> {
 /** The facts read model's instances, read as their keys only. */
 export function instanceKeys(instances: Collection<InstanceDoc>): Finder<{ id: string; key: string }> {
   return {
-    find: (filter, options = {}) => instances.find(filter, { ...options, fields: ['key'] }) as unknown as Promise<Array<{ id: string; key: string }>>,
+    find: (filter, options = {}) =>
+      instances.find(filter, { ...options, fields: ['key'] }) as unknown as Promise<Array<{ id: string; key: string }>>,
   };
 }
 

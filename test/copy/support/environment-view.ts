@@ -66,4 +66,9 @@ export async function environmentView(api: ApiClient, env: string, project = 'de
   }) as EnvironmentView;
 }
 
-export const policyOf = (view: EnvironmentView) => ({ resources: view.resources, roles: view.roles, relations: view.relations, topLevelRoles: view.topLevelRoles });
+export const policyOf = (view: EnvironmentView) => ({
+  resources: view.resources,
+  roles: view.roles,
+  relations: view.relations,
+  topLevelRoles: view.topLevelRoles,
+});

@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   const feature = environmentCopyFeature({ batchSize: 1000, worker: { progressIntervalMs: 0 } });
   const delayMs = Number(process.env.SLOW_COPY_APPEND_MS ?? 0);
   const start = feature.startWorkers!;
-  feature.startWorkers = (context: FeatureContext) => start(delayMs > 0 ? { ...context, eventStore: slowAppends(context.eventStore, delayMs) } : context);
+  feature.startWorkers = (context: FeatureContext) =>
+    start(delayMs > 0 ? { ...context, eventStore: slowAppends(context.eventStore, delayMs) } : context);
   const service = await startEmbedded(config, pino({ level: process.env.CHILD_LOG_LEVEL ?? 'silent' }), [feature]);
   process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
   process.on('SIGTERM', () => void service.close().then(() => process.exit(0)));

@@ -12,17 +12,47 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
   const metadata = { actor: null, timestamp: new Date().toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION };
   const action = (key: string) => ({ id: randomUUID(), key, name: key, description: '' });
   const role = (resource: string, key: string, permissions: string[]): EnvEvent => ({
-    type: 'RoleCreated', data: { id: randomUUID(), key, resource, name: key, description: '', permissions, attributes: {} },
+    type: 'RoleCreated',
+    data: { id: randomUUID(), key, resource, name: key, description: '', permissions, attributes: {} },
   });
   const head: EnvEvent[] = [
-    { type: 'ResourceCreated', data: { id: randomUUID(), key: 'folder', name: 'Folder', description: '', actions: [action('read'), action('write')], attributes: {} } },
-    { type: 'ResourceCreated', data: { id: randomUUID(), key: 'document', name: 'Document', description: '', actions: [action('read'), action('write')], attributes: {} } },
+    {
+      type: 'ResourceCreated',
+      data: {
+        id: randomUUID(),
+        key: 'folder',
+        name: 'Folder',
+        description: '',
+        actions: [action('read'), action('write')],
+        attributes: {},
+      },
+    },
+    {
+      type: 'ResourceCreated',
+      data: {
+        id: randomUUID(),
+        key: 'document',
+        name: 'Document',
+        description: '',
+        actions: [action('read'), action('write')],
+        attributes: {},
+      },
+    },
     role('folder', 'editor', ['read', 'write']),
     role('folder', 'viewer', ['read']),
     role('document', 'editor', ['read', 'write']),
-    { type: 'RelationCreated', data: { id: randomUUID(), key: 'parent', name: 'Parent', description: '', objectResource: 'document', subjectResource: 'folder' } },
-    { type: 'ImplicitGrantAdded', data: { id: '', key: 'editor', resource: 'document', rule: { onResource: 'folder', role: 'editor', relation: 'parent' } } },
-    ...Array.from({ length: tenants }, (_, t): EnvEvent => ({ type: 'TenantCreated', data: { id: randomUUID(), key: `t${t}`, name: `Tenant ${t}`, description: '', attributes: {} } })),
+    {
+      type: 'RelationCreated',
+      data: { id: randomUUID(), key: 'parent', name: 'Parent', description: '', objectResource: 'document', subjectResource: 'folder' },
+    },
+    {
+      type: 'ImplicitGrantAdded',
+      data: { id: '', key: 'editor', resource: 'document', rule: { onResource: 'folder', role: 'editor', relation: 'parent' } },
+    },
+    ...Array.from({ length: tenants }, (_, t): EnvEvent => ({
+      type: 'TenantCreated',
+      data: { id: randomUUID(), key: `t${t}`, name: `Tenant ${t}`, description: '', attributes: {} },
+    })),
   ];
   // The implicit grant names its role by id too.
   (head[6]!.data as { id: string }).id = (head[4]!.data as { id: string }).id;
@@ -33,9 +63,15 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
     const tenant = `t${i % tenants}`;
     yield { type: 'ResourceInstanceCreated', data: { id: randomUUID(), key: `f${i}`, resource: 'folder', tenant, attributes: {} } };
     yield { type: 'ResourceInstanceCreated', data: { id: randomUUID(), key: `d${i}`, resource: 'document', tenant, attributes: {} } };
-    yield { type: 'RelationshipTupleCreated', data: { id: randomUUID(), subject: `folder:f${i}`, relation: 'parent', object: `document:d${i}`, tenant } };
+    yield {
+      type: 'RelationshipTupleCreated',
+      data: { id: randomUUID(), subject: `folder:f${i}`, relation: 'parent', object: `document:d${i}`, tenant },
+    };
     yield { type: 'UserCreated', data: { id: randomUUID(), key: `u${i}`, email: null, firstName: null, lastName: null, attributes: {} } };
-    yield { type: 'RoleAssigned', data: { id: randomUUID(), user: `u${i}`, role: 'editor', resource: 'folder', tenant, resourceInstance: `folder:f${i}` } };
+    yield {
+      type: 'RoleAssigned',
+      data: { id: randomUUID(), user: `u${i}`, role: 'editor', resource: 'folder', tenant, resourceInstance: `folder:f${i}` },
+    };
   };
   const all = function* (): Generator<EnvEvent> {
     yield* head;

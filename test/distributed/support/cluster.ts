@@ -51,7 +51,10 @@ export class Cluster {
   static fromEnvironment(): Cluster {
     const mongo = process.env.MONGODB_URL;
     const kafka = process.env.KAFKA_BROKERS;
-    if (!mongo || !kafka) throw new Error('MONGODB_URL and KAFKA_BROKERS must be set: start the test servers (scripts/test-servers.sh start) or run .ci/e2e.sh');
+    if (!mongo || !kafka)
+      throw new Error(
+        'MONGODB_URL and KAFKA_BROKERS must be set: start the test servers (scripts/test-servers.sh start) or run .ci/e2e.sh',
+      );
     return new Cluster(mongo, kafka);
   }
 
@@ -86,7 +89,11 @@ export class Cluster {
     const port = await freePort();
     // A TypeScript entry of the test's own (a service with a test seam) always runs from source.
     const useDist = process.env.E2E_USE_DIST === '1' && !options.tsEntry;
-    const entry = options.tsEntry ? join(ROOT, options.tsEntry) : useDist ? join(ROOT, 'dist', `${ENTRY[kind]}.js`) : join(ROOT, `${ENTRY[kind]}.ts`);
+    const entry = options.tsEntry
+      ? join(ROOT, options.tsEntry)
+      : useDist
+        ? join(ROOT, 'dist', `${ENTRY[kind]}.js`)
+        : join(ROOT, `${ENTRY[kind]}.ts`);
     if (!existsSync(entry)) throw new Error(`${entry} is missing${useDist ? ': run npm run build first' : ''}`);
     const child = spawn(process.execPath, useDist ? [entry] : ['-r', '@swc-node/register', entry], {
       cwd: ROOT,
@@ -120,7 +127,10 @@ export class Cluster {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${kind} service exited during start (${child.exitCode}):\n${output}`);
-      const ok = await fetch(`${url}${probe}`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${url}${probe}`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return service;
       if (Date.now() > deadline) {
         await service.kill9();

@@ -12,10 +12,16 @@ export async function snapshot(url: string, database: string): Promise<Record<st
   const client = await MongoClient.connect(url);
   try {
     const db = client.db(database);
-    const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).filter((n) => n.startsWith('rm_') && n !== 'rm_checkpoints').sort();
+    const names = (await db.listCollections({}, { nameOnly: true }).toArray())
+      .map((c) => c.name)
+      .filter((n) => n.startsWith('rm_') && n !== 'rm_checkpoints')
+      .sort();
     const out: Record<string, Array<{ id: string }>> = {};
     for (const name of names) {
-      const docs = await db.collection(name).find({}, { projection: { _doc: 1 } }).toArray();
+      const docs = await db
+        .collection(name)
+        .find({}, { projection: { _doc: 1 } })
+        .toArray();
       out[name] = docs.map((d) => JSON.parse(String(d._doc)) as { id: string }).sort((a, b) => a.id.localeCompare(b.id));
     }
     return out;
@@ -33,7 +39,12 @@ export async function rebuild(eventsPath: string, url: string, database: string)
   const store = await MongoDocumentStore.connect({ url, database: `${database}_rebuild` });
   try {
     await store.dropAll();
-    const runner = new ProjectionRunner(events, store, buildProjections(new ReadModels(store), embeddedFeatures()), pino({ level: 'silent' }));
+    const runner = new ProjectionRunner(
+      events,
+      store,
+      buildProjections(new ReadModels(store), embeddedFeatures()),
+      pino({ level: 'silent' }),
+    );
     await runner.start();
     const head = await events.headPosition();
     if (!(await runner.waitForPosition(head, 240_000))) throw new Error(`the rebuild did not reach ${head} (at ${runner.position})`);

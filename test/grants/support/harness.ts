@@ -39,14 +39,20 @@ export class ReadSide {
     this.rm = new ReadModels(store);
     this.grants = new GrantCollections(store);
     this.queries = new GrantQueries(this.rm, this.grants);
-    this.runner = new ProjectionRunner(events, store, [...coreProjections(this.rm), grantsProjection(this.rm, { stats: this.stats })], logger, {
-      checkpointName: 'grants-test',
-    });
+    this.runner = new ProjectionRunner(
+      events,
+      store,
+      [...coreProjections(this.rm), grantsProjection(this.rm, { stats: this.stats })],
+      logger,
+      {
+        checkpointName: 'grants-test',
+      },
+    );
   }
 
   /** Every grant of the environment, sorted by id. */
   async allGrants(): Promise<GrantDoc[]> {
-    return (await this.grants.grants.find({ environment_id: ENV }, { sortBy: 'id' }));
+    return await this.grants.grants.find({ environment_id: ENV }, { sortBy: 'id' });
   }
 }
 
@@ -79,7 +85,9 @@ export class GrantsHarness {
     try {
       this.clock += 1000;
       const outcome = await this.pipeline.execute(streams.environment(ENV), command, {
-        actor: null, timestamp: new Date(this.clock).toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION,
+        actor: null,
+        timestamp: new Date(this.clock).toISOString(),
+        schemaVersion: CURRENT_SCHEMA_VERSION,
       });
       this.position = Math.max(this.position, outcome.position);
       return { ok: true, events: outcome.events };
@@ -127,29 +135,77 @@ export class GrantsHarness {
 /** Commands to build schemas tersely. */
 export const cmd = {
   resource: (key: string, actions: string[]): EnvCommand => ({
-    type: 'CreateResource', id: newId(), key, name: key, description: '', attributes: {},
+    type: 'CreateResource',
+    id: newId(),
+    key,
+    name: key,
+    description: '',
+    attributes: {},
     actions: actions.map((a) => ({ id: newId(), key: a, name: a, description: '' })),
   }),
   role: (resource: string | null, key: string, permissions: string[]): EnvCommand => ({
-    type: 'CreateRole', id: newId(), resource, key, name: key, description: '', permissions, attributes: {},
+    type: 'CreateRole',
+    id: newId(),
+    resource,
+    key,
+    name: key,
+    description: '',
+    permissions,
+    attributes: {},
   }),
   relation: (objectResource: string, key: string, subjectResource: string): EnvCommand => ({
-    type: 'CreateRelation', id: newId(), objectResource, key, name: key, description: '', subjectResource,
+    type: 'CreateRelation',
+    id: newId(),
+    objectResource,
+    key,
+    name: key,
+    description: '',
+    subjectResource,
   }),
   tenant: (key: string): EnvCommand => ({ type: 'CreateTenant', id: newId(), key, name: key, description: '', attributes: {} }),
-  instance: (resource: string, key: string, tenant: string): EnvCommand => ({ type: 'CreateInstance', id: newId(), key, resource, tenant, attributes: {} }),
+  instance: (resource: string, key: string, tenant: string): EnvCommand => ({
+    type: 'CreateInstance',
+    id: newId(),
+    key,
+    resource,
+    tenant,
+    attributes: {},
+  }),
   assign: (user: string, role: string, resourceInstance: string | null, tenant: string | null = null): EnvCommand => ({
-    type: 'AssignRole', id: newId(), newUserId: newId(), user, role, tenant, resourceInstance,
+    type: 'AssignRole',
+    id: newId(),
+    newUserId: newId(),
+    user,
+    role,
+    tenant,
+    resourceInstance,
   }),
   unassign: (user: string, role: string, resourceInstance: string | null, tenant: string | null = null): EnvCommand => ({
-    type: 'UnassignRole', user, role, tenant, resourceInstance,
+    type: 'UnassignRole',
+    user,
+    role,
+    tenant,
+    resourceInstance,
   }),
-  tuple: (subject: string, relation: string, object: string): EnvCommand => ({ type: 'CreateTuple', id: newId(), subject, relation, object, tenant: null }),
+  tuple: (subject: string, relation: string, object: string): EnvCommand => ({
+    type: 'CreateTuple',
+    id: newId(),
+    subject,
+    relation,
+    object,
+    tenant: null,
+  }),
   untuple: (subject: string, relation: string, object: string): EnvCommand => ({ type: 'DeleteTuple', subject, relation, object }),
   derive: (resource: string, role: string, onResource: string, sourceRole: string, relation: string): EnvCommand => ({
-    type: 'AddImplicitGrant', resource, role, rule: { onResource, role: sourceRole, relation },
+    type: 'AddImplicitGrant',
+    resource,
+    role,
+    rule: { onResource, role: sourceRole, relation },
   }),
   underive: (resource: string, role: string, onResource: string, sourceRole: string, relation: string): EnvCommand => ({
-    type: 'RemoveImplicitGrant', resource, role, rule: { onResource, role: sourceRole, relation },
+    type: 'RemoveImplicitGrant',
+    resource,
+    role,
+    rule: { onResource, role: sourceRole, relation },
   }),
 };

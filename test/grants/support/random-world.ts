@@ -13,7 +13,11 @@ import type { Random } from './random';
 const TYPES = ['account', 'folder', 'file'] as const;
 const ROLES: Record<string, string[]> = { account: ['admin', 'member'], folder: ['editor', 'viewer'], file: ['editor', 'viewer'] };
 /** [object type, relation, subject type] */
-const RELATIONS: Array<[string, string, string]> = [['folder', 'account', 'account'], ['folder', 'parent', 'folder'], ['file', 'parent', 'folder']];
+const RELATIONS: Array<[string, string, string]> = [
+  ['folder', 'account', 'account'],
+  ['folder', 'parent', 'folder'],
+  ['file', 'parent', 'folder'],
+];
 /** [target type, target role, source type, source role, relation] */
 const RULES: Array<[string, string, string, string, string]> = [
   ['folder', 'editor', 'account', 'admin', 'account'],
@@ -46,7 +50,9 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
   if (missingResource) return cmd.resource(missingResource, ACTIONS[missingResource]!);
   const missingTenant = TENANTS.find((tenant) => !s.tenants.has(tenant));
   if (missingTenant && r.chance(0.5)) return cmd.tenant(missingTenant);
-  const missingRole = TYPES.flatMap((type) => ROLES[type]!.filter((role) => !s.roles.has(`${type}#${role}`)).map((role) => [type, role] as const));
+  const missingRole = TYPES.flatMap((type) =>
+    ROLES[type]!.filter((role) => !s.roles.has(`${type}#${role}`)).map((role) => [type, role] as const),
+  );
   if (missingRole.length > 0 && r.chance(0.3)) {
     const [type, role] = r.pick(missingRole);
     return cmd.role(type, role, ['read']);
@@ -79,7 +85,9 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
     // Mostly existing instances of one tenant; sometimes anything (refused: unknown instance, or across tenants).
     const tenant = r.chance(0.9) ? 't1' : 't2';
     const existing = (type: string) =>
-      [...s.instances.values()].filter((i) => i.resource === type && (i.tenant === tenant || r.chance(0.05))).map((i) => `${type}:${i.key}`);
+      [...s.instances.values()]
+        .filter((i) => i.resource === type && (i.tenant === tenant || r.chance(0.05)))
+        .map((i) => `${type}:${i.key}`);
     const pickOf = (type: string) => {
       const candidates = existing(type);
       return r.pick(candidates.length > 0 && r.chance(0.9) ? candidates : KEYS[type]!.map((k) => `${type}:${k}`));
@@ -101,7 +109,11 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
   if (roll < 89) {
     // PATCH granted_to: replace a role's rules with a random subset of the pool.
     const [type, role] = r.pick(RULES);
-    const rules = RULES.filter((x) => x[0] === type && x[1] === role && r.chance(0.5)).map(([, , onResource, sourceRole, relation]) => ({ onResource, role: sourceRole, relation }));
+    const rules = RULES.filter((x) => x[0] === type && x[1] === role && r.chance(0.5)).map(([, , onResource, sourceRole, relation]) => ({
+      onResource,
+      role: sourceRole,
+      relation,
+    }));
     return { type: 'UpdateRole', resource: type, role, grantedTo: rules };
   }
   if (roll < 94) {
@@ -118,4 +130,3 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
   const instance = r.pick(instances);
   return cmd.assign(r.pick(USERS), r.pick(ROLES[instance.split(':')[0]!]!), instance);
 }
-

@@ -12,7 +12,7 @@ export function recomputeGrants(state: EnvState): string[] {
   const held = new Set<string>();
   const key = (user: string, instance: string, role: string) => `${user}|${instance}|${role}`;
   for (const a of state.assignments.values()) if (a.resourceInstance !== null) held.add(key(a.user, a.resourceInstance, a.role));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const entry of [...held]) {
       const [user = '', instance = '', role = ''] = entry.split('|');
@@ -49,14 +49,27 @@ export function unsoundReasons(grants: GrantDoc[], state: EnvState): string[] {
     const r = g.reason;
     if (r.kind === 'assignment') {
       const a = assignmentIds.get(r.assignment_id);
-      if (!a || a.user !== g.user || a.resourceInstance !== g.instance || a.role !== g.role) problems.push(`${g.user}|${g.instance}|${g.role}: assignment ${r.assignment_id} does not support it`);
+      if (!a || a.user !== g.user || a.resourceInstance !== g.instance || a.role !== g.role)
+        problems.push(`${g.user}|${g.instance}|${g.role}: assignment ${r.assignment_id} does not support it`);
     } else {
       const parent = byId.get(r.from_grant);
       const t = tupleIds.get(r.tuple.id);
       const role = [...state.roles.values()].find((x) => x.resource === g.resource && x.key === g.role);
-      const ruleOk = role?.rules.some((x) => x.onResource === r.rule.onResource && x.role === r.rule.role && x.relation === r.rule.relation);
-      if (!parent || !t || !ruleOk || parent.user !== g.user || parent.instance !== t.subject || t.object !== g.instance || parent.role !== r.rule.role
-        || typeOf(parent.instance) !== r.rule.onResource || t.relation !== r.rule.relation || g.from_grant !== r.from_grant) {
+      const ruleOk = role?.rules.some(
+        (x) => x.onResource === r.rule.onResource && x.role === r.rule.role && x.relation === r.rule.relation,
+      );
+      if (
+        !parent ||
+        !t ||
+        !ruleOk ||
+        parent.user !== g.user ||
+        parent.instance !== t.subject ||
+        t.object !== g.instance ||
+        parent.role !== r.rule.role ||
+        typeOf(parent.instance) !== r.rule.onResource ||
+        t.relation !== r.rule.relation ||
+        g.from_grant !== r.from_grant
+      ) {
         problems.push(`${g.user}|${g.instance}|${g.role}: derivation reason is not a valid support`);
       }
     }

@@ -24,7 +24,8 @@ export class Scenario {
 
   static async create(server: TestServer, envKey: string): Promise<Scenario> {
     const created = await server.api.post('/v2/projects/default/envs', { key: envKey, name: envKey });
-    if (created.status !== 200) throw new Error(`could not create environment ${envKey}: ${created.status} ${JSON.stringify(created.body)}`);
+    if (created.status !== 200)
+      throw new Error(`could not create environment ${envKey}: ${created.status} ${JSON.stringify(created.body)}`);
     return new Scenario(await server.api.environmentClient('default', envKey), envKey);
   }
 
@@ -36,7 +37,8 @@ export class Scenario {
   /** Fails the test unless the call answers 200 (or 204 for deletes). */
   async ok<T = any>(call: Promise<ApiResponse<T>>): Promise<T> {
     const response = await call;
-    if (response.status !== 200 && response.status !== 204) throw new Error(`expected success, got ${response.status}: ${JSON.stringify(response.body)}`);
+    if (response.status !== 200 && response.status !== 204)
+      throw new Error(`expected success, got ${response.status}: ${JSON.stringify(response.body)}`);
     return response.body;
   }
 
@@ -54,10 +56,22 @@ export class Scenario {
   }
   /** Implicit grant: holders of `sourceRole` on a linked `onResource` get `role` of `resource`. */
   derive(resource: string, role: string, onResource: string, sourceRole: string, relation: string) {
-    return this.ok(this.api.post(`${this.schema}/resources/${resource}/roles/${role}/implicit_grants`, { role: sourceRole, on_resource: onResource, linked_by_relation: relation }));
+    return this.ok(
+      this.api.post(`${this.schema}/resources/${resource}/roles/${role}/implicit_grants`, {
+        role: sourceRole,
+        on_resource: onResource,
+        linked_by_relation: relation,
+      }),
+    );
   }
   underive(resource: string, role: string, onResource: string, sourceRole: string, relation: string) {
-    return this.ok(this.api.delete(`${this.schema}/resources/${resource}/roles/${role}/implicit_grants`, { role: sourceRole, on_resource: onResource, linked_by_relation: relation }));
+    return this.ok(
+      this.api.delete(`${this.schema}/resources/${resource}/roles/${role}/implicit_grants`, {
+        role: sourceRole,
+        on_resource: onResource,
+        linked_by_relation: relation,
+      }),
+    );
   }
   tenant(key: string) {
     return this.ok(this.api.post(`${this.facts}/tenants`, { key, name: key }));
@@ -85,7 +99,8 @@ export class Scenario {
   /** `POST /allowed`; the answer must be 200 with a boolean. */
   async allowed(user: string, action: string, resource: string | { type: string; key?: string; tenant?: string }): Promise<boolean> {
     const response = await this.api.post('/allowed', { user: { key: user }, action, resource, context: {} });
-    if (response.status !== 200 || typeof response.body.allow !== 'boolean') throw new Error(`/allowed answered ${response.status}: ${JSON.stringify(response.body)}`);
+    if (response.status !== 200 || typeof response.body.allow !== 'boolean')
+      throw new Error(`/allowed answered ${response.status}: ${JSON.stringify(response.body)}`);
     return response.body.allow;
   }
 
