@@ -130,7 +130,7 @@ export function runUnderLease(store: DocumentStore, name: string, work: Exclusiv
     },
     async stop() {
       stopped = true;
-      (wake as (() => void) | null)?.();
+      wake?.();
       await loop;
       await release('stopping');
     },

@@ -66,8 +66,8 @@ export function spawnNode(entry: string, env: Record<string, string>, nodeArgs: 
     output += d.toString();
     if (output.length > 200_000) output = output.slice(-100_000);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     process: child,

@@ -29,8 +29,8 @@ function startChild(dataDir: string, env: Record<string, string> = {}): Promise<
   return new Promise((resolvePromise, reject) => {
     let out = '';
     let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line) resolvePromise({ process: child, api: new ApiClient((JSON.parse(line) as { url: string }).url, ADMIN_KEY) });

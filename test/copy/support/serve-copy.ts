@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, PORT: process.env.PORT ?? '0', LOG_LEVEL: 'silent' });
   const feature = environmentCopyFeature({ batchSize: 1000, worker: { progressIntervalMs: 0 } });
   const delayMs = Number(process.env.SLOW_COPY_APPEND_MS ?? 0);
-  const start = feature.startWorkers!;
+  const start = feature.startWorkers!.bind(feature);
   feature.startWorkers = (context: FeatureContext) =>
     start(delayMs > 0 ? { ...context, eventStore: slowAppends(context.eventStore, delayMs) } : context);
   const service = await startEmbedded(config, pino({ level: process.env.CHILD_LOG_LEVEL ?? 'silent' }), [feature]);
