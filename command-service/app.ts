@@ -4,6 +4,7 @@ import { NotFoundError, UnavailableError } from '../shared/errors';
 import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
 import { errorMiddleware } from './http/error-middleware';
+import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
 import { assignmentRoutes } from './routes/assignments';
@@ -44,7 +45,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
     next();
   });
   app.use(accessLog(services.logger));
-  app.use(express.json({ limit: services.config.MAX_BODY_BYTES, type: () => true }));
+  app.use(jsonBody(services.config.MAX_BODY_BYTES));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -81,3 +81,9 @@ export class UnavailableError extends DomainError {
   readonly errorCode = 'SERVICE_UNAVAILABLE';
   readonly title = 'Service unavailable';
 }
+
+/** The body's media type, charset or content encoding is not one the API reads (it reads JSON in UTF-8, optionally gzip/deflate/br). */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly errorCode = 'UNSUPPORTED_MEDIA_TYPE';
+  readonly title = 'Unsupported media type';
+}

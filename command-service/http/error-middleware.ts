@@ -1,7 +1,16 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { DomainError, PayloadTooLargeError, StreamVersionConflictError, ValidationError } from '../../shared/errors';
+import {
+  DomainError,
+  ForbiddenError,
+  InvalidRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  StreamVersionConflictError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../shared/errors';
 
 export const SUPPORT_LINK = 'https://github.com/rebac-service/rebac-service/issues';
 
@@ -13,6 +22,7 @@ const statusByCode: Record<string, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN_ACCESS: 403,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
 };
 
@@ -49,6 +59,11 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
         .json(errorBody(new PayloadTooLargeError(`The body is larger than the limit of ${(error as { limit?: number }).limit} bytes`)));
       return;
     }
+    const clientError = asClientError(error);
+    if (clientError) {
+      res.status(clientError.status).json(errorBody(clientError.error));
+      return;
+    }
     if (error instanceof DomainError) {
       const status = statusByCode[error.errorCode] ?? 400;
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
@@ -56,8 +71,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     const id = randomUUID();
-    (req as { log?: Logger }).log?.error({ err: error, errorId: id }, 'unexpected error') ??
-      logger.error({ err: error, errorId: id }, 'unexpected error');
+    ((req as { log?: Logger }).log ?? logger).error({ err: error, errorId: id }, 'unexpected error');
     res.status(500).json({
       id,
       error_code: 'UNEXPECTED_ERROR',
@@ -66,4 +80,36 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       support_link: SUPPORT_LINK,
     });
   };
+}
+
+/**
+ * Errors raised by express, its router and body-parser before a route runs carry their HTTP
+ * status (`http-errors`: a bad percent-escape in the path, a body that does not decode, an
+ * unknown content encoding or charset). A 4xx among them is the client's: answered with that
+ * status in the error shape, with the message they carry (they are written to be shown).
+ */
+function asClientError(error: unknown): { status: number; error: DomainError } | null {
+  if (error instanceof DomainError || typeof error !== 'object' || error === null) return null;
+  const { status, statusCode, code, message, charset } = error as Record<string, unknown>;
+  const httpStatus = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : NaN;
+  if (!(httpStatus >= 400 && httpStatus < 500)) return null;
+  const text = typeof message === 'string' ? message : 'The request could not be read';
+  // zlib's own words ("incorrect header check") do not say what was being decoded.
+  const said =
+    typeof code === 'string' && code.startsWith('Z_')
+      ? `The body could not be decoded with its Content-Encoding: ${text}`
+      : typeof charset === 'string'
+        ? `The body must be JSON in UTF-8, not in charset '${charset}'`
+        : text;
+  const typed =
+    httpStatus === 415
+      ? new UnsupportedMediaTypeError(said)
+      : httpStatus === 413
+        ? new PayloadTooLargeError(said)
+        : httpStatus === 404
+          ? new NotFoundError(said)
+          : httpStatus === 403
+            ? new ForbiddenError(said)
+            : new InvalidRequestError(said);
+  return { status: httpStatus, error: typed };
 }

@@ -1,0 +1,71 @@
+import express, { type RequestHandler } from 'express';
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { UnsupportedMediaTypeError, ValidationError } from '../../shared/errors';
+
+/**
+ * How the API reads request bodies:
+ * - JSON only. A body whose Content-Type names another media type (a form, text/plain) is
+ *   refused with 415 naming it; `application/json` and `application/*+json` are read, and a
+ *   body sent without a Content-Type is read as JSON (as Permit's API does).
+ * - UTF-8 only: another charset is a 415 (body-parser's), bytes that are not UTF-8 a 422
+ *   (body-parser would otherwise decode them to U+FFFD and the service would store that).
+ * - Strings never hold NUL or a lone UTF-16 surrogate (`"\u0000"`, `"\ud800"`): neither
+ *   survives storage and lookups faithfully, so they are refused with 422 naming the field.
+ * Content encodings (gzip, deflate, br) are decoded by body-parser; one it does not know is a
+ * 415 and a body that does not decode a 400, both mapped by the error middleware.
+ */
+export function jsonBody(limitBytes: number): RequestHandler[] {
+  return [refuseOtherMediaTypes, express.json({ limit: limitBytes, type: () => true, verify: checkEncoding }), refuseUnfaithfulStrings];
+}
+
+/** Set by `checkEncoding` when the raw body holds a `\u0000` or `\uD800`–`\uDFFF` escape. */
+const SUSPECT_ESCAPES = Symbol('suspect-escapes');
+type CheckedRequest = IncomingMessage & { [SUSPECT_ESCAPES]?: boolean };
+
+const refuseOtherMediaTypes: RequestHandler = (req, _res, next) => {
+  const contentType = req.headers['content-type'];
+  if (contentType === undefined || !hasBody(req)) return next();
+  const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'))) return next();
+  next(new UnsupportedMediaTypeError(`The body must be JSON (Content-Type: application/json), not '${contentType}'`));
+};
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** Runs on the raw (decoded) bytes before JSON.parse. */
+function checkEncoding(req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
+  if (encoding.toLowerCase().replace('-', '') === 'utf8' && !isUtf8(body)) {
+    throw new ValidationError([{ loc: ['body'], msg: 'The body is not valid UTF-8', type: 'value_error.unicode' }]);
+  }
+  // Raw NUL and unpaired surrogates cannot appear in valid JSON text in UTF-8: only as escapes. Scanning
+  // the bytes for the escapes is cheap; the parsed body is walked only when one is there.
+  (req as CheckedRequest)[SUSPECT_ESCAPES] = ESCAPE_PATTERN.test(body.toString('latin1'));
+}
+const ESCAPE_PATTERN = /\\u(0000|d[89a-f])/i;
+
+const refuseUnfaithfulStrings: RequestHandler = (req, _res, next) => {
+  if (!(req as CheckedRequest)[SUSPECT_ESCAPES]) return next();
+  const problems: ValidationError['detail'] = [];
+  findUnfaithfulStrings(req.body, ['body'], problems);
+  next(problems.length > 0 ? new ValidationError(problems) : undefined);
+};
+
+/** Iterative, so a deeply nested body cannot overflow the stack here. */
+function findUnfaithfulStrings(body: unknown, root: Array<string | number>, problems: ValidationError['detail']): void {
+  const pending: Array<[unknown, Array<string | number>]> = [[body, root]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, loc] = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) problems.push({ loc, msg: 'must not contain NUL (\\u0000)', type: 'value_error.nul' });
+      else if (!value.isWellFormed())
+        problems.push({ loc, msg: 'must not contain a lone UTF-16 surrogate', type: 'value_error.surrogate' });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], [...loc, i]]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value).reverse()) pending.push([item, [...loc, key]], [key, [...loc, key]]);
+    }
+  }
+}
