@@ -5,7 +5,7 @@ import { splitRef } from '../../shared/refs';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 import type { Filter } from '../../shared/docstore/port';
 
@@ -13,7 +13,7 @@ export const instanceCreateSchema = z.object({
   key: keySchema,
   resource: z.string().min(1),
   tenant: z.string().min(1),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: boundedJson.optional(),
 });
 const instanceListQuery = paginationSchema.extend({ resource: z.string().optional(), tenant: z.string().optional() });
 

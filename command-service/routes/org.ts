@@ -6,7 +6,7 @@ import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
 import { executeOrgCommand } from '../http/services';
-import { keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
 export const projectCreateSchema = z.object({
@@ -14,15 +14,15 @@ export const projectCreateSchema = z.object({
   name: z.string().min(1),
   description: z.string().optional(),
   urn_namespace: z.string().optional(),
-  settings: z.record(z.string(), z.unknown()).optional(),
+  settings: boundedJson.optional(),
 });
 export const environmentCreateSchema = z.object({
   key: keySchema,
   name: z.string().min(1),
   description: z.string().optional(),
   custom_branch_name: z.string().optional(),
-  jwks: z.record(z.string(), z.unknown()).optional(),
-  settings: z.record(z.string(), z.unknown()).optional(),
+  jwks: boundedJson.optional(),
+  settings: boundedJson.optional(),
 });
 export const apiKeyCreateSchema = z.object({
   organization_id: z.string().optional(),

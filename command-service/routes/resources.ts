@@ -4,13 +4,13 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
 const actionBlock = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: boundedJson.optional(),
 });
 export const resourceCreateSchema = z.object({
   key: keySchema,
@@ -18,7 +18,7 @@ export const resourceCreateSchema = z.object({
   description: z.string().optional(),
   urn: z.string().optional(),
   actions: z.record(keySchema, actionBlock),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: boundedJson.optional(),
 });
 
 /** Resource types and their actions: `/v2/schema/{proj_id}/{env_id}/resources`. */

@@ -8,7 +8,7 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
 export const derivationRuleSchema = z.object({
@@ -19,14 +19,14 @@ export const derivationRuleSchema = z.object({
 });
 const grantedToSchema = z.object({
   users_with_role: z.array(derivationRuleSchema).default([]),
-  when: z.record(z.string(), z.unknown()).optional(),
+  when: boundedJson.optional(),
 });
 export const roleCreateSchema = z.object({
   key: keySchema,
   name: z.string().min(1),
   description: z.string().optional(),
   permissions: z.array(z.string().min(1)).default([]),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: boundedJson.optional(),
   extends: z.array(z.string()).optional(),
   granted_to: grantedToSchema.optional(),
 });

@@ -4,21 +4,21 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
 export const tenantCreateSchema = z.object({
   key: keySchema,
   name: z.string().min(1),
   description: z.string().optional(),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: boundedJson.optional(),
 });
 export const userCreateSchema = z.object({
   key: z.string().min(1).max(256),
   email: z.string().optional(),
   first_name: z.string().optional(),
   last_name: z.string().optional(),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: boundedJson.optional(),
 });
 
 /** Tenants and users: `/v2/facts/{proj_id}/{env_id}/tenants` and `/users`. */

@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DuplicateEntityError } from '../errors';
+import { DuplicateEntityError, InvalidRequestError, PayloadTooLargeError, UnavailableError } from '../errors';
+import type { EventStore } from '../eventstore/port';
 import { SqliteEventStore } from '../eventstore/sqlite-event-store';
 import type { EventData, EventMetadata } from '../events/envelope';
 import { CommandPipeline } from './command-pipeline';
@@ -18,6 +19,19 @@ const claims: Decider<{ name: string }, Set<string>, Claim> = {
     return [{ type: 'Claimed', data: { name: command.name } }];
   },
 };
+type Note = EventData<'Noted', { name: string; payload: unknown }>;
+/** Notes whatever payload it is given: the events can be anything, stored or not. */
+const notes: Decider<{ name: string; payload?: unknown }, null, Note> = {
+  initialState: () => null,
+  evolve: (state) => state,
+  decide: (command) => [{ type: 'Noted', data: { name: command.name, payload: command.payload ?? null } }],
+};
+const noteNames = async (store: EventStore, streamId: string) =>
+  (await store.readStream(streamId)).map((e) => (e.data as { name: string }).name);
+/** Settled outcomes as 'ok' or the rejection's class name. */
+const outcomes = (results: PromiseSettledResult<unknown>[]) =>
+  results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as Error).constructor.name));
+
 const meta: EventMetadata = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
 const silent = pino({ level: 'silent' });
 
@@ -83,5 +97,67 @@ describe('command pipeline', () => {
     const outcome = await pipeline.execute('claims-3', { name: 'z' }, meta);
     expect(outcome.position).toBe(await store.headPosition());
     expect(outcome.events).toEqual([{ type: 'Claimed', data: { name: 'z' } }]);
+  });
+
+  describe('one command cannot fail the others of its batch', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+
+    it('refuses alone a command whose events JSON cannot hold (too deep, a cycle, a BigInt), and stores the rest', async () => {
+      const pipeline = new CommandPipeline(store, notes, silent, null);
+      const payloads: unknown[] = ['fine', deep, 'fine', cyclic, 'fine', 10n, 'fine'];
+      const results = await Promise.allSettled(payloads.map((payload, i) => pipeline.execute('notes-1', { name: `n${i}`, payload }, meta)));
+      expect(outcomes(results)).toEqual(['ok', 'InvalidRequestError', 'ok', 'InvalidRequestError', 'ok', 'InvalidRequestError', 'ok']);
+      expect(((results[1] as PromiseRejectedResult).reason as Error).message).toMatch(/nested too deeply/);
+      expect(await noteNames(store, 'notes-1')).toEqual(['n0', 'n2', 'n4', 'n6']);
+    });
+
+    it("refuses alone a command with an event over the store's size limit (413)", async () => {
+      const small = new SqliteEventStore({ path: join(mkdtempSync(join(tmpdir(), 'pipeline-')), 'events.sqlite'), maxEventBytes: 1000 });
+      try {
+        const pipeline = new CommandPipeline(small, notes, silent, null);
+        const payloads = ['a', 'é'.repeat(600), 'b', 'x'.repeat(2000), 'c'];
+        const results = await Promise.allSettled(
+          payloads.map((payload, i) => pipeline.execute('notes-2', { name: `n${i}`, payload }, meta)),
+        );
+        expect(outcomes(results)).toEqual(['ok', 'PayloadTooLargeError', 'ok', 'PayloadTooLargeError', 'ok']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(PayloadTooLargeError);
+        expect(await noteNames(small, 'notes-2')).toEqual(['n0', 'n2', 'n4']);
+      } finally {
+        await small.close();
+      }
+    });
+
+    /** The store, refusing any append that holds an event named `poison` (as an engine refuses what it cannot take). */
+    function refusing(poison: string, error: () => Error): EventStore & { appends: number } {
+      const wrapper = Object.create(store) as EventStore & { appends: number };
+      wrapper.appends = 0;
+      wrapper.append = (streamId, events, expected) => {
+        wrapper.appends += 1;
+        if (events.some((e) => (e.data as { name?: string }).name === poison)) return Promise.reject(error());
+        return store.append(streamId, events, expected);
+      };
+      return wrapper;
+    }
+
+    it("appends a batch's commands one by one when the store refuses the batch (unless it is unreachable), failing only the one it refuses", async () => {
+      const picky = refusing('n3', () => new Error('engine says no'));
+      const pipeline = new CommandPipeline(picky, notes, silent, null);
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => pipeline.execute('notes-3', { name: `n${i}`, payload: i }, meta)),
+      );
+      expect(outcomes(results)).toEqual(['ok', 'ok', 'ok', 'Error', 'ok', 'ok', 'ok', 'ok']);
+      expect(((results[3] as PromiseRejectedResult).reason as Error).message).toBe('engine says no');
+      expect(await noteNames(store, 'notes-3')).toEqual(['n0', 'n1', 'n2', 'n4', 'n5', 'n6', 'n7']);
+
+      // Not when the store is unreachable: each would wait for its own failure; all fail at once.
+      const down = refusing('n0', () => new UnavailableError('the event store is not reachable'));
+      const unreachable = new CommandPipeline(down, notes, silent, null);
+      const failed = await Promise.allSettled(Array.from({ length: 5 }, () => unreachable.execute('notes-4', { name: 'n0' }, meta)));
+      expect(outcomes(failed)).toEqual(Array(5).fill('UnavailableError'));
+      expect(down.appends).toBe(1);
+    });
   });
 });

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { domainEventSchema } from '../events';
-import { DomainError, StreamVersionConflictError } from '../errors';
+import { DomainError, InvalidRequestError, PayloadTooLargeError, StreamVersionConflictError, UnavailableError } from '../errors';
 import type { EventData, EventMetadata, NewEvent } from '../events/envelope';
+import { eventJson, sizeOver } from '../eventstore/event-json';
 import type { EventStore } from '../eventstore/port';
 import type { Decider } from './decider';
 import type { SnapshotStore } from './snapshot-store';
@@ -75,6 +76,13 @@ const MAX_ATTEMPTS = 5;
  * nothing. State is cached per stream and caught up from the log before each
  * batch, so another process writing the same stream is noticed (and a conflict
  * at append time makes the whole batch start again on fresh state).
+ *
+ * One command cannot fail the others of its batch: its events are serialised
+ * and measured against the store's limit when it is decided, and one that
+ * cannot be stored refuses its command alone (4xx) before joining the batch.
+ * Should the store still refuse a batch's append (a limit on the whole append,
+ * a cause nobody foresaw), its commands are appended again one by one, so the
+ * failure reaches only the command that causes it.
  */
 export class CommandPipeline<Command, State, Event extends EventData> {
   private readonly slots = new Map<string, StreamSlot<Command, State, Event>>();
@@ -157,10 +165,8 @@ export class CommandPipeline<Command, State, Event extends EventData> {
         return;
       }
       const expected = slot.version;
-      const decided = batch.map((item) => this.decideOne(slot, item));
-      const toAppend: NewEvent[] = decided.flatMap((d, i) =>
-        d.ok ? d.events.map((e) => ({ type: e.type, data: e.data, metadata: batch[i]!.metadata })) : [],
-      );
+      const decided = batch.map((item) => this.decideOne(streamId, slot, item));
+      const toAppend: NewEvent[] = decided.flatMap((d) => (d.ok ? d.toAppend : []));
       if (toAppend.length === 0) {
         decided.forEach((d, i) =>
           d.ok ? batch[i]!.resolve({ events: [], position: 0, streamVersion: expected }) : batch[i]!.reject(d.error),
@@ -184,6 +190,12 @@ export class CommandPipeline<Command, State, Event extends EventData> {
           this.logger.debug({ streamId, attempt }, 'version conflict, retrying command batch');
           continue;
         }
+        if (decided.filter((d) => d.ok && d.toAppend.length > 0).length > 1 && isolable(error)) {
+          this.logger.warn({ err: error, streamId, commands: batch.length }, 'a batched append failed; appending its commands one by one');
+          // Already in the stream's turn: each goes through as a batch of its own, in order.
+          for (const item of batch) await this.handleBatch(streamId, slot, [item]);
+          return;
+        }
         batch.forEach((item) => item.reject(error));
         return;
       }
@@ -191,18 +203,47 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   }
 
   private decideOne(
+    streamId: string,
     slot: StreamSlot<Command, State, Event>,
     item: Queued<Command, Event>,
-  ): { ok: true; events: Event[] } | { ok: false; error: unknown } {
+  ): { ok: true; events: Event[]; toAppend: NewEvent[] } | { ok: false; error: unknown } {
     try {
       const events = this.decider.decide(item.command, slot.state);
       if (this.eventSchema) for (const event of events) this.eventSchema.parse(event);
+      const toAppend = events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata: item.metadata }));
+      const unstorable = this.unstorable(toAppend);
+      if (unstorable) {
+        this.logger.warn({ streamId, reason: unstorable.message }, 'refused a command whose events cannot be stored');
+        return { ok: false, error: unstorable };
+      }
       for (const event of events) slot.state = this.decider.evolve(slot.state, event);
-      return { ok: true, events };
+      return { ok: true, events, toAppend };
     } catch (error) {
       if (!(error instanceof DomainError)) this.logger.error({ err: error }, 'decider failed unexpectedly');
       return { ok: false, error };
     }
+  }
+
+  /** Why these events cannot go to the log (JSON cannot hold them, or one is over the store's limit); null when they can. */
+  private unstorable(events: NewEvent[]): DomainError | null {
+    const limit = this.store.maxEventBytes;
+    for (const event of events) {
+      let json;
+      try {
+        json = eventJson(event);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (/string length/i.test(message)) return new PayloadTooLargeError(`The request's ${event.type} event is too large to serialise`);
+        const reason = /call stack/i.test(message) ? 'it is nested too deeply' : message;
+        return new InvalidRequestError(`The request cannot be stored: JSON cannot represent its ${event.type} event (${reason})`);
+      }
+      const size = limit === undefined ? undefined : (sizeOver(json.data, limit) ?? sizeOver(json.metadata, limit));
+      if (size !== undefined)
+        return new PayloadTooLargeError(
+          `The request's ${event.type} event is ${size} bytes of JSON; the event store takes at most ${limit}`,
+        );
+    }
+    return null;
   }
 
   private async catchUp(streamId: string, slot: StreamSlot<Command, State, Event>): Promise<void> {
@@ -264,4 +305,13 @@ export class CommandPipeline<Command, State, Event extends EventData> {
     slot.snapshotVersion = -1;
     slot.snapshotLoaded = false;
   }
+}
+
+/**
+ * Whether a failed append of several commands is worth repeating one command
+ * at a time: not when the store is unreachable (each would fail alike, one
+ * timeout after another), nor after version conflicts ran out of retries.
+ */
+function isolable(error: unknown): boolean {
+  return !(error instanceof UnavailableError) && !(error instanceof StreamVersionConflictError);
 }

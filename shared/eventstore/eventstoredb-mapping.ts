@@ -11,7 +11,7 @@ import {
   type Position,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import { StreamVersionConflictError, UnavailableError } from '../errors';
+import { PayloadTooLargeError, StreamVersionConflictError, UnavailableError } from '../errors';
 import type { EventMetadata, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import type { ExpectedVersion } from './port';
@@ -90,8 +90,9 @@ export function translateError(error: unknown, streamId: string, expected?: Expe
   if (isTransient(error)) {
     return new UnavailableError(`The event store (EventStoreDB) is not reachable: ${(error as Error).message}`, { cause: String(error) });
   }
+  // Too large for this server: a 413 to the one command whose append it is (the pipeline appends a refused batch's commands one by one).
   if (error instanceof MaxAppendSizeExceededError) {
-    return new Error(
+    return new PayloadTooLargeError(
       `An append to ${streamId} is larger than EventStoreDB's maximum append size (${String(error.maxAppendSize)} bytes); raise the server's MaxAppendSize (e.g. KURRENTDB_MAX_APPEND_SIZE)`,
     );
   }

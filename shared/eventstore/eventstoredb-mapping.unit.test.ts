@@ -1,5 +1,11 @@
-import { ANY, NO_STREAM, UnavailableError as EsdbUnavailableError, WrongExpectedVersionError } from '@eventstore/db-client';
-import { StreamVersionConflictError, UnavailableError } from '../errors';
+import {
+  ANY,
+  MaxAppendSizeExceededError,
+  NO_STREAM,
+  UnavailableError as EsdbUnavailableError,
+  WrongExpectedVersionError,
+} from '@eventstore/db-client';
+import { PayloadTooLargeError, StreamVersionConflictError, UnavailableError } from '../errors';
 import { inCategories, positionOf, toExpectedRevision, toPosition, translateError, versionNumber } from './eventstoredb-mapping';
 
 describe('EventStoreDB vocabulary', () => {
@@ -43,5 +49,11 @@ describe('EventStoreDB vocabulary', () => {
     );
     const other = new Error('boom');
     expect(translateError(other, 'env-1')).toBe(other);
+  });
+
+  it("translates an append over the server's maximum append size into a 413 naming the limit", () => {
+    const translated = translateError(new MaxAppendSizeExceededError(undefined, 1_048_576), 'env-1', 0);
+    expect(translated).toBeInstanceOf(PayloadTooLargeError);
+    expect((translated as Error).message).toContain('1048576 bytes');
   });
 });

@@ -36,6 +36,14 @@ export interface SubscribeOptions {
  */
 export interface EventStore {
   /**
+   * Largest serialised data, or metadata, of one event the engine stores (UTF-8
+   * bytes of its JSON); undefined when the engine states none. The command
+   * pipeline refuses a command with a larger event on its own, before it joins
+   * a batch (an engine error inside an append fails everything in it).
+   */
+  readonly maxEventBytes?: number;
+
+  /**
    * Appends events to one stream if it is at `expected`. Rejects with
    * StreamVersionConflictError otherwise, appending nothing.
    */

@@ -6,6 +6,7 @@ import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError } from '../errors';
 import type { AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
 import { runCatchUpSubscription } from './catch-up-subscription';
+import { eventJson, sizeOver } from './event-json';
 
 interface PendingAppend {
   streamId: string;
@@ -47,7 +48,12 @@ export interface SqliteEventStoreOptions {
   path: string;
   /** How often a subscriber looks for appends made by other processes sharing the file. */
   pollIntervalMs?: number;
+  /** Largest data or metadata JSON of one event; default SQLite's own length limit (SQLITE_MAX_LENGTH). */
+  maxEventBytes?: number;
 }
+
+/** SQLite's default SQLITE_MAX_LENGTH (better-sqlite3 keeps it): a longer value fails the whole transaction. */
+const SQLITE_MAX_LENGTH = 1_000_000_000;
 
 /**
  * Event store on one SQLite file in WAL mode with `synchronous=FULL`, so an
@@ -79,6 +85,7 @@ export class SqliteEventStore implements EventStore {
   private onIdle: (() => void) | null = null;
   private closed = false;
   private readonly pollIntervalMs: number;
+  readonly maxEventBytes: number;
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -90,6 +97,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('busy_timeout = 10000');
     this.db.exec(SCHEMA);
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.maxEventBytes = options.maxEventBytes ?? SQLITE_MAX_LENGTH;
     this.appended.setMaxListeners(0);
     this.statements = {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -120,10 +128,10 @@ export class SqliteEventStore implements EventStore {
     const appends: WriterAppend[] = [];
     for (const append of this.pending) {
       try {
-        appends.push(toWriterAppend(append));
+        appends.push(toWriterAppend(append, this.maxEventBytes));
         batch.push(append);
       } catch (error) {
-        append.reject(error); // e.g. data JSON cannot represent: refused alone, as a conflict would be
+        append.reject(error); // data JSON cannot represent, or too long: refused alone, as a conflict would be
       }
     }
     this.pending = [];
@@ -275,17 +283,19 @@ interface WriterAppend {
 }
 type WriterReply = { outcomes: Array<AppendResult | { conflict: number }> } | { error: { message: string; code?: string } };
 
-/** Serialised here, so the writer only runs SQL; a command's events share one metadata object, serialised once. */
-function toWriterAppend(append: PendingAppend): WriterAppend {
+/**
+ * Serialised here (or taken as the command pipeline serialised it), so the writer
+ * only runs SQL; a value over SQLite's length limit is refused here, alone, for
+ * inside the writer's transaction it would fail every append sharing it.
+ */
+function toWriterAppend(append: PendingAppend, maxEventBytes: number): WriterAppend {
   const rows: string[] = [];
-  let metadata: NewEvent['metadata'] | undefined;
-  let metadataJson = '';
   for (const event of append.events) {
-    if (event.metadata !== metadata) {
-      metadata = event.metadata;
-      metadataJson = JSON.stringify(metadata);
-    }
-    rows.push(event.type, JSON.stringify(event.data), metadataJson);
+    const json = eventJson(event);
+    const size = sizeOver(json.data, maxEventBytes) ?? sizeOver(json.metadata, maxEventBytes);
+    if (size !== undefined)
+      throw new RangeError(`a ${event.type} event is ${size} bytes of JSON; the event store takes at most ${maxEventBytes}`);
+    rows.push(event.type, json.data, json.metadata);
   }
   return { streamId: append.streamId, category: streamCategory(append.streamId).category, expected: append.expected, rows };
 }

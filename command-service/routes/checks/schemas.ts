@@ -1,21 +1,24 @@
 import { z } from 'zod';
 import type { ResourceRef } from '../../grant-queries/types';
-import { queryBoolean } from '../../http/validation';
+import { boundedJson, boundedJsonValue, queryBoolean } from '../../http/validation';
 
 /**
  * Request bodies of the PDP endpoints, as Permit's SDK sends them: `user` is a
  * key or `{key, ...}`, `resource` is `"type"`, `"type:key"` or `{type, key?,
  * tenant?, ...}`. Extra fields (attributes, context, firstName…) are accepted
- * and ignored: decisions depend on roles and relationships only.
+ * and ignored: decisions depend on roles and relationships only. Free-form JSON
+ * (attributes, context) is bounded all the same (validation.ts, boundedJson).
  */
 const userSchema = z
-  .union([z.string().min(1), z.looseObject({ key: z.string().min(1) })])
+  .union([z.string().min(1), z.looseObject({ key: z.string().min(1), attributes: boundedJsonValue.optional() })])
   .transform((user) => (typeof user === 'string' ? user : user.key));
 
 const resourceObject = z.looseObject({
   type: z.string().min(1),
   key: z.string().min(1).nullish(),
   tenant: z.string().min(1).nullish(),
+  attributes: boundedJsonValue.optional(),
+  context: boundedJsonValue.optional(),
 });
 export const resourceSchema = z.union([z.string().min(1), resourceObject]).transform((resource): ResourceRef => {
   if (typeof resource !== 'string') return { type: resource.type, key: resource.key ?? null, tenant: resource.tenant ?? null };
@@ -29,7 +32,7 @@ export const checkSchema = z.object({
   user: userSchema,
   action: z.string().min(1),
   resource: resourceSchema,
-  context: z.record(z.string(), z.unknown()).optional(),
+  context: boundedJson.optional(),
   /** Our extension: answer with the derivation chain (or why nothing grants it). Same as `?explain=true`. */
   explain: z.boolean().optional(),
 });
@@ -47,7 +50,7 @@ export const userPermissionsSchema = z.object({
   tenants: keyList.optional(),
   resources: keyList.optional(),
   resource_types: keyList.optional(),
-  context: z.record(z.string(), z.unknown()).optional(),
+  context: boundedJson.optional(),
   /** `next_cursor` of the previous page. */
   cursor: z.string().optional(),
   /** Instances per page. Large by default because Permit's SDK cannot follow a cursor. */
@@ -57,7 +60,7 @@ export const userPermissionsSchema = z.object({
 export const authorizedUsersSchema = z.object({
   action: z.string().min(1),
   resource: resourceSchema,
-  context: z.record(z.string(), z.unknown()).optional(),
+  context: boundedJson.optional(),
   cursor: z.string().optional(),
   /** Users per page. */
   limit: z.number().int().min(1).max(1000).default(100),
