@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { DomainError, PayloadTooLargeError, StreamVersionConflictError, ValidationError } from '../../shared/errors';
+import { MethodNotAllowedError } from './unmatched-request';
 
 export const SUPPORT_LINK = 'https://github.com/rebac-service/rebac-service/issues';
 
@@ -12,6 +13,7 @@ const statusByCode: Record<string, number> = {
   UNEXPECTED_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN_ACCESS: 403,
+  METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   SERVICE_UNAVAILABLE: 503,
 };
@@ -52,6 +54,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (error instanceof DomainError) {
       const status = statusByCode[error.errorCode] ?? 400;
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
+      if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allowed.join(', '));
       res.status(status).json(errorBody(error));
       return;
     }

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { startTestServer, type TestServer } from '../support/embedded-server';
+import { FACTS, startTestServer, type ApiClient, type TestServer } from '../support/embedded-server';
 
 /** An entry of express's own route listing (router 2.3 `listRoutes()`). */
 interface ListedRoute {
@@ -28,8 +28,10 @@ function servedOperations(router: RouteListing, prefix = ''): string[] {
 
 describe('declared routes', () => {
   let server: TestServer;
+  let api: ApiClient;
   beforeAll(async () => {
     server = await startTestServer();
+    api = await server.api.environmentClient();
   });
   afterAll(() => server.close());
 
@@ -55,5 +57,32 @@ describe('declared routes', () => {
         'GET /v2/projects/{proj_id}/envs/{env_id}/copy/async/{task_id}/result',
       ]),
     );
+  });
+
+  it('405 METHOD_NOT_ALLOWED with Allow for a known path asked with another method', async () => {
+    const list = await api.request('PUT', `${FACTS}/tenants`);
+    expect(list.status).toBe(405);
+    expect(list.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(list.body).toEqual({
+      id: expect.any(String),
+      error_code: 'METHOD_NOT_ALLOWED',
+      title: 'Method not allowed',
+      message: `PUT is not allowed on ${FACTS}/tenants; it takes GET, HEAD, POST`,
+      support_link: expect.any(String),
+    });
+    const one = await api.request('POST', `${FACTS}/tenants/acme`, {});
+    expect(one.status).toBe(405);
+    expect(one.headers.get('allow')).toBe('DELETE, GET, HEAD');
+    const check = await api.request('GET', '/allowed');
+    expect(check.status).toBe(405);
+    expect(check.headers.get('allow')).toBe('POST');
+  });
+
+  it('a path no route declares is still 404, and the key and the environment are checked first', async () => {
+    const unknown = await api.request('PUT', `${FACTS}/no_such_things`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error_code).toBe('NOT_FOUND');
+    expect((await api.withKey('permit_key_not-a-real-key').request('PUT', `${FACTS}/tenants`)).status).toBe(401);
+    expect((await api.request('PUT', '/v2/facts/default/staging/tenants')).status).toBe(403);
   });
 });
