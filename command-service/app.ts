@@ -1,12 +1,13 @@
 import express, { type Router } from 'express';
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, UnavailableError } from '../shared/errors';
+import { UnavailableError } from '../shared/errors';
 import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
+import { unmatchedRequest } from './http/unmatched-request';
 import { assignmentRoutes } from './routes/assignments';
 import { instanceRoutes } from './routes/instances';
 import { orgRoutes } from './routes/org';
@@ -94,9 +95,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   app.use('/v2/schema/:proj_id/:env_id', scope, schema);
   app.use('/v2/facts/:proj_id/:env_id', scope, facts);
   app.use(root);
-  app.use((req) => {
-    throw new NotFoundError(`No route for ${req.method} ${req.path}`);
-  });
+  app.use(unmatchedRequest(api));
   app.use(errorMiddleware(services.logger));
   return app;
 }

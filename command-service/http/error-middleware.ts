@@ -11,6 +11,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../shared/errors';
+import { MethodNotAllowedError } from './unmatched-request';
 
 export const SUPPORT_LINK = 'https://github.com/rebac-service/rebac-service/issues';
 
@@ -21,6 +22,7 @@ const statusByCode: Record<string, number> = {
   UNEXPECTED_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN_ACCESS: 403,
+  METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
@@ -67,6 +69,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (error instanceof DomainError) {
       const status = statusByCode[error.errorCode] ?? 400;
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
+      if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allowed.join(', '));
       res.status(status).json(errorBody(error));
       return;
     }

@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { templateMatcher, templateParameters } from './path-template';
 
-interface OperationDoc {
-  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** One operation of the API, as a route declares it (see `route`). */
+export interface Operation {
+  method: HttpMethod;
   /** OpenAPI path, e.g. `/v2/facts/{proj_id}/{env_id}/tenants`. */
   path: string;
   summary: string;
@@ -14,22 +18,38 @@ interface OperationDoc {
 }
 
 /**
- * Collects the operations the routes register (with the same zod schemas they
+ * Collects the operations the routes declare (with the same zod schemas they
  * parse with) and renders an OpenAPI 3.1 document from them, so the document
- * cannot drift from what the server validates.
+ * cannot drift from what the server validates. It also answers which methods
+ * a request path has, for requests no route took.
  */
 export class ApiRegistry {
-  private readonly operations: OperationDoc[] = [];
+  private readonly operations: Array<{ operation: Operation; matches: (path: string) => boolean }> = [];
 
-  add(operation: OperationDoc): void {
-    this.operations.push(operation);
+  /** Adds an operation; the same method on the same path twice is a programming error. */
+  add(operation: Operation): void {
+    if (this.operations.some(({ operation: o }) => o.method === operation.method && o.path === operation.path)) {
+      throw new Error(`${operation.method.toUpperCase()} ${operation.path} is declared twice`);
+    }
+    this.operations.push({ operation, matches: templateMatcher(operation.path) });
+  }
+
+  /** Every declared operation (method and path template), in declaration order. */
+  declared(): Array<Pick<Operation, 'method' | 'path'>> {
+    return this.operations.map(({ operation: { method, path } }) => ({ method, path }));
+  }
+
+  /** The methods declared on the templates a request path matches; empty when it matches none. */
+  methodsAt(requestPath: string): HttpMethod[] {
+    const methods = this.operations.filter(({ matches }) => matches(requestPath)).map(({ operation }) => operation.method);
+    return [...new Set(methods)];
   }
 
   document(): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
-    for (const op of this.operations) {
-      const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-        name: m[1],
+    for (const { operation: op } of this.operations) {
+      const parameters = templateParameters(op.path).map((name) => ({
+        name,
         in: 'path',
         required: true,
         schema: { type: 'string' },

@@ -4,9 +4,9 @@ import type { BulkItemCommand } from '../../shared/domain/env/commands';
 import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { executeEnvCommand } from '../http/services';
-import { parse } from '../http/validation';
 import { assignmentSchema } from './assignments';
 import { instanceCreateSchema } from './instances';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 import { tupleCreateSchema, tupleDeleteSchema } from './tuples';
 
@@ -31,139 +31,158 @@ const instancesDeleteBody = z.object({ idents: list(z.string().min(1)) });
  * item the domain refuses refuses the request with that item's status, the
  * message starting `Item <index>:`; either way nothing is appended.
  */
-export function bulkRoutes({ router, services, api, base }: RouteContext): void {
+export function bulkRoutes(context: RouteContext): void {
+  const { services } = context;
   const run = (req: Request, res: Response, commands: BulkItemCommand[]) =>
     executeEnvCommand(services, req, res, envOf(res).id, { type: 'Bulk', commands });
 
-  api.add({
-    method: 'post',
-    path: `${base}/relationship_tuples/bulk`,
-    summary: `Create up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
-    tag: 'Bulk',
-    body: tuplesCreateBody,
-  });
-  router.post('/relationship_tuples/bulk', async (req, res) => {
-    const body = parse(tuplesCreateBody, req.body, 'body');
-    await run(
-      req,
-      res,
-      body.operations.map((t) => ({
-        type: 'CreateTuple',
-        id: newId(),
-        subject: t.subject,
-        relation: t.relation,
-        object: t.object,
-        tenant: t.tenant ?? null,
-      })),
-    );
-    res.json({ tuples_created: body.operations.length });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/relationship_tuples/bulk',
+      summary: `Create up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
+      tag: 'Bulk',
+      body: tuplesCreateBody,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.operations.map((t) => ({
+          type: 'CreateTuple',
+          id: newId(),
+          subject: t.subject,
+          relation: t.relation,
+          object: t.object,
+          tenant: t.tenant ?? null,
+        })),
+      );
+      res.json({ tuples_created: body.operations.length });
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${base}/relationship_tuples/bulk`,
-    summary: `Delete up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
-    tag: 'Bulk',
-    body: tuplesDeleteBody,
-  });
-  router.delete('/relationship_tuples/bulk', async (req, res) => {
-    const body = parse(tuplesDeleteBody, req.body, 'body');
-    await run(
-      req,
-      res,
-      body.idents.map((t) => ({ type: 'DeleteTuple', subject: t.subject, relation: t.relation, object: t.object })),
-    );
-    res.json({ tuples_deleted: body.idents.length });
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/relationship_tuples/bulk',
+      summary: `Delete up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
+      tag: 'Bulk',
+      body: tuplesDeleteBody,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.idents.map((t) => ({ type: 'DeleteTuple', subject: t.subject, relation: t.relation, object: t.object })),
+      );
+      res.json({ tuples_deleted: body.idents.length });
+    },
+  );
 
-  api.add({
-    method: 'post',
-    path: `${base}/role_assignments/bulk`,
-    tag: 'Bulk',
-    body: assignmentsBody,
-    response: '{assignments_created}',
-    summary: `Assign up to ${MAX_BULK_ITEMS} roles (a bare array; creates new users), all or none`,
-  });
-  router.post('/role_assignments/bulk', async (req, res) => {
-    const body = parse(assignmentsBody, req.body, 'body');
-    await run(
-      req,
-      res,
-      body.map((a) => ({
-        type: 'AssignRole',
-        id: newId(),
-        newUserId: newId(),
-        user: a.user,
-        role: a.role,
-        tenant: a.tenant ?? null,
-        resourceInstance: a.resource_instance ?? null,
-      })),
-    );
-    res.json({ assignments_created: body.length });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/role_assignments/bulk',
+      tag: 'Bulk',
+      body: assignmentsBody,
+      response: '{assignments_created}',
+      summary: `Assign up to ${MAX_BULK_ITEMS} roles (a bare array; creates new users), all or none`,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.map((a) => ({
+          type: 'AssignRole',
+          id: newId(),
+          newUserId: newId(),
+          user: a.user,
+          role: a.role,
+          tenant: a.tenant ?? null,
+          resourceInstance: a.resource_instance ?? null,
+        })),
+      );
+      res.json({ assignments_created: body.length });
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${base}/role_assignments/bulk`,
-    summary: `Unassign up to ${MAX_BULK_ITEMS} roles (a bare array), all or none`,
-    tag: 'Bulk',
-    body: assignmentsBody,
-    response: '{assignments_removed}',
-  });
-  router.delete('/role_assignments/bulk', async (req, res) => {
-    const body = parse(assignmentsBody, req.body, 'body');
-    await run(
-      req,
-      res,
-      body.map((a) => ({
-        type: 'UnassignRole',
-        user: a.user,
-        role: a.role,
-        tenant: a.tenant ?? null,
-        resourceInstance: a.resource_instance ?? null,
-      })),
-    );
-    res.json({ assignments_removed: body.length });
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/role_assignments/bulk',
+      summary: `Unassign up to ${MAX_BULK_ITEMS} roles (a bare array), all or none`,
+      tag: 'Bulk',
+      body: assignmentsBody,
+      response: '{assignments_removed}',
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.map((a) => ({
+          type: 'UnassignRole',
+          user: a.user,
+          role: a.role,
+          tenant: a.tenant ?? null,
+          resourceInstance: a.resource_instance ?? null,
+        })),
+      );
+      res.json({ assignments_removed: body.length });
+    },
+  );
 
-  api.add({
-    method: 'put',
-    path: `${base}/bulk/resource_instances`,
-    summary: `Create up to ${MAX_BULK_ITEMS} resource instances, all or none`,
-    tag: 'Bulk',
-    body: instancesCreateBody,
-  });
-  router.put('/bulk/resource_instances', async (req, res) => {
-    const body = parse(instancesCreateBody, req.body, 'body');
-    await run(
-      req,
-      res,
-      body.operations.map((i) => ({
-        type: 'CreateInstance',
-        id: newId(),
-        key: i.key,
-        resource: i.resource,
-        tenant: i.tenant,
-        attributes: i.attributes ?? {},
-      })),
-    );
-    res.json({ instances_created: body.operations.length });
-  });
+  route(
+    context,
+    {
+      method: 'put',
+      path: '/bulk/resource_instances',
+      summary: `Create up to ${MAX_BULK_ITEMS} resource instances, all or none`,
+      tag: 'Bulk',
+      body: instancesCreateBody,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.operations.map((i) => ({
+          type: 'CreateInstance',
+          id: newId(),
+          key: i.key,
+          resource: i.resource,
+          tenant: i.tenant,
+          attributes: i.attributes ?? {},
+        })),
+      );
+      res.json({ instances_created: body.operations.length });
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${base}/bulk/resource_instances`,
-    tag: 'Bulk',
-    body: instancesDeleteBody,
-    summary: `Delete up to ${MAX_BULK_ITEMS} resource instances (type:key or id) with their tuples and assignments, all or none`,
-  });
-  router.delete('/bulk/resource_instances', async (req, res) => {
-    const body = parse(instancesDeleteBody, req.body, 'body');
-    await run(
-      req,
-      res,
-      body.idents.map((instance) => ({ type: 'DeleteInstance', instance })),
-    );
-    res.json({ instances_deleted: body.idents.length });
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/bulk/resource_instances',
+      tag: 'Bulk',
+      body: instancesDeleteBody,
+      summary: `Delete up to ${MAX_BULK_ITEMS} resource instances (type:key or id) with their tuples and assignments, all or none`,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.idents.map((instance) => ({ type: 'DeleteInstance', instance })),
+      );
+      res.json({ instances_deleted: body.idents.length });
+    },
+  );
 }

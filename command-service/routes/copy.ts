@@ -16,9 +16,9 @@ import type { TaskDoc } from '../../shared/read-models/tasks';
 import { authOf, resolveProject, type AuthContext } from '../http/auth';
 import { errorBody } from '../http/error-middleware';
 import { awaitReadModels, metadataOf, type Services } from '../http/services';
-import { parse } from '../http/validation';
 import type { RouteModule } from '../app';
 import { environmentCreateSchema } from './org';
+import { route } from './route';
 
 /** Longest `wait` a request may ask for, in seconds; more is refused with 422. */
 export const MAX_WAIT_SECONDS = 60;
@@ -92,24 +92,18 @@ export function presentTask(doc: TaskDoc) {
  * read its result, each optionally held open with `wait`.
  */
 export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
-  return ({ root: { router, services, api } }) => {
+  return ({ root }) => {
+    const { services } = root;
     const rm = services.readModels;
-    const base = '/v2/projects/{proj_id}/envs/{env_id}/copy/async';
+    const asyncPath = '/v2/projects/{proj_id}/envs/{env_id}/copy/async';
 
-    api.add({
-      method: 'post',
-      path: base,
-      summary: 'Copy an environment as a background task',
-      tag: 'Environments',
-      body: copyBodySchema,
-      query: waitQuerySchema,
-      status: 202,
-      response: 'The task: {task_id, status, result, error, progress}',
-    });
-    /** Appends the copy request (the only write; the relay takes it to the task service) and waits until the task read model has it. */
-    async function startCopy(req: Request<{ proj_id: string; env_id: string }>, res: Response): Promise<string> {
+    /**
+     * Appends the copy request (the only write; the relay takes it to the task service) and waits until the task read model has it.
+     * The key is checked before the body is read: an environment key is refused whatever it sends.
+     */
+    async function startCopy(req: Request<{ proj_id: string; env_id: string }>, res: Response, copyBody: () => CopyBody): Promise<string> {
       const auth = needsProjectKey(res);
-      const body = parse(copyBodySchema, req.body, 'body');
+      const body = copyBody();
       const project = await resolveProject(rm, auth, req.params.proj_id);
       const taskId = newId();
       const request = await buildRequest(services, deps, auth, project, req.params.env_id, body, taskId);
@@ -122,70 +116,90 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       return taskId;
     }
 
-    router.post('/v2/projects/:proj_id/envs/:env_id/copy/async', async (req, res) => {
-      const { wait } = parse(waitQuerySchema, req.query, 'query');
-      const taskId = await startCopy(req, res);
-      if (wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
-      const doc = await deps.tasks.get(taskId);
-      if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
-      // Without wait, the answer is the state the request created (seed §3), even if a quick task has already moved on.
-      res.status(202).json(
-        wait > 0
-          ? presentTask(doc)
-          : {
-              task_id: taskId,
-              status: 'processing',
-              result: null,
-              error: null,
-              progress: { ...doc.progress, source_events_read: 0, events_copied: 0 },
-            },
-      );
-    });
+    route(
+      root,
+      {
+        method: 'post',
+        path: asyncPath,
+        summary: 'Copy an environment as a background task',
+        tag: 'Environments',
+        body: copyBodySchema,
+        query: waitQuerySchema,
+        status: 202,
+        response: 'The task: {task_id, status, result, error, progress}',
+      },
+      async (req, res, input) => {
+        const { wait } = input.query();
+        const taskId = await startCopy(req, res, input.body);
+        if (wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
+        const doc = await deps.tasks.get(taskId);
+        if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
+        // Without wait, the answer is the state the request created (seed §3), even if a quick task has already moved on.
+        res.status(202).json(
+          wait > 0
+            ? presentTask(doc)
+            : {
+                task_id: taskId,
+                status: 'processing',
+                result: null,
+                error: null,
+                progress: { ...doc.progress, source_events_read: 0, events_copied: 0 },
+              },
+        );
+      },
+    );
 
-    api.add({
-      method: 'post',
-      path: '/v2/projects/{proj_id}/envs/{env_id}/copy',
-      summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`,
-      tag: 'Environments',
-      body: copyBodySchema,
-      response: 'The environment the copy produced or wrote into',
-    });
-    router.post('/v2/projects/:proj_id/envs/:env_id/copy', async (req, res) => {
-      const taskId = await startCopy(req, res);
-      if (!(await holdUntilFinished(services, deps, taskId, MAX_WAIT_SECONDS, res))) return;
-      const doc = await deps.tasks.get(taskId);
-      if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
-      if (doc.status === 'failure' && doc.error) {
-        const error = new StoredTaskError(doc.error);
-        // A task given up after crashes is our fault, not the request's: 500, not the middleware's default 400.
-        if (error.errorCode === 'UNEXPECTED_ERROR') res.status(500).json(errorBody(error, taskId));
-        else throw error;
-        return;
-      }
-      if (doc.status === 'success') res.json(doc.result);
-      else res.status(202).json(presentTask(doc));
-    });
+    route(
+      root,
+      {
+        method: 'post',
+        path: '/v2/projects/{proj_id}/envs/{env_id}/copy',
+        summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`,
+        tag: 'Environments',
+        body: copyBodySchema,
+        response: 'The environment the copy produced or wrote into',
+      },
+      async (req, res, input) => {
+        const taskId = await startCopy(req, res, input.body);
+        if (!(await holdUntilFinished(services, deps, taskId, MAX_WAIT_SECONDS, res))) return;
+        const doc = await deps.tasks.get(taskId);
+        if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
+        if (doc.status === 'failure' && doc.error) {
+          const error = new StoredTaskError(doc.error);
+          // A task given up after crashes is our fault, not the request's: 500, not the middleware's default 400.
+          if (error.errorCode === 'UNEXPECTED_ERROR') res.status(500).json(errorBody(error, taskId));
+          else throw error;
+          return;
+        }
+        if (doc.status === 'success') res.json(doc.result);
+        else res.status(202).json(presentTask(doc));
+      },
+    );
 
-    api.add({
-      method: 'get',
-      path: `${base}/{task_id}/result`,
-      summary: 'The state of an environment copy task',
-      tag: 'Environments',
-      query: waitQuerySchema,
-      response: 'The task: {task_id, status, result, error, progress}',
-    });
-    router.get('/v2/projects/:proj_id/envs/:env_id/copy/async/:task_id/result', async (req, res) => {
-      const auth = needsProjectKey(res);
-      const { wait } = parse(waitQuerySchema, req.query, 'query');
-      const project = await resolveProject(rm, auth, req.params.proj_id);
-      const taskId = req.params.task_id;
-      const task = await deps.tasks.get(taskId);
-      const env = await findEnvironment(services, project, req.params.env_id);
-      const sameSource = task && (task.source_environment === req.params.env_id || (env !== null && task.source_environment_id === env.id));
-      if (!task || task.project_id !== project.id || !sameSource) throw new NotFoundError(`Task '${taskId}' not found`);
-      if (task.status === 'processing' && wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
-      res.json(presentTask((await deps.tasks.get(taskId)) ?? task));
-    });
+    route(
+      root,
+      {
+        method: 'get',
+        path: `${asyncPath}/{task_id}/result`,
+        summary: 'The state of an environment copy task',
+        tag: 'Environments',
+        query: waitQuerySchema,
+        response: 'The task: {task_id, status, result, error, progress}',
+      },
+      async (req, res, input) => {
+        const auth = needsProjectKey(res);
+        const { wait } = input.query();
+        const project = await resolveProject(rm, auth, req.params.proj_id);
+        const taskId = req.params.task_id;
+        const task = await deps.tasks.get(taskId);
+        const env = await findEnvironment(services, project, req.params.env_id);
+        const sameSource =
+          task && (task.source_environment === req.params.env_id || (env !== null && task.source_environment_id === env.id));
+        if (!task || task.project_id !== project.id || !sameSource) throw new NotFoundError(`Task '${taskId}' not found`);
+        if (task.status === 'processing' && wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
+        res.json(presentTask((await deps.tasks.get(taskId)) ?? task));
+      },
+    );
   };
 }
 

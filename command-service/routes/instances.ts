@@ -5,7 +5,8 @@ import { splitRef } from '../../shared/refs';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 import type { Filter } from '../../shared/docstore/port';
 
@@ -18,7 +19,8 @@ export const instanceCreateSchema = z.object({
 const instanceListQuery = paginationSchema.extend({ resource: z.string().optional(), tenant: z.string().optional() });
 
 /** Resource instances: `/v2/facts/{proj_id}/{env_id}/resource_instances`. */
-export function instanceRoutes({ router, services, api, base }: RouteContext): void {
+export function instanceRoutes(context: RouteContext): void {
+  const { services } = context;
   const rm = services.readModels;
 
   /** `type:key` or an instance id. */
@@ -29,61 +31,67 @@ export function instanceRoutes({ router, services, api, base }: RouteContext): v
     return instance;
   }
 
-  api.add({
-    method: 'post',
-    path: `${base}/resource_instances`,
-    summary: 'Create a resource instance in a tenant',
-    tag: 'Resource instances',
-    body: instanceCreateSchema,
-  });
-  router.post('/resource_instances', async (req, res) => {
-    const body = parse(instanceCreateSchema, req.body, 'body');
-    const id = newId();
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateInstance',
-      id,
-      key: body.key,
-      resource: body.resource,
-      tenant: body.tenant,
-      attributes: body.attributes ?? {},
-    });
-    res.json(await rm.instances.get(id));
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/resource_instances',
+      summary: 'Create a resource instance in a tenant',
+      tag: 'Resource instances',
+      body: instanceCreateSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const id = newId();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'CreateInstance',
+        id,
+        key: body.key,
+        resource: body.resource,
+        tenant: body.tenant,
+        attributes: body.attributes ?? {},
+      });
+      res.json(await rm.instances.get(id));
+    },
+  );
 
-  api.add({
-    method: 'get',
-    path: `${base}/resource_instances`,
-    summary: 'List resource instances',
-    tag: 'Resource instances',
-    query: instanceListQuery,
-  });
-  router.get('/resource_instances', async (req, res) => {
-    const query = parse(instanceListQuery, req.query, 'query');
-    const filter: Filter = { environment_id: envOf(res).id };
-    if (query.resource) filter.resource = query.resource;
-    if (query.tenant) filter.tenant = query.tenant;
-    res.json(await listPage(rm.instances, filter, query));
-  });
+  route(
+    context,
+    { method: 'get', path: '/resource_instances', summary: 'List resource instances', tag: 'Resource instances', query: instanceListQuery },
+    async (_req, res, input) => {
+      const query = input.query();
+      const filter: Filter = { environment_id: envOf(res).id };
+      if (query.resource) filter.resource = query.resource;
+      if (query.tenant) filter.tenant = query.tenant;
+      res.json(await listPage(rm.instances, filter, query));
+    },
+  );
 
-  api.add({
-    method: 'get',
-    path: `${base}/resource_instances/{instance_id}`,
-    summary: 'Get a resource instance (id or type:key)',
-    tag: 'Resource instances',
-  });
-  router.get('/resource_instances/:instance_id', async (req, res) => {
-    res.json(await findInstance(envOf(res).id, req.params.instance_id));
-  });
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/resource_instances/{instance_id}',
+      summary: 'Get a resource instance (id or type:key)',
+      tag: 'Resource instances',
+    },
+    async (req, res) => {
+      res.json(await findInstance(envOf(res).id, req.params.instance_id));
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${base}/resource_instances/{instance_id}`,
-    summary: 'Delete a resource instance with its tuples and assignments',
-    tag: 'Resource instances',
-    status: 204,
-  });
-  router.delete('/resource_instances/:instance_id', async (req, res) => {
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteInstance', instance: req.params.instance_id });
-    res.status(204).end();
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/resource_instances/{instance_id}',
+      summary: 'Delete a resource instance with its tuples and assignments',
+      tag: 'Resource instances',
+      status: 204,
+    },
+    async (req, res) => {
+      await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteInstance', instance: req.params.instance_id });
+      res.status(204).end();
+    },
+  );
 }

@@ -6,7 +6,8 @@ import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
 import { executeOrgCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 
 export const projectCreateSchema = z.object({
@@ -35,139 +36,149 @@ export const apiKeyCreateSchema = z.object({
 });
 
 /** API keys, projects and environments: the organisation stream. */
-export function orgRoutes({ router, services, api }: RouteContext): void {
+export function orgRoutes(context: RouteContext): void {
+  const { services } = context;
   const rm = services.readModels;
 
-  api.add({
-    method: 'get',
-    path: '/v2/api-key/scope',
-    summary: "The calling key's organisation, project and environment",
-    tag: 'API keys',
-  });
-  router.get('/v2/api-key/scope', (_req, res) => {
-    const auth = authOf(res);
-    res.json({
-      organization_id: auth.organizationId,
-      ...(auth.projectId ? { project_id: auth.projectId } : {}),
-      ...(auth.environmentId ? { environment_id: auth.environmentId } : {}),
-    });
-  });
+  route(
+    context,
+    { method: 'get', path: '/v2/api-key/scope', summary: "The calling key's organisation, project and environment", tag: 'API keys' },
+    (_req, res) => {
+      const auth = authOf(res);
+      res.json({
+        organization_id: auth.organizationId,
+        ...(auth.projectId ? { project_id: auth.projectId } : {}),
+        ...(auth.environmentId ? { environment_id: auth.environmentId } : {}),
+      });
+    },
+  );
 
-  api.add({
-    method: 'post',
-    path: '/v2/api-key',
-    summary: 'Create a project- or environment-scoped API key; the secret is returned once',
-    tag: 'API keys',
-    body: apiKeyCreateSchema,
-  });
-  router.post('/v2/api-key', async (req, res) => {
-    const body = parse(apiKeyCreateSchema, req.body, 'body');
-    const auth = authOf(res);
-    if (body.organization_id && body.organization_id !== auth.organizationId)
-      throw new ForbiddenError('This API key has no access to that organization');
-    const project = body.project_id ? await resolveProject(rm, auth, body.project_id) : null;
-    const env = project && body.environment_id ? await resolveEnvironment(rm, auth, project, body.environment_id) : null;
-    const level = body.object_type === 'org' || !project ? 'organization' : env ? 'environment' : 'project';
-    // A key can only mint keys at most as wide as itself.
-    if ((level === 'organization' && auth.projectId !== null) || (level === 'project' && auth.environmentId !== null)) {
-      throw new ForbiddenError('An API key cannot create a key with a wider scope than its own');
-    }
-    const secret = generateApiKeySecret();
-    const id = newId();
-    await executeOrgCommand(services, req, res, auth.organizationId, {
-      type: 'CreateApiKey',
-      id,
-      name: body.name ?? '',
-      secretHash: hashApiKeySecret(secret),
-      scope: { level, projectId: project?.id ?? null, environmentId: env?.id ?? null },
-    });
-    res.json({ ...present((await rm.apiKeys.get(id))!), secret });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/v2/api-key',
+      summary: 'Create a project- or environment-scoped API key; the secret is returned once',
+      tag: 'API keys',
+      body: apiKeyCreateSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const auth = authOf(res);
+      if (body.organization_id && body.organization_id !== auth.organizationId)
+        throw new ForbiddenError('This API key has no access to that organization');
+      const project = body.project_id ? await resolveProject(rm, auth, body.project_id) : null;
+      const env = project && body.environment_id ? await resolveEnvironment(rm, auth, project, body.environment_id) : null;
+      const level = body.object_type === 'org' || !project ? 'organization' : env ? 'environment' : 'project';
+      // A key can only mint keys at most as wide as itself.
+      if ((level === 'organization' && auth.projectId !== null) || (level === 'project' && auth.environmentId !== null)) {
+        throw new ForbiddenError('An API key cannot create a key with a wider scope than its own');
+      }
+      const secret = generateApiKeySecret();
+      const id = newId();
+      await executeOrgCommand(services, req, res, auth.organizationId, {
+        type: 'CreateApiKey',
+        id,
+        name: body.name ?? '',
+        secretHash: hashApiKeySecret(secret),
+        scope: { level, projectId: project?.id ?? null, environmentId: env?.id ?? null },
+      });
+      res.json({ ...present((await rm.apiKeys.get(id))!), secret });
+    },
+  );
 
-  api.add({ method: 'post', path: '/v2/projects', summary: 'Create a project', tag: 'Projects', body: projectCreateSchema });
-  router.post('/v2/projects', async (req, res) => {
-    const body = parse(projectCreateSchema, req.body, 'body');
-    const auth = authOf(res);
-    if (auth.projectId !== null) throw new ForbiddenError('Creating a project needs an organization API key');
-    const id = newId();
-    await executeOrgCommand(services, req, res, auth.organizationId, {
-      type: 'CreateProject',
-      id,
-      key: body.key,
-      name: body.name,
-      description: body.description ?? '',
-    });
-    res.json(await rm.projects.get(id));
-  });
-
-  api.add({ method: 'get', path: '/v2/projects', summary: 'List projects', tag: 'Projects', query: paginationSchema });
-  router.get('/v2/projects', async (req, res) => {
-    const auth = authOf(res);
-    const page = parse(paginationSchema, req.query, 'query');
-    if (auth.projectId !== null) {
-      res.json([await rm.projects.get(auth.projectId)].filter(Boolean));
-      return;
-    }
-    res.json(await listPage(rm.projects, { organization_id: auth.organizationId }, page));
-  });
-
-  api.add({ method: 'get', path: '/v2/projects/{proj_id}', summary: 'Get a project', tag: 'Projects' });
-  router.get('/v2/projects/:proj_id', async (req, res) => {
-    res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
-  });
-
-  api.add({
-    method: 'post',
-    path: '/v2/projects/{proj_id}/envs',
-    summary: 'Create an environment',
-    tag: 'Environments',
-    body: environmentCreateSchema,
-  });
-  router.post('/v2/projects/:proj_id/envs', async (req, res) => {
-    const body = parse(environmentCreateSchema, req.body, 'body');
-    const auth = authOf(res);
-    if (auth.environmentId !== null) throw new ForbiddenError('Creating an environment needs a project or organization API key');
-    const project = await resolveProject(rm, auth, req.params.proj_id);
-    const id = newId();
-    await executeOrgCommand(services, req, res, auth.organizationId, {
-      type: 'CreateEnvironment',
-      project: project.id,
-      environment: {
+  route(
+    context,
+    { method: 'post', path: '/v2/projects', summary: 'Create a project', tag: 'Projects', body: projectCreateSchema },
+    async (req, res, input) => {
+      const body = input.body();
+      const auth = authOf(res);
+      if (auth.projectId !== null) throw new ForbiddenError('Creating a project needs an organization API key');
+      const id = newId();
+      await executeOrgCommand(services, req, res, auth.organizationId, {
+        type: 'CreateProject',
         id,
         key: body.key,
         name: body.name,
         description: body.description ?? '',
-        customBranchName: body.custom_branch_name ?? '',
-        jwks: body.jwks ?? {},
-        settings: body.settings ?? {},
-      },
-    });
-    res.json(await rm.environments.get(id));
+      });
+      res.json(await rm.projects.get(id));
+    },
+  );
+
+  route(
+    context,
+    { method: 'get', path: '/v2/projects', summary: 'List projects', tag: 'Projects', query: paginationSchema },
+    async (_req, res, input) => {
+      const auth = authOf(res);
+      const page = input.query();
+      if (auth.projectId !== null) {
+        res.json([await rm.projects.get(auth.projectId)].filter(Boolean));
+        return;
+      }
+      res.json(await listPage(rm.projects, { organization_id: auth.organizationId }, page));
+    },
+  );
+
+  route(context, { method: 'get', path: '/v2/projects/{proj_id}', summary: 'Get a project', tag: 'Projects' }, async (req, res) => {
+    res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
   });
 
-  api.add({
-    method: 'get',
-    path: '/v2/projects/{proj_id}/envs',
-    summary: 'List environments',
-    tag: 'Environments',
-    query: paginationSchema,
-  });
-  router.get('/v2/projects/:proj_id/envs', async (req, res) => {
-    const auth = authOf(res);
-    const project = await resolveProject(rm, auth, req.params.proj_id);
-    if (auth.environmentId !== null) {
-      res.json([await rm.environments.get(auth.environmentId)].filter(Boolean));
-      return;
-    }
-    res.json(await listPage(rm.environments, { project_id: project.id }, parse(paginationSchema, req.query, 'query')));
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/v2/projects/{proj_id}/envs',
+      summary: 'Create an environment',
+      tag: 'Environments',
+      body: environmentCreateSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const auth = authOf(res);
+      if (auth.environmentId !== null) throw new ForbiddenError('Creating an environment needs a project or organization API key');
+      const project = await resolveProject(rm, auth, req.params.proj_id);
+      const id = newId();
+      await executeOrgCommand(services, req, res, auth.organizationId, {
+        type: 'CreateEnvironment',
+        project: project.id,
+        environment: {
+          id,
+          key: body.key,
+          name: body.name,
+          description: body.description ?? '',
+          customBranchName: body.custom_branch_name ?? '',
+          jwks: body.jwks ?? {},
+          settings: body.settings ?? {},
+        },
+      });
+      res.json(await rm.environments.get(id));
+    },
+  );
 
-  api.add({ method: 'get', path: '/v2/projects/{proj_id}/envs/{env_id}', summary: 'Get an environment', tag: 'Environments' });
-  router.get('/v2/projects/:proj_id/envs/:env_id', async (req, res) => {
-    const auth = authOf(res);
-    const project = await resolveProject(rm, auth, req.params.proj_id);
-    const env = await resolveEnvironment(rm, auth, project, req.params.env_id);
-    if (!env) throw new NotFoundError(`Environment '${req.params.env_id}' not found`);
-    res.json(env);
-  });
+  route(
+    context,
+    { method: 'get', path: '/v2/projects/{proj_id}/envs', summary: 'List environments', tag: 'Environments', query: paginationSchema },
+    async (req, res, input) => {
+      const auth = authOf(res);
+      const project = await resolveProject(rm, auth, req.params.proj_id);
+      if (auth.environmentId !== null) {
+        res.json([await rm.environments.get(auth.environmentId)].filter(Boolean));
+        return;
+      }
+      res.json(await listPage(rm.environments, { project_id: project.id }, input.query()));
+    },
+  );
+
+  route(
+    context,
+    { method: 'get', path: '/v2/projects/{proj_id}/envs/{env_id}', summary: 'Get an environment', tag: 'Environments' },
+    async (req, res) => {
+      const auth = authOf(res);
+      const project = await resolveProject(rm, auth, req.params.proj_id);
+      const env = await resolveEnvironment(rm, auth, project, req.params.env_id);
+      if (!env) throw new NotFoundError(`Environment '${req.params.env_id}' not found`);
+      res.json(env);
+    },
+  );
 }

@@ -4,7 +4,8 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { keySchema, paginationSchema, parse } from '../http/validation';
+import { keySchema, paginationSchema } from '../http/validation';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 
 export const relationCreateSchema = z.object({
@@ -15,9 +16,9 @@ export const relationCreateSchema = z.object({
 });
 
 /** Relations; the path's resource is the object type: `/resources/{resource_id}/relations`. */
-export function relationRoutes({ router, services, api, base }: RouteContext): void {
+export function relationRoutes(context: RouteContext): void {
+  const { services } = context;
   const rm = services.readModels;
-  const docPath = `${base}/resources/{resource_id}/relations`;
 
   async function objectResource(envId: string, ref: string): Promise<string> {
     const resource = await rm.byKeyOrId(rm.resources, envId, ref);
@@ -25,57 +26,75 @@ export function relationRoutes({ router, services, api, base }: RouteContext): v
     return resource.key;
   }
 
-  api.add({
-    method: 'post',
-    path: docPath,
-    summary: 'Create a relation (the path resource is the object)',
-    tag: 'Relations',
-    body: relationCreateSchema,
-  });
-  router.post('/resources/:resource_id/relations', async (req, res) => {
-    const body = parse(relationCreateSchema, req.body, 'body');
-    const id = newId();
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateRelation',
-      id,
-      objectResource: req.params.resource_id,
-      key: body.key,
-      name: body.name,
-      description: body.description ?? '',
-      subjectResource: body.subject_resource,
-    });
-    res.json(await rm.relations.get(id));
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/resources/{resource_id}/relations',
+      summary: 'Create a relation (the path resource is the object)',
+      tag: 'Relations',
+      body: relationCreateSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const id = newId();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'CreateRelation',
+        id,
+        objectResource: req.params.resource_id,
+        key: body.key,
+        name: body.name,
+        description: body.description ?? '',
+        subjectResource: body.subject_resource,
+      });
+      res.json(await rm.relations.get(id));
+    },
+  );
 
-  api.add({ method: 'get', path: docPath, summary: 'List the relations of a resource type', tag: 'Relations', query: paginationSchema });
-  router.get('/resources/:resource_id/relations', async (req, res) => {
-    const env = envOf(res).id;
-    const filter = { environment_id: env, object_resource: await objectResource(env, req.params.resource_id) };
-    res.json(await listPage(rm.relations, filter, parse(paginationSchema, req.query, 'query')));
-  });
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/resources/{resource_id}/relations',
+      summary: 'List the relations of a resource type',
+      tag: 'Relations',
+      query: paginationSchema,
+    },
+    async (req, res, input) => {
+      const env = envOf(res).id;
+      const filter = { environment_id: env, object_resource: await objectResource(env, req.params.resource_id) };
+      res.json(await listPage(rm.relations, filter, input.query()));
+    },
+  );
 
-  api.add({ method: 'get', path: `${docPath}/{relation_id}`, summary: 'Get a relation', tag: 'Relations' });
-  router.get('/resources/:resource_id/relations/:relation_id', async (req, res) => {
-    const env = envOf(res).id;
-    const object = await objectResource(env, req.params.resource_id);
-    const relation = await rm.byKeyOrId(rm.relations, env, req.params.relation_id, { object_resource: object });
-    if (!relation) throw new NotFoundError(`Relation '${req.params.relation_id}' not found on resource '${object}'`);
-    res.json(relation);
-  });
+  route(
+    context,
+    { method: 'get', path: '/resources/{resource_id}/relations/{relation_id}', summary: 'Get a relation', tag: 'Relations' },
+    async (req, res) => {
+      const env = envOf(res).id;
+      const object = await objectResource(env, req.params.resource_id);
+      const relation = await rm.byKeyOrId(rm.relations, env, req.params.relation_id, { object_resource: object });
+      if (!relation) throw new NotFoundError(`Relation '${req.params.relation_id}' not found on resource '${object}'`);
+      res.json(relation);
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${docPath}/{relation_id}`,
-    summary: 'Delete a relation with its tuples',
-    tag: 'Relations',
-    status: 204,
-  });
-  router.delete('/resources/:resource_id/relations/:relation_id', async (req, res) => {
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'DeleteRelation',
-      objectResource: req.params.resource_id,
-      relation: req.params.relation_id,
-    });
-    res.status(204).end();
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/resources/{resource_id}/relations/{relation_id}',
+      summary: 'Delete a relation with its tuples',
+      tag: 'Relations',
+      status: 204,
+    },
+    async (req, res) => {
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'DeleteRelation',
+        objectResource: req.params.resource_id,
+        relation: req.params.relation_id,
+      });
+      res.status(204).end();
+    },
+  );
 }

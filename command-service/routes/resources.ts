@@ -4,7 +4,8 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 
 const actionBlock = z.object({
@@ -22,52 +23,65 @@ export const resourceCreateSchema = z.object({
 });
 
 /** Resource types and their actions: `/v2/schema/{proj_id}/{env_id}/resources`. */
-export function resourceRoutes({ router, services, api, base }: RouteContext): void {
+export function resourceRoutes(context: RouteContext): void {
+  const { services } = context;
   const rm = services.readModels;
 
-  api.add({ method: 'post', path: `${base}/resources`, summary: 'Create a resource type', tag: 'Resources', body: resourceCreateSchema });
-  router.post('/resources', async (req, res) => {
-    const body = parse(resourceCreateSchema, req.body, 'body');
-    const env = envOf(res);
-    const id = newId();
-    await executeEnvCommand(services, req, res, env.id, {
-      type: 'CreateResource',
-      id,
-      key: body.key,
-      name: body.name,
-      description: body.description ?? '',
-      attributes: body.attributes ?? {},
-      actions: Object.entries(body.actions).map(([key, a]) => ({
-        id: newId(),
-        key,
-        name: a.name ?? key,
-        description: a.description ?? '',
-      })),
-    });
-    res.json(await rm.resources.get(id));
-  });
+  route(
+    context,
+    { method: 'post', path: '/resources', summary: 'Create a resource type', tag: 'Resources', body: resourceCreateSchema },
+    async (req, res, input) => {
+      const body = input.body();
+      const env = envOf(res);
+      const id = newId();
+      await executeEnvCommand(services, req, res, env.id, {
+        type: 'CreateResource',
+        id,
+        key: body.key,
+        name: body.name,
+        description: body.description ?? '',
+        attributes: body.attributes ?? {},
+        actions: Object.entries(body.actions).map(([key, a]) => ({
+          id: newId(),
+          key,
+          name: a.name ?? key,
+          description: a.description ?? '',
+        })),
+      });
+      res.json(await rm.resources.get(id));
+    },
+  );
 
-  api.add({ method: 'get', path: `${base}/resources`, summary: 'List resource types', tag: 'Resources', query: paginationSchema });
-  router.get('/resources', async (req, res) => {
-    res.json(await listPage(rm.resources, { environment_id: envOf(res).id }, parse(paginationSchema, req.query, 'query')));
-  });
+  route(
+    context,
+    { method: 'get', path: '/resources', summary: 'List resource types', tag: 'Resources', query: paginationSchema },
+    async (_req, res, input) => {
+      res.json(await listPage(rm.resources, { environment_id: envOf(res).id }, input.query()));
+    },
+  );
 
-  api.add({ method: 'get', path: `${base}/resources/{resource_id}`, summary: 'Get a resource type', tag: 'Resources' });
-  router.get('/resources/:resource_id', async (req, res) => {
-    const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, req.params.resource_id);
-    if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);
-    res.json(resource);
-  });
+  route(
+    context,
+    { method: 'get', path: '/resources/{resource_id}', summary: 'Get a resource type', tag: 'Resources' },
+    async (req, res) => {
+      const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, req.params.resource_id);
+      if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);
+      res.json(resource);
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${base}/resources/{resource_id}`,
-    summary: 'Delete a resource type with its roles, relations and instances',
-    tag: 'Resources',
-    status: 204,
-  });
-  router.delete('/resources/:resource_id', async (req, res) => {
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteResource', resource: req.params.resource_id });
-    res.status(204).end();
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/resources/{resource_id}',
+      summary: 'Delete a resource type with its roles, relations and instances',
+      tag: 'Resources',
+      status: 204,
+    },
+    async (req, res) => {
+      await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteResource', resource: req.params.resource_id });
+      res.status(204).end();
+    },
+  );
 }

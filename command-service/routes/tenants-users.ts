@@ -4,7 +4,8 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema, parse } from '../http/validation';
+import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 
 export const tenantCreateSchema = z.object({
@@ -22,84 +23,92 @@ export const userCreateSchema = z.object({
 });
 
 /** Tenants and users: `/v2/facts/{proj_id}/{env_id}/tenants` and `/users`. */
-export function tenantAndUserRoutes({ router, services, api, base }: RouteContext): void {
+export function tenantAndUserRoutes(context: RouteContext): void {
+  const { services } = context;
   const rm = services.readModels;
 
-  api.add({ method: 'post', path: `${base}/tenants`, summary: 'Create a tenant', tag: 'Tenants', body: tenantCreateSchema });
-  router.post('/tenants', async (req, res) => {
-    const body = parse(tenantCreateSchema, req.body, 'body');
-    const id = newId();
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateTenant',
-      id,
-      key: body.key,
-      name: body.name,
-      description: body.description ?? '',
-      attributes: body.attributes ?? {},
-    });
-    res.json(await rm.tenants.get(id));
-  });
+  route(
+    context,
+    { method: 'post', path: '/tenants', summary: 'Create a tenant', tag: 'Tenants', body: tenantCreateSchema },
+    async (req, res, input) => {
+      const body = input.body();
+      const id = newId();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'CreateTenant',
+        id,
+        key: body.key,
+        name: body.name,
+        description: body.description ?? '',
+        attributes: body.attributes ?? {},
+      });
+      res.json(await rm.tenants.get(id));
+    },
+  );
 
-  api.add({ method: 'get', path: `${base}/tenants`, summary: 'List tenants', tag: 'Tenants', query: paginationSchema });
-  router.get('/tenants', async (req, res) => {
-    res.json(await listPage(rm.tenants, { environment_id: envOf(res).id }, parse(paginationSchema, req.query, 'query')));
-  });
+  route(
+    context,
+    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: paginationSchema },
+    async (_req, res, input) => {
+      res.json(await listPage(rm.tenants, { environment_id: envOf(res).id }, input.query()));
+    },
+  );
 
-  api.add({ method: 'get', path: `${base}/tenants/{tenant_id}`, summary: 'Get a tenant', tag: 'Tenants' });
-  router.get('/tenants/:tenant_id', async (req, res) => {
+  route(context, { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants' }, async (req, res) => {
     const tenant = await rm.byKeyOrId(rm.tenants, envOf(res).id, req.params.tenant_id);
     if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
     res.json(tenant);
   });
 
-  api.add({
-    method: 'delete',
-    path: `${base}/tenants/{tenant_id}`,
-    summary: 'Delete a tenant with its instances and assignments',
-    tag: 'Tenants',
-    status: 204,
-  });
-  router.delete('/tenants/:tenant_id', async (req, res) => {
-    await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteTenant', tenant: req.params.tenant_id });
-    res.status(204).end();
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/tenants/{tenant_id}',
+      summary: 'Delete a tenant with its instances and assignments',
+      tag: 'Tenants',
+      status: 204,
+    },
+    async (req, res) => {
+      await executeEnvCommand(services, req, res, envOf(res).id, { type: 'DeleteTenant', tenant: req.params.tenant_id });
+      res.status(204).end();
+    },
+  );
 
-  api.add({
-    method: 'post',
-    path: `${base}/users`,
-    summary: 'Create a user (users are also created by their first role assignment)',
-    tag: 'Users',
-    body: userCreateSchema,
-  });
-  router.post('/users', async (req, res) => {
-    const body = parse(userCreateSchema, req.body, 'body');
-    const id = newId();
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateUser',
-      id,
-      key: body.key,
-      email: body.email ?? null,
-      firstName: body.first_name ?? null,
-      lastName: body.last_name ?? null,
-      attributes: body.attributes ?? {},
-    });
-    res.json(await rm.users.get(id));
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/users',
+      summary: 'Create a user (users are also created by their first role assignment)',
+      tag: 'Users',
+      body: userCreateSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const id = newId();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'CreateUser',
+        id,
+        key: body.key,
+        email: body.email ?? null,
+        firstName: body.first_name ?? null,
+        lastName: body.last_name ?? null,
+        attributes: body.attributes ?? {},
+      });
+      res.json(await rm.users.get(id));
+    },
+  );
 
-  api.add({
-    method: 'get',
-    path: `${base}/users`,
-    summary: 'List users ({data, total_count, page_count})',
-    tag: 'Users',
-    query: paginationSchema,
-  });
-  router.get('/users', async (req, res) => {
-    const page = { ...parse(paginationSchema, req.query, 'query'), include_total_count: true };
-    res.json(await listPage(rm.users, { environment_id: envOf(res).id }, page));
-  });
+  route(
+    context,
+    { method: 'get', path: '/users', summary: 'List users ({data, total_count, page_count})', tag: 'Users', query: paginationSchema },
+    async (_req, res, input) => {
+      const page = { ...input.query(), include_total_count: true };
+      res.json(await listPage(rm.users, { environment_id: envOf(res).id }, page));
+    },
+  );
 
-  api.add({ method: 'get', path: `${base}/users/{user_id}`, summary: 'Get a user', tag: 'Users' });
-  router.get('/users/:user_id', async (req, res) => {
+  route(context, { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users' }, async (req, res) => {
     const user = await rm.byKeyOrId(rm.users, envOf(res).id, req.params.user_id);
     if (!user) throw new NotFoundError(`User '${req.params.user_id}' not found`);
     res.json(user);

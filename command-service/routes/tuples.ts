@@ -4,7 +4,8 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { paginationSchema, parse } from '../http/validation';
+import { paginationSchema } from '../http/validation';
+import { route } from './route';
 import type { RouteContext } from './route-context';
 
 export const tupleCreateSchema = z.object({
@@ -22,60 +23,64 @@ const tupleListQuery = paginationSchema.extend({
 });
 
 /** Relationship tuples: `/v2/facts/{proj_id}/{env_id}/relationship_tuples`. Delete is DELETE with a body. */
-export function tupleRoutes({ router, services, api, base }: RouteContext): void {
+export function tupleRoutes(context: RouteContext): void {
+  const { services } = context;
   const rm = services.readModels;
 
-  api.add({
-    method: 'post',
-    path: `${base}/relationship_tuples`,
-    summary: 'Create a relationship tuple',
-    tag: 'Relationship tuples',
-    body: tupleCreateSchema,
-  });
-  router.post('/relationship_tuples', async (req, res) => {
-    const body = parse(tupleCreateSchema, req.body, 'body');
-    const id = newId();
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'CreateTuple',
-      id,
-      subject: body.subject,
-      relation: body.relation,
-      object: body.object,
-      tenant: body.tenant ?? null,
-    });
-    res.json(await rm.tuples.get(id));
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/relationship_tuples',
+      summary: 'Create a relationship tuple',
+      tag: 'Relationship tuples',
+      body: tupleCreateSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const id = newId();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'CreateTuple',
+        id,
+        subject: body.subject,
+        relation: body.relation,
+        object: body.object,
+        tenant: body.tenant ?? null,
+      });
+      res.json(await rm.tuples.get(id));
+    },
+  );
 
-  api.add({
-    method: 'get',
-    path: `${base}/relationship_tuples`,
-    summary: 'List relationship tuples',
-    tag: 'Relationship tuples',
-    query: tupleListQuery,
-  });
-  router.get('/relationship_tuples', async (req, res) => {
-    const query = parse(tupleListQuery, req.query, 'query');
-    const filter: Filter = { environment_id: envOf(res).id };
-    for (const field of ['subject', 'relation', 'object', 'tenant'] as const) if (query[field]) filter[field] = query[field];
-    res.json(await listPage(rm.tuples, filter, query));
-  });
+  route(
+    context,
+    { method: 'get', path: '/relationship_tuples', summary: 'List relationship tuples', tag: 'Relationship tuples', query: tupleListQuery },
+    async (_req, res, input) => {
+      const query = input.query();
+      const filter: Filter = { environment_id: envOf(res).id };
+      for (const field of ['subject', 'relation', 'object', 'tenant'] as const) if (query[field]) filter[field] = query[field];
+      res.json(await listPage(rm.tuples, filter, query));
+    },
+  );
 
-  api.add({
-    method: 'delete',
-    path: `${base}/relationship_tuples`,
-    summary: 'Delete a relationship tuple',
-    tag: 'Relationship tuples',
-    body: tupleDeleteSchema,
-    status: 204,
-  });
-  router.delete('/relationship_tuples', async (req, res) => {
-    const body = parse(tupleDeleteSchema, req.body, 'body');
-    await executeEnvCommand(services, req, res, envOf(res).id, {
-      type: 'DeleteTuple',
-      subject: body.subject,
-      relation: body.relation,
-      object: body.object,
-    });
-    res.status(204).end();
-  });
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/relationship_tuples',
+      summary: 'Delete a relationship tuple',
+      tag: 'Relationship tuples',
+      body: tupleDeleteSchema,
+      status: 204,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'DeleteTuple',
+        subject: body.subject,
+        relation: body.relation,
+        object: body.object,
+      });
+      res.status(204).end();
+    },
+  );
 }

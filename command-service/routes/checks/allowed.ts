@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import { authOf, keyEnvironment } from '../../http/auth';
-import { parse } from '../../http/validation';
+import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { CachedChecks } from './cached-checks';
 import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
@@ -13,49 +13,57 @@ import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
  * instance or action is `allow: false`, never an error. Decisions come from a
  * cache that is exact (see CachedChecks); `Cache-Control: no-cache` reads the store.
  */
-export function allowedRoutes({ router, services, api }: RouteContext, queries: GrantQueries): void {
+export function allowedRoutes(context: RouteContext, queries: GrantQueries): void {
+  const { services } = context;
   const rm = services.readModels;
   const decisions = new CachedChecks(queries, () => services.freshness.position, services.config.READ_CACHE_ENTRIES);
 
-  api.add({
-    method: 'post',
-    path: '/allowed',
-    tag: 'Permission checks',
-    body: checkSchema,
-    query: explainQuery,
-    summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it)',
-  });
-  router.post('/allowed', async (req, res) => {
-    const body = parse(checkSchema, req.body, 'body');
-    const explain = body.explain ?? parse(explainQuery, req.query, 'query').explain ?? false;
-    const env = await keyEnvironment(rm, authOf(res));
-    const { explain: _explain, context: _context, ...check } = body;
-    res.json(explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/allowed',
+      tag: 'Permission checks',
+      body: checkSchema,
+      query: explainQuery,
+      summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it)',
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      // `explain` in the body wins; the query is read only without it.
+      const explain = body.explain ?? input.query().explain ?? false;
+      const env = await keyEnvironment(rm, authOf(res));
+      const { explain: _explain, context: _context, ...check } = body;
+      res.json(explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) });
+    },
+  );
 
-  api.add({
-    method: 'post',
-    path: '/allowed/bulk',
-    tag: 'Permission checks',
-    body: bulkCheckSchema,
-    query: explainQuery,
-    summary: 'Check many permissions; one answer per check, in order',
-  });
-  router.post('/allowed/bulk', async (req, res) => {
-    const checks = parse(bulkCheckSchema, req.body, 'body');
-    const explainAll = parse(explainQuery, req.query, 'query').explain ?? false;
-    const env = await keyEnvironment(rm, authOf(res));
-    const explained = (c: (typeof checks)[number]) => c.explain ?? explainAll;
-    const decided = await decisions.allowedAll(
-      env.id,
-      checks.filter((c) => !explained(c)),
-      noCache(req),
-    );
-    const answers = [];
-    let next = 0;
-    for (const check of checks) answers.push(explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! });
-    res.json({ allow: answers });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/allowed/bulk',
+      tag: 'Permission checks',
+      body: bulkCheckSchema,
+      query: explainQuery,
+      summary: 'Check many permissions; one answer per check, in order',
+    },
+    async (req, res, input) => {
+      const checks = input.body();
+      const explainAll = input.query().explain ?? false;
+      const env = await keyEnvironment(rm, authOf(res));
+      const explained = (c: (typeof checks)[number]) => c.explain ?? explainAll;
+      const decided = await decisions.allowedAll(
+        env.id,
+        checks.filter((c) => !explained(c)),
+        noCache(req),
+      );
+      const answers = [];
+      let next = 0;
+      for (const check of checks) answers.push(explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! });
+      res.json({ allow: answers });
+    },
+  );
 }
 
 const noCache = (req: Request): boolean => /\bno-cache\b/i.test(req.header('cache-control') ?? '');

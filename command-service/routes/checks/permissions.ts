@@ -1,6 +1,6 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import { authOf, keyEnvironment } from '../../http/auth';
-import { parse } from '../../http/validation';
+import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
 
@@ -11,36 +11,42 @@ import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
  * next page is asked with the same body plus `cursor`. Results are wrapped in
  * `result` as Permit's PDP does, which the SDK's getUserPermissions unwraps.
  */
-export function permissionRoutes({ router, services, api }: RouteContext, queries: GrantQueries): void {
-  const rm = services.readModels;
+export function permissionRoutes(context: RouteContext, queries: GrantQueries): void {
+  const rm = context.services.readModels;
 
-  api.add({
-    method: 'post',
-    path: '/user-permissions',
-    tag: 'Permission checks',
-    body: userPermissionsSchema,
-    summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}',
-  });
-  router.post('/user-permissions', async (req, res) => {
-    const body = parse(userPermissionsSchema, req.body, 'body');
-    const env = await keyEnvironment(rm, authOf(res));
-    const { context: _context, ...request } = body;
-    const page = await queries.userPermissions(env.id, request);
-    res.json({ result: { permissions: page.permissions }, next_cursor: page.next_cursor });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/user-permissions',
+      tag: 'Permission checks',
+      body: userPermissionsSchema,
+      summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}',
+    },
+    async (_req, res, input) => {
+      const body = input.body();
+      const env = await keyEnvironment(rm, authOf(res));
+      const { context: _context, ...request } = body;
+      const page = await queries.userPermissions(env.id, request);
+      res.json({ result: { permissions: page.permissions }, next_cursor: page.next_cursor });
+    },
+  );
 
-  api.add({
-    method: 'post',
-    path: '/authorized_users',
-    tag: 'Permission checks',
-    body: authorizedUsersSchema,
-    summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}',
-  });
-  router.post('/authorized_users', async (req, res) => {
-    const body = parse(authorizedUsersSchema, req.body, 'body');
-    const env = await keyEnvironment(rm, authOf(res));
-    const { context: _context, ...request } = body;
-    const { next_cursor, ...result } = await queries.authorizedUsers(env.id, request);
-    res.json({ result, next_cursor });
-  });
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/authorized_users',
+      tag: 'Permission checks',
+      body: authorizedUsersSchema,
+      summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}',
+    },
+    async (_req, res, input) => {
+      const body = input.body();
+      const env = await keyEnvironment(rm, authOf(res));
+      const { context: _context, ...request } = body;
+      const { next_cursor, ...result } = await queries.authorizedUsers(env.id, request);
+      res.json({ result, next_cursor });
+    },
+  );
 }

@@ -1,0 +1,71 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Operation } from '../http/openapi';
+import { expressPath } from '../http/path-template';
+import { parse } from '../http/validation';
+import type { RouteContext } from './route-context';
+
+type Schema = z.ZodType | undefined;
+
+/** The `{name}` parameters of a path template, as a type: `'/roles/{role_id}'` gives `'role_id'`. */
+type PathParameters<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParameters<Rest> : never;
+
+/** A route as it is declared once: express serves it, `/openapi.json` documents it. */
+export interface RouteDeclaration<Path extends string, Body extends Schema, Query extends Schema> extends Omit<
+  Operation,
+  'path' | 'body' | 'query'
+> {
+  /** OpenAPI path template under the group's base, e.g. `/tenants/{tenant_id}`. */
+  path: Path;
+  body?: Body;
+  query?: Query;
+}
+
+/**
+ * The request parts the route declared schemas for, parsed with exactly those
+ * schemas (422 `{detail: [{loc: ['body' | 'query', …]}]}` when invalid). Each
+ * is parsed when the handler first asks for it, not before the handler runs,
+ * so every handler keeps its order of checks: a role list reports a missing
+ * resource before a bad `page`, a copy refuses an environment key before
+ * reading the body.
+ */
+export type RouteInput<Body extends Schema, Query extends Schema> = (Body extends z.ZodType ? { body(): z.infer<Body> } : unknown) &
+  (Query extends z.ZodType ? { query(): z.infer<Query> } : unknown);
+
+export type RouteHandler<Path extends string, Body extends Schema, Query extends Schema> = (
+  req: Request<Record<PathParameters<Path>, string>>,
+  res: Response,
+  input: RouteInput<Body, Query>,
+) => void | Promise<void>;
+
+/**
+ * Declares a route of a group: registers the handler with the group's express
+ * router (at the express form of the path) and the operation with the OpenAPI
+ * registry (at the group's base plus the path), from the same declaration.
+ */
+export function route<Path extends string, Body extends Schema = undefined, Query extends Schema = undefined>(
+  { router, api, base }: Pick<RouteContext, 'router' | 'api' | 'base'>,
+  declaration: RouteDeclaration<Path, Body, Query>,
+  handler: RouteHandler<Path, Body, Query>,
+): void {
+  api.add({ ...declaration, path: `${base}${declaration.path}` });
+  router[declaration.method](expressPath(declaration.path), (req, res) =>
+    handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, declaration)),
+  );
+}
+
+function requestInput<Body extends Schema, Query extends Schema>(
+  req: Request,
+  { body, query }: { body?: Body; query?: Query },
+): RouteInput<Body, Query> {
+  return {
+    ...(body ? { body: once(() => parse(body, req.body, 'body')) } : {}),
+    ...(query ? { query: once(() => parse(query, req.query, 'query')) } : {}),
+  } as RouteInput<Body, Query>;
+}
+
+/** A handler may ask twice; the schema runs (and its transforms and defaults apply) once. */
+function once<T>(read: () => T): () => T {
+  let parsed: { value: T } | undefined;
+  return () => (parsed ??= { value: read() }).value;
+}
