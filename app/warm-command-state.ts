@@ -5,7 +5,7 @@ import { streams } from '../shared/events';
 /**
  * Brings every environment's command state into memory in the background once
  * the service is ready, so the first write after a restart does not pay for
- * loading it (2–4 s for an environment of a million events, from its snapshot).
+ * loading it (seconds for a large environment, even from its snapshot).
  * One environment at a time, between other work: a write that arrives first
  * simply takes its turn on that stream, as it would have without this. Never
  * rejects: a failure is logged.

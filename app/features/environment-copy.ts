@@ -21,10 +21,10 @@ export interface EnvironmentCopyOptions {
 }
 
 /**
- * 1,000 rather than 5,000: a batch lives across the append's await, and at 5,000
- * events it outlived V8's young generation, so the copy spent a quarter of its
- * CPU in GC; 1,000 copied ~20% more events per CPU-second (300,000-event bench),
- * and the commit per batch overlaps with reading the next one.
+ * Small enough that a batch, which lives across the append's await, dies in V8's
+ * young generation (larger batches were promoted and the copy spent its time in
+ * GC), large enough that the commit per batch overlaps with reading the next one.
+ * Measured in docs/benchmarks.md ("Figures behind design choices").
  */
 const COPY_BATCH_EVENTS = 1000;
 

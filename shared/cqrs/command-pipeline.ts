@@ -53,10 +53,10 @@ export interface SnapshotPolicy {
  * Events to fold between two snapshots of a stream whose last snapshot is at
  * `snapshotVersion`: `every`, or a quarter of the stream if that is more. A
  * snapshot serialises the whole state, which grows with the stream (up to an
- * entry per event); at a fixed interval a 1,000,000-tuple environment spent
- * ~0.4 s serialising ~90 MiB every 20,000 events (~20 µs per event, half of
- * what deciding and appending the event costs), and left that garbage outside
- * the V8 heap each time. Spacing snapshots in proportion to the stream
+ * entry per event); at a fixed interval a large environment spent a share of
+ * each event's cost comparable to deciding and appending it on serialising,
+ * and left that garbage outside the V8 heap each time (figures in
+ * docs/benchmarks.md). Spacing snapshots in proportion to the stream
  * keeps their cost per event constant, and a restart after a crash still
  * folds at most a fifth of the stream (a shutdown saves a fresh one).
  */

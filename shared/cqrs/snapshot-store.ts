@@ -37,8 +37,8 @@ interface Waiter {
  * One write per stream at a time. A snapshot saved while its stream's file is
  * being written waits, and replaces any older one still waiting (whose save
  * then resolves with it): on a disk slower than the snapshots come, at most
- * two serialised states per stream are held in memory (~90 MiB each at a
- * million tuples), where concurrent writes piled them up.
+ * two serialised states per stream are held in memory (each the size of the
+ * stream's whole state), where concurrent writes piled them up.
  */
 export class FileSnapshotStore implements SnapshotStore {
   private saves = 0;

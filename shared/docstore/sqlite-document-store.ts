@@ -26,9 +26,9 @@ export class SqliteDocumentStore implements DocumentStore {
   constructor(path: string) {
     this.writer = open(path);
     // The projection reads back index pages of the grants it writes at random places (a user's
-    // grants, a grant's dependants). At full benchmark scale (39,000 assignments deriving 350,000
-    // grants) a 32 MiB cache took the assignments ~10% faster than the 16 MiB default; 64 MiB
-    // gained little more for twice the memory. The cache only grows as far as it is used.
+    // grants, a grant's dependants), so a cache above SQLite's default pays off at benchmark scale
+    // while a larger one gained little more for its memory (docs/benchmarks.md). The cache only
+    // grows as far as it is used.
     this.writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     this.writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
     this.reader = open(path);

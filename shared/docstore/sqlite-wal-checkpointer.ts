@@ -5,15 +5,15 @@ import { Worker } from 'node:worker_threads';
  *
  * With SQLite's automatic checkpoints, the connection that commits copies the
  * write-ahead log into the database file inside its COMMIT, on the event loop:
- * after a large projection batch (a 100,000-grant fan-out) that was a stall of
- * about half a second, during which no request was served. PASSIVE checkpoints
+ * after a large projection batch (a fan-out to every file of a big folder) that
+ * was a stall during which no request was served. PASSIVE checkpoints
  * from another connection block neither the readers nor the writer.
  *
  * A PASSIVE checkpoint never lets the log start over, though: SQLite restarts
  * the WAL only when a write begins while no reader uses it, which under steady
- * load (a reader always busy) does not happen, so the WAL grew past 1 GB in the
- * full benchmark, and every page lookup searches the WAL's index segment by
- * segment: commits cost 7 ms instead of 0.5 ms. Once the WAL passes
+ * load (a reader always busy) does not happen, so the WAL grew without bound in
+ * the full benchmark, and every page lookup searches the WAL's index segment by
+ * segment: commits grew an order of magnitude slower (docs/benchmarks.md). Once the WAL passes
  * RESTART_ABOVE_BYTES, a RESTART checkpoint waits (briefly: it gives up after
  * RESTART_WAIT_MS and tries again later) for the readers to leave the log, so the
  * next write starts it from the beginning. Writers wait for that moment too;
