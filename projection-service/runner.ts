@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DocumentStore } from '../shared/docstore/port';
 import type { RecordedEvent } from '../shared/events/envelope';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
-import type { Projection } from '../shared/read-models/projection';
+import { applyToProjections, type Projection } from '../shared/read-models/projection';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
 
 export interface ProjectionRunnerOptions {
@@ -86,11 +86,7 @@ export class ProjectionRunner {
     try {
       await this.store.transaction(async () => {
         for (const projection of this.projections) await projection.prepare?.(batch);
-        for (const event of batch) {
-          for (const projection of this.projections) {
-            if (projection.handles.has(event.type)) await projection.apply(event);
-          }
-        }
+        for (const event of batch) await applyToProjections(this.projections, event);
         const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, last);
         if (!saved.ok) {
           throw new Error(`checkpoint ${this.checkpointName} moved to ${saved.current} under us (another projection runner?)`);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DocumentStore } from '../shared/docstore/port';
 import type { RecordedEvent } from '../shared/events';
+import { isEventOf } from '../shared/events';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
 import type { TaskQueue } from '../shared/taskqueue/port';
 import { COPY_MESSAGE_TYPE } from './worker';
@@ -67,7 +68,8 @@ export class TaskRelay {
 
   private async relay(batch: RecordedEvent[]): Promise<void> {
     for (const event of batch) {
-      const taskId = (event.data as { taskId?: string }).taskId;
+      if (!isEventOf('task', event)) continue;
+      const taskId = event.data.taskId;
       if (!taskId) continue;
       if (event.type === 'EnvironmentCopyRequested') {
         this.open.set(taskId, event.position);

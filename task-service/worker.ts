@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { CommandPipeline } from '../shared/cqrs/command-pipeline';
 import { DomainError, StreamVersionConflictError, UnavailableError } from '../shared/errors';
-import type { EventMetadata, RecordedEvent, TaskEvent } from '../shared/events';
-import { CURRENT_SCHEMA_VERSION, streams } from '../shared/events';
+import type { EventMetadata, EventOf, RecordedEvent, TaskEvent } from '../shared/events';
+import { CURRENT_SCHEMA_VERSION, isEventOf, streams } from '../shared/events';
 import type { TaskConsumer, TaskDelivery, TaskQueue } from '../shared/taskqueue/port';
 import type { CopyDependencies, CopyJob, CopyOutcome, CopyProgress } from './copy/copy-job';
 import { copyToExistingEnvironment } from './copy/copy-to-existing';
@@ -92,7 +92,7 @@ export class CopyTaskWorker {
   async handle(taskId: string): Promise<void> {
     const stream = streams.task(taskId);
     const [requested] = await this.deps.eventStore.readStream(stream, 0, 1);
-    if (!requested || requested.type !== 'EnvironmentCopyRequested') {
+    if (!requested || !isEventOf('task', requested) || requested.type !== 'EnvironmentCopyRequested') {
       this.logger.warn({ taskId }, 'no copy request in the task stream; nothing to do');
       return;
     }
@@ -106,13 +106,13 @@ export class CopyTaskWorker {
       return;
     }
 
-    const started = await this.command(stream, { type: 'StartAttempt', taskId });
+    const started = (await this.command(stream, { type: 'StartAttempt', taskId }))?.find((e) => e.type === 'TaskStarted');
     if (!started) return;
-    const attempt = (started[0]!.data as { attempt: number }).attempt;
+    const attempt = started.data.attempt;
     this.logger.info({ taskId, attempt }, 'copy task attempt started');
     let outcome: CopyOutcome;
     try {
-      outcome = await this.copy(requested as RecordedEvent<TaskEvent & { type: 'EnvironmentCopyRequested' }>, attempt);
+      outcome = await this.copy(requested, attempt);
     } catch (error) {
       if (error instanceof StaleTaskAttemptError || error instanceof TaskFinishedError) return;
       if (!(error instanceof DomainError) || error instanceof StreamVersionConflictError || error instanceof UnavailableError) throw error;
@@ -124,7 +124,7 @@ export class CopyTaskWorker {
     this.logger.info({ taskId, attempt, ...outcome }, 'copy task succeeded');
   }
 
-  private async copy(requested: RecordedEvent<TaskEvent & { type: 'EnvironmentCopyRequested' }>, attempt: number): Promise<CopyOutcome> {
+  private async copy(requested: RecordedEvent<EventOf<'EnvironmentCopyRequested'>>, attempt: number): Promise<CopyOutcome> {
     const request: CopyRequest = requested.data;
     const stream = streams.task(request.taskId);
     const { environmentId, bound } = await resolveCopy(this.deps.eventStore, request, requested.position);

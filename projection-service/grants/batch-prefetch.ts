@@ -1,5 +1,5 @@
 import type { EnvEvent, RecordedEvent } from '../../shared/events';
-import { streamCategory } from '../../shared/events';
+import { isEventOf, streamCategory } from '../../shared/events';
 import { KEY_CHUNK, PAGE_SIZE } from './paging';
 
 /** What a BatchPrefetch reads, and for which keys of a batch. */
@@ -39,7 +39,7 @@ export class BatchPrefetch<T> {
     this.to = batch.at(-1)?.position ?? -1;
     const keysByEnv = new Map<string, Set<string>>();
     for (const event of batch) {
-      const key = this.spec.keyOf(event as unknown as EnvEvent);
+      const key = isEventOf('env', event) ? this.spec.keyOf(event) : null;
       if (key === null) continue;
       const env = streamCategory(event.streamId).id;
       let keys = keysByEnv.get(env);

@@ -1,5 +1,5 @@
-import type { EnvEvent, EnvEventOf, RecordedEvent } from '../../shared/events';
-import { streamCategory } from '../../shared/events';
+import type { EnvEvent, EventHandlers } from '../../shared/events';
+import { dispatch, eventTypes, handledTypes, streamCategory } from '../../shared/events';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { GrantCollections, instanceKeys, tupleEdges } from '../../shared/read-models/grants/collections';
@@ -19,23 +19,40 @@ import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
 import { Yielder } from './yielder';
 
-type Handler<T extends EnvEvent['type']> = (ctx: GrantContext, event: EnvEventOf<T>) => Promise<void>;
-const handlers: { [T in EnvEvent['type']]?: Handler<T> } = {
-  RoleAssigned: onRoleAssigned,
-  RoleUnassigned: onRoleUnassigned,
-  RelationshipTupleCreated: onTupleCreated,
-  RelationshipTupleDeleted: onTupleDeleted,
-  ResourceInstanceDeleted: onInstanceDeleted,
+/**
+ * What each environment event does to the derived grants. Events that only
+ * create objects (resources, roles, instances, users, tenants) cannot change a
+ * grant; role permissions are read at check time.
+ */
+export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Promise<void>> = {
+  ResourceCreated: 'ignored',
+  ResourceDeleted: onResourceDeleted,
+  RoleCreated: 'ignored',
+  RoleUpdated: 'ignored',
   RoleDerivationsReplaced: onDerivationsReplaced,
   ImplicitGrantAdded: onImplicitGrantAdded,
   ImplicitGrantRemoved: onImplicitGrantRemoved,
   RoleDeleted: onRoleDeleted,
+  RelationCreated: 'ignored',
   RelationDeleted: onRelationDeleted,
-  ResourceDeleted: onResourceDeleted,
+  TenantCreated: 'ignored',
+  TenantDeleted: 'ignored',
+  UserCreated: 'ignored',
+  ResourceInstanceCreated: 'ignored',
+  ResourceInstanceDeleted: onInstanceDeleted,
+  RoleAssigned: onRoleAssigned,
+  RoleUnassigned: onRoleUnassigned,
+  RelationshipTupleCreated: onTupleCreated,
+  RelationshipTupleDeleted: onTupleDeleted,
 };
+const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 
 /** Events after which the facts' tuples differ (the facts projection has applied them first). */
-const tupleChanges = new Set<string>(['RelationshipTupleCreated', 'RelationshipTupleDeleted', 'ResourceInstanceDeleted']);
+const tupleChanges: ReadonlySet<EnvEvent['type']> = new Set([
+  'RelationshipTupleCreated',
+  'RelationshipTupleDeleted',
+  'ResourceInstanceDeleted',
+]);
 
 export interface GrantsProjectionOptions {
   stats?: GrantStats;
@@ -45,14 +62,12 @@ export interface GrantsProjectionOptions {
 
 /**
  * Maintains the derived-grants read model incrementally. Must run after the
- * schema and facts projections (it reads their assignments). Events that only
- * create objects (resources, roles, instances, users, tenants) cannot change a
- * grant and are not handled; role permissions are read at check time.
+ * schema and facts projections (it reads their assignments).
  *
  * Idempotent under redelivery: every handler compares against what is stored
  * (grants by deterministic id, the rule index, the facts' tuples).
  */
-export function grantsProjection(rm: ReadModels, options: GrantsProjectionOptions = {}): Projection {
+export function grantsProjection(rm: ReadModels, options: GrantsProjectionOptions = {}): Projection<EnvEvent> {
   const collections = new GrantCollections(rm.store);
   const edges = tupleEdges(rm.tuples);
   const instances = instanceKeys(rm.instances);
@@ -63,17 +78,15 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const prefetched = new PrefetchedEdges(edges);
   return {
     name: 'derived-grants',
-    handles: new Set(Object.keys(handlers)),
+    handles,
     async prepare(batch) {
       await holders.prepare(batch);
       await prefetched.prepare(batch);
     },
-    async apply(event: RecordedEvent) {
-      const e = event as unknown as EnvEvent;
-      const handler = handlers[e.type] as Handler<EnvEvent['type']> | undefined;
-      if (!handler) return;
+    async apply(event) {
+      if (!handles.has(event.type)) return;
       ruleBook.observe(event.position);
-      if (tupleChanges.has(e.type)) prefetched.forget();
+      if (tupleChanges.has(event.type)) prefetched.forget();
       const environmentId = streamCategory(event.streamId).id;
       const ctx: GrantContext = {
         environmentId,
@@ -91,7 +104,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         previous: new Map(),
       };
       try {
-        await handler(ctx, e);
+        await dispatch(grantsProjectionHandlers, event.type, ctx, event);
         await ruleBook.saveIfChanged(environmentId, ctx.rules);
       } catch (error) {
         ruleBook.reset();

@@ -1,73 +1,75 @@
-import type { EventOf, RecordedEvent } from '../../shared/events';
+import type { EventHandlers, OrgEvent } from '../../shared/events';
+import { dispatch, eventTypes, handledTypes, streamCategory } from '../../shared/events';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { Projection } from '../../shared/read-models/projection';
 
+/** What an org handler writes with, for one event of organisation `organizationId`. */
+interface OrgScope {
+  rm: ReadModels;
+  organizationId: string;
+  at: string;
+}
+
+/** Organisations, projects, environments and API keys: every organisation event makes a document. */
+export const orgProjectionHandlers: EventHandlers<OrgEvent, OrgScope, Promise<void>> = {
+  async OrganizationCreated({ rm, at }, { data: d }) {
+    await rm.organizations.put({ id: d.id, key: d.key, name: d.name, created_at: at, updated_at: at });
+  },
+  async ProjectCreated({ rm, organizationId, at }, { data: d }) {
+    await rm.projects.put({
+      id: d.id,
+      key: d.key,
+      organization_id: organizationId,
+      name: d.name,
+      description: d.description,
+      urn_namespace: null,
+      settings: {},
+      active_policy_repo_id: null,
+      created_at: at,
+      updated_at: at,
+    });
+  },
+  async EnvironmentCreated({ rm, organizationId, at }, { data: d }) {
+    await rm.environments.put({
+      id: d.id,
+      key: d.key,
+      organization_id: organizationId,
+      project_id: d.projectId,
+      name: d.name,
+      description: d.description,
+      custom_branch_name: d.customBranchName,
+      jwks: d.jwks,
+      settings: d.settings,
+      avp_policy_store_id: '',
+      created_at: at,
+      updated_at: at,
+    });
+  },
+  async ApiKeyCreated({ rm, organizationId, at }, { data: d }) {
+    const objectType = d.scope.level === 'organization' ? 'org' : d.scope.level === 'project' ? 'project' : 'env';
+    await rm.apiKeys.put({
+      id: d.id,
+      organization_id: organizationId,
+      project_id: d.scope.projectId,
+      environment_id: d.scope.environmentId,
+      object_type: objectType,
+      access_level: 'admin',
+      owner_type: 'member',
+      name: d.name,
+      created_at: at,
+      _secret_hash: d.secretHash,
+    });
+  },
+};
+
 /** Organisations, projects, environments and API keys. */
-export function orgProjection(rm: ReadModels): Projection {
+export function orgProjection(rm: ReadModels): Projection<OrgEvent> {
   return {
     name: 'org',
-    handles: new Set(['OrganizationCreated', 'ProjectCreated', 'EnvironmentCreated', 'ApiKeyCreated']),
-    async apply(event: RecordedEvent) {
-      const at = event.metadata.timestamp;
-      const { id: orgId } = { id: event.streamId.slice('org-'.length) };
-      switch (event.type) {
-        case 'OrganizationCreated': {
-          const d = (event as unknown as EventOf<'OrganizationCreated'>).data;
-          await rm.organizations.put({ id: d.id, key: d.key, name: d.name, created_at: at, updated_at: at });
-          break;
-        }
-        case 'ProjectCreated': {
-          const d = (event as unknown as EventOf<'ProjectCreated'>).data;
-          await rm.projects.put({
-            id: d.id,
-            key: d.key,
-            organization_id: orgId,
-            name: d.name,
-            description: d.description,
-            urn_namespace: null,
-            settings: {},
-            active_policy_repo_id: null,
-            created_at: at,
-            updated_at: at,
-          });
-          break;
-        }
-        case 'EnvironmentCreated': {
-          const d = (event as unknown as EventOf<'EnvironmentCreated'>).data;
-          await rm.environments.put({
-            id: d.id,
-            key: d.key,
-            organization_id: orgId,
-            project_id: d.projectId,
-            name: d.name,
-            description: d.description,
-            custom_branch_name: d.customBranchName,
-            jwks: d.jwks,
-            settings: d.settings,
-            avp_policy_store_id: '',
-            created_at: at,
-            updated_at: at,
-          });
-          break;
-        }
-        case 'ApiKeyCreated': {
-          const d = (event as unknown as EventOf<'ApiKeyCreated'>).data;
-          const objectType = d.scope.level === 'organization' ? 'org' : d.scope.level === 'project' ? 'project' : 'env';
-          await rm.apiKeys.put({
-            id: d.id,
-            organization_id: orgId,
-            project_id: d.scope.projectId,
-            environment_id: d.scope.environmentId,
-            object_type: objectType,
-            access_level: 'admin',
-            owner_type: 'member',
-            name: d.name,
-            created_at: at,
-            _secret_hash: d.secretHash,
-          });
-          break;
-        }
-      }
+    handles: handledTypes(eventTypes.org, orgProjectionHandlers),
+    async apply(event) {
+      const scope = { rm, organizationId: streamCategory(event.streamId).id, at: event.metadata.timestamp };
+      await dispatch(orgProjectionHandlers, event.type, scope, event);
     },
   };
 }

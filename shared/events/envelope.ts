@@ -47,3 +47,10 @@ export function streamCategory(streamId: string): { category: string; id: string
   const dash = streamId.indexOf('-');
   return dash < 0 ? { category: streamId, id: '' } : { category: streamId.slice(0, dash), id: streamId.slice(dash + 1) };
 }
+
+/**
+ * A union of events as recorded, one member per event type, so that a
+ * `switch` or a handler map on `type` narrows `data` (RecordedEvent<Union>
+ * would pair any type with any data).
+ */
+export type RecordedOf<E extends EventData> = E extends EventData ? RecordedEvent<E> : never;

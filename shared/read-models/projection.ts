@@ -1,23 +1,41 @@
-import type { RecordedEvent } from '../events/envelope';
-import { streamCategory } from '../events/envelope';
+import type { DomainEvent, RecordedEvent, RecordedOf } from '../events';
+import { isDomainEvent, streamCategory } from '../events';
 import type { ReadModels } from './read-models';
 
 /**
  * A projection folds events into read models. `apply` must be idempotent:
  * applying an event a second time leaves the documents as they were (puts by
  * id, deletes by id), because engines without transactions may redeliver.
+ *
+ * Generic over the events it folds (usually one stream kind's union), so that
+ * `apply` gets them narrowed. A projection declares its handling as an
+ * exhaustive handler map (shared/events/handlers.ts) and derives `handles`
+ * from it with `handledTypes`.
  */
-export interface Projection {
+export interface Projection<E extends DomainEvent = DomainEvent> {
   readonly name: string;
   /** Event types this projection reacts to; others are never passed to it. */
-  readonly handles: ReadonlySet<string>;
-  apply(event: RecordedEvent): Promise<void>;
+  readonly handles: ReadonlySet<E['type']>;
+  apply(event: RecordedOf<E>): Promise<void>;
   /**
    * Called with each whole batch (inside its transaction) before its events are
    * applied, so a projection can ask once for what many events will ask. What
    * it learns must not change what `apply` does, only how fast.
    */
   prepare?(batch: RecordedEvent[]): Promise<void>;
+}
+
+/**
+ * Applies one event from the log to each projection that handles its type, in
+ * order. The event is narrowed here, once, through the catalogue; a type the
+ * catalogue does not declare is handled by none.
+ *
+ * (A Projection<EnvEvent> is a Projection here by method bivariance; the
+ * `handles` gate, derived from its map, is what keeps other kinds from it.)
+ */
+export async function applyToProjections(projections: readonly Projection[], event: RecordedEvent): Promise<void> {
+  if (!isDomainEvent(event)) return;
+  for (const projection of projections) if (projection.handles.has(event.type)) await projection.apply(event);
 }
 
 export interface EnvContext {

@@ -1,7 +1,5 @@
-import { envDecider } from '../../shared/domain/env/decider';
 import { StreamVersionConflictError } from '../../shared/errors';
-import type { EnvEvent } from '../../shared/events';
-import { streams } from '../../shared/events';
+import { isEventOf, streams } from '../../shared/events';
 import { CopyConflictError } from '../../shared/domain/task/errors';
 import type { CopyDependencies, CopyJob, CopyOutcome } from './copy-job';
 import { applyToSnapshot, emptySnapshot, type EnvSnapshot } from './env-snapshot';
@@ -37,7 +35,6 @@ export async function copyToExistingEnvironment(deps: CopyDependencies, job: Cop
     const plan = planMerge({
       source,
       target: target.snapshot,
-      targetState: target.state,
       scope: request.scope,
       strategy: request.target.conflictStrategy,
       targetEnvironmentId: targetId,
@@ -67,8 +64,7 @@ async function loadSource(deps: CopyDependencies, job: CopyJob): Promise<{ snaps
   const snapshot = emptySnapshot();
   let read = 0;
   for await (const batch of readBounded(deps.eventStore, streams.environment(job.sourceEnvironmentId), 0, job.bound, deps.batchSize)) {
-    for (const event of batch)
-      if (inScope(event.type, job.request.scope)) applyToSnapshot(snapshot, { type: event.type, data: event.data } as EnvEvent);
+    for (const event of batch) if (isEventOf('env', event) && inScope(event.type, job.request.scope)) applyToSnapshot(snapshot, event);
     read = batch.at(-1)!.streamVersion + 1;
   }
   return { snapshot, read };
@@ -76,21 +72,18 @@ async function loadSource(deps: CopyDependencies, job: CopyJob): Promise<{ snaps
 
 async function loadTarget(deps: CopyDependencies, targetStream: string, taskId: string) {
   const snapshot = emptySnapshot();
-  const state = envDecider.initialState();
   let version = -1;
   let alreadyApplied = 0;
   for (;;) {
     const batch = await deps.eventStore.readStream(targetStream, version + 1, deps.batchSize);
     for (const recorded of batch) {
-      const event = { type: recorded.type, data: recorded.data } as EnvEvent;
-      applyToSnapshot(snapshot, event);
-      envDecider.evolve(state, event);
+      if (isEventOf('env', recorded)) applyToSnapshot(snapshot, recorded);
       if (recorded.metadata.correlationId === taskId) alreadyApplied++;
       version = recorded.streamVersion;
     }
     if (batch.length < deps.batchSize) break;
   }
-  return { snapshot, state, version, alreadyApplied };
+  return { snapshot, version, alreadyApplied };
 }
 
 function conflictError(targetRef: string, conflicts: Conflict[]): CopyConflictError {

@@ -1,19 +1,31 @@
 import type { DerivationRule, EnvEvent } from '../../shared/events';
-import { assignmentKey, instanceRef, relationKey, roleKey, tupleKey } from '../../shared/domain/env/state';
+import { evolveEnv } from '../../shared/domain/env/fold';
+import { initialDetailedEnvState, type DetailedEnvState } from '../../shared/domain/env/state';
+import type { AssignmentState, RoleState, TupleState } from '../../shared/domain/env/state';
+import type { ActionDetails, RoleDetails } from '../../shared/domain/env/details';
 
 /**
- * An environment's objects with their full definitions (names, descriptions,
- * actions, attributes), folded from its events. The decider's state keeps only
- * what validation needs; merging one environment into another needs to compare
- * whole definitions, hence this fold. Used for copies into an existing
- * environment, which are planned in memory.
+ * An environment as a copy into an existing one compares and merges it: the
+ * state the one environment fold builds (shared/domain/env/fold.ts), with its
+ * objects' details kept. The decider decides against it as against any
+ * command state, and the plan's events are folded into it by the same fold.
  */
+export type EnvSnapshot = DetailedEnvState;
+
+export const emptySnapshot = (): EnvSnapshot => initialDetailedEnvState();
+
+/** Folds one event into the snapshot, in place. */
+export function applyToSnapshot(snapshot: EnvSnapshot, event: EnvEvent): void {
+  evolveEnv(snapshot, event);
+}
+
+/** Objects with their whole definitions: what two environments' objects are compared on. */
 export interface ResourceDef {
   id: string;
   key: string;
   name: string;
   description: string;
-  actions: Array<{ id: string; key: string; name: string; description: string }>;
+  actions: ActionDetails[];
   attributes: Record<string, unknown>;
 }
 export interface RoleDef {
@@ -56,145 +68,57 @@ export interface InstanceDef {
   tenant: string;
   attributes: Record<string, unknown>;
 }
-export interface AssignmentDef {
-  id: string;
-  user: string;
-  role: string;
-  resource: string | null;
-  tenant: string;
-  resourceInstance: string | null;
-}
-export interface TupleDef {
-  id: string;
-  subject: string;
-  relation: string;
-  object: string;
-  tenant: string;
-}
 
-export interface EnvSnapshot {
-  resources: Map<string, ResourceDef>;
+/** A snapshot's objects as whole definitions, keyed as the state keys them. */
+export interface EnvDefinitions {
+  resources: ReadonlyMap<string, ResourceDef>;
   /** roleKey(resource, key) */
-  roles: Map<string, RoleDef>;
+  roles: ReadonlyMap<string, RoleDef>;
   /** relationKey(objectResource, key) */
-  relations: Map<string, RelationDef>;
-  tenants: Map<string, TenantDef>;
-  users: Map<string, UserDef>;
+  relations: ReadonlyMap<string, RelationDef>;
+  tenants: ReadonlyMap<string, TenantDef>;
+  users: ReadonlyMap<string, UserDef>;
   /** `type:key` */
-  instances: Map<string, InstanceDef>;
-  /** assignmentKey(...) */
-  assignments: Map<string, AssignmentDef>;
-  /** tupleKey(...) */
-  tuples: Map<string, TupleDef>;
+  instances: ReadonlyMap<string, InstanceDef>;
+  /** assignmentKey(...): an assignment is its own definition. */
+  assignments: ReadonlyMap<string, AssignmentState>;
+  /** tupleKey(...): so is a tuple. */
+  tuples: ReadonlyMap<string, TupleState>;
 }
 
-export function emptySnapshot(): EnvSnapshot {
+/** The snapshot's objects as they are now, with their details joined in. */
+export function definitionsOf(s: EnvSnapshot): EnvDefinitions {
+  const joined = <S, D, T>(objects: ReadonlyMap<string, S>, details: ReadonlyMap<string, D>, join: (object: S, details: D) => T) => {
+    const result = new Map<string, T>();
+    for (const [key, object] of objects) result.set(key, join(object, detailsOf(details, key)));
+    return result;
+  };
+  const { details } = s;
   return {
-    resources: new Map(),
-    roles: new Map(),
-    relations: new Map(),
-    tenants: new Map(),
-    users: new Map(),
-    instances: new Map(),
-    assignments: new Map(),
-    tuples: new Map(),
+    resources: joined(s.resources, details.resources, ({ id, key }, d) => ({ id, key, ...d })),
+    roles: joined(s.roles, details.roles, (role, d) => roleDefOf(role, d)),
+    relations: joined(s.relations, details.relations, (relation, d) => ({ ...relation, ...d })),
+    tenants: joined(s.tenants, details.tenants, (tenant, d) => ({ ...tenant, ...d })),
+    users: joined(s.users, details.users, (user, d) => ({ ...user, ...d })),
+    instances: joined(s.instances, details.instances, (instance, d) => ({ ...instance, ...d })),
+    assignments: s.assignments,
+    tuples: s.tuples,
   };
 }
 
-const sameRule = (a: DerivationRule, b: DerivationRule) => a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
+/** One role's whole definition as it is now (the snapshot may be changing under a plan), or undefined. */
+export function roleDef(s: EnvSnapshot, key: string): RoleDef | undefined {
+  const role = s.roles.get(key);
+  return role && roleDefOf(role, detailsOf(s.details.roles, key));
+}
 
-/** Folds one event into the snapshot, in place. Deletions arrive as explicit events (cascades included), so nothing is inferred. */
-export function applyToSnapshot(s: EnvSnapshot, event: EnvEvent): void {
-  switch (event.type) {
-    case 'ResourceCreated': {
-      const d = event.data;
-      s.resources.set(d.key, {
-        id: d.id,
-        key: d.key,
-        name: d.name,
-        description: d.description,
-        actions: d.actions.map((a) => ({ ...a })),
-        attributes: d.attributes,
-      });
-      break;
-    }
-    case 'ResourceDeleted':
-      s.resources.delete(event.data.key);
-      break;
-    case 'RoleCreated': {
-      const d = event.data;
-      s.roles.set(roleKey(d.resource, d.key), {
-        id: d.id,
-        key: d.key,
-        resource: d.resource,
-        name: d.name,
-        description: d.description,
-        permissions: [...d.permissions],
-        attributes: d.attributes,
-        rules: [],
-      });
-      break;
-    }
-    case 'RoleUpdated': {
-      const role = s.roles.get(roleKey(event.data.resource, event.data.key));
-      if (!role) break;
-      if (event.data.name !== null) role.name = event.data.name;
-      if (event.data.description !== null) role.description = event.data.description;
-      role.permissions = [...event.data.permissions];
-      break;
-    }
-    case 'RoleDerivationsReplaced': {
-      const role = s.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role) role.rules = event.data.rules.map((r) => ({ ...r }));
-      break;
-    }
-    case 'ImplicitGrantAdded': {
-      const role = s.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role && !role.rules.some((r) => sameRule(r, event.data.rule))) role.rules.push({ ...event.data.rule });
-      break;
-    }
-    case 'ImplicitGrantRemoved': {
-      const role = s.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role) role.rules = role.rules.filter((r) => !sameRule(r, event.data.rule));
-      break;
-    }
-    case 'RoleDeleted':
-      s.roles.delete(roleKey(event.data.resource, event.data.key));
-      break;
-    case 'RelationCreated': {
-      const d = event.data;
-      s.relations.set(relationKey(d.objectResource, d.key), { ...d });
-      break;
-    }
-    case 'RelationDeleted':
-      s.relations.delete(relationKey(event.data.objectResource, event.data.key));
-      break;
-    case 'TenantCreated':
-      s.tenants.set(event.data.key, { ...event.data });
-      break;
-    case 'TenantDeleted':
-      s.tenants.delete(event.data.key);
-      break;
-    case 'UserCreated':
-      s.users.set(event.data.key, { ...event.data });
-      break;
-    case 'ResourceInstanceCreated':
-      s.instances.set(instanceRef(event.data.resource, event.data.key), { ...event.data });
-      break;
-    case 'ResourceInstanceDeleted':
-      s.instances.delete(instanceRef(event.data.resource, event.data.key));
-      break;
-    case 'RoleAssigned':
-      s.assignments.set(assignmentKey(event.data), { ...event.data });
-      break;
-    case 'RoleUnassigned':
-      s.assignments.delete(assignmentKey(event.data));
-      break;
-    case 'RelationshipTupleCreated':
-      s.tuples.set(tupleKey(event.data), { ...event.data });
-      break;
-    case 'RelationshipTupleDeleted':
-      s.tuples.delete(tupleKey(event.data));
-      break;
-  }
+function roleDefOf(role: RoleState, d: RoleDetails): RoleDef {
+  return { id: role.id, key: role.key, resource: role.resource, permissions: role.permissions, rules: role.rules, ...d };
+}
+
+function detailsOf<D>(details: ReadonlyMap<string, D>, key: string): D {
+  const found = details.get(key);
+  // The fold writes an object and its details together; a miss means the snapshot was not built by it.
+  if (found === undefined) throw new Error(`No details kept for '${key}': the snapshot was not folded with details`);
+  return found;
 }

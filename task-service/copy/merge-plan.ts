@@ -1,9 +1,8 @@
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import { envDecider } from '../../shared/domain/env/decider';
-import type { EnvState } from '../../shared/domain/env/state';
 import type { DerivationRule, EnvEvent } from '../../shared/events';
 import { deterministicId } from '../../shared/ids';
-import { applyToSnapshot, type EnvSnapshot, type RoleDef } from './env-snapshot';
+import { applyToSnapshot, definitionsOf, roleDef, type EnvDefinitions, type EnvSnapshot, type RoleDef } from './env-snapshot';
 import type { CopyScope } from './scope';
 
 /**
@@ -33,10 +32,8 @@ export interface Conflict {
 
 export interface MergeInput {
   source: EnvSnapshot;
-  /** The target's objects; updated in place as the plan runs. */
+  /** The target: the plan's commands are decided against it, and their events folded into it, in place. */
   target: EnvSnapshot;
-  /** The target's decider state; updated in place as the plan runs. */
-  targetState: EnvState;
   scope: CopyScope;
   strategy: 'fail' | 'overwrite';
   targetEnvironmentId: string;
@@ -45,14 +42,14 @@ export interface MergeInput {
 export type MergePlan = { ok: true; events: EnvEvent[]; conflicts: Conflict[] } | { ok: false; conflicts: Conflict[] };
 
 export function planMerge(input: MergeInput): MergePlan {
-  const { source, target, targetState, scope } = input;
-  const conflicts = findConflicts(source, target, scope);
+  const { target, scope } = input;
+  const source = definitionsOf(input.source);
+  const conflicts = findConflicts(source, definitionsOf(target), scope);
   if (conflicts.length > 0 && input.strategy === 'fail') return { ok: false, conflicts };
 
   const events: EnvEvent[] = [];
   const run = (command: EnvCommand) => {
-    for (const event of envDecider.decide(command, targetState)) {
-      envDecider.evolve(targetState, event);
+    for (const event of envDecider.decide(command, target)) {
       applyToSnapshot(target, event);
       events.push(event);
     }
@@ -66,7 +63,7 @@ export function planMerge(input: MergeInput): MergePlan {
       if (kind === 'instance' && target.instances.has(key)) run({ type: 'DeleteInstance', instance: key });
       const relation = target.relations.get(key);
       if (kind === 'relation' && relation) run({ type: 'DeleteRelation', objectResource: relation.objectResource, relation: relation.key });
-      const role = target.roles.get(key);
+      const role = roleDef(target, key);
       if (kind === 'role' && role && !sameJson(role.attributes, source.roles.get(key)!.attributes))
         run({ type: 'DeleteRole', resource: role.resource, role: role.key });
       if (kind === 'resource' && target.resources.has(key)) run({ type: 'DeleteResource', resource: key });
@@ -102,7 +99,7 @@ export function planMerge(input: MergeInput): MergePlan {
     }
   }
   for (const [key, r] of source.roles) {
-    const existing = target.roles.get(key);
+    const existing = roleDef(target, key);
     if (!existing) {
       run({
         type: 'CreateRole',
@@ -165,9 +162,9 @@ export function planMerge(input: MergeInput): MergePlan {
 }
 
 /** Objects present on both sides whose definitions differ. */
-export function findConflicts(source: EnvSnapshot, target: EnvSnapshot, scope: CopyScope): Conflict[] {
+export function findConflicts(source: EnvDefinitions, target: EnvDefinitions, scope: CopyScope): Conflict[] {
   const conflicts: Conflict[] = [];
-  const check = <T>(kind: ConflictKind, from: Map<string, T>, to: Map<string, T>, same: (a: T, b: T) => boolean) => {
+  const check = <T>(kind: ConflictKind, from: ReadonlyMap<string, T>, to: ReadonlyMap<string, T>, same: (a: T, b: T) => boolean) => {
     for (const [key, s] of from) {
       const t = to.get(key);
       if (t !== undefined && !same(s, t)) conflicts.push({ kind, key });

@@ -1,6 +1,5 @@
-import { envDecider } from '../../shared/domain/env/decider';
 import type { EnvEvent } from '../../shared/events';
-import { applyToSnapshot, emptySnapshot } from './env-snapshot';
+import { applyToSnapshot, definitionsOf, emptySnapshot } from './env-snapshot';
 import { planMerge, sameJson, type MergeInput } from './merge-plan';
 
 const action = (key: string) => ({ id: `${key}-id`, key, name: key, description: '' });
@@ -45,15 +44,10 @@ function input(source: EnvEvent[], target: EnvEvent[], overrides: Partial<MergeI
   const s = emptySnapshot();
   source.forEach((e) => applyToSnapshot(s, e));
   const t = emptySnapshot();
-  const state = envDecider.initialState();
-  target.forEach((e) => {
-    applyToSnapshot(t, e);
-    envDecider.evolve(state, e);
-  });
+  target.forEach((e) => applyToSnapshot(t, e));
   return {
     source: s,
     target: t,
-    targetState: state,
     scope: { facts: true },
     strategy: 'fail',
     targetEnvironmentId: 'target-env',
@@ -67,7 +61,7 @@ function contents(events: EnvEvent[]) {
   events.forEach((e) => applyToSnapshot(s, e));
   const strip = (m: Map<string, object>) =>
     [...m.entries()].map(([k, v]) => [k, JSON.parse(JSON.stringify(v, (key, val) => (key === 'id' ? undefined : val)))]).sort();
-  return Object.fromEntries(Object.entries(s).map(([kind, map]) => [kind, strip(map as Map<string, object>)]));
+  return Object.fromEntries(Object.entries(definitionsOf(s)).map(([kind, map]) => [kind, strip(map as Map<string, object>)]));
 }
 
 describe('planning a copy into an existing environment', () => {

@@ -1,6 +1,40 @@
-import type { EnvEvent, EventMetadata, NewEvent, RecordedEvent } from '../../shared/events';
-import { CURRENT_SCHEMA_VERSION } from '../../shared/events';
+import type { EnvEvent, EventHandlers, EventMetadata, NewEvent, RecordedEvent } from '../../shared/events';
+import { CURRENT_SCHEMA_VERSION, dispatch, isEventOf } from '../../shared/events';
 import { deterministicId } from '../../shared/ids';
+
+type NewId = (sourceId: string) => string;
+
+/** Replaces the object's own id: every event names its object by id (and its references by key). */
+const withNewId = <T extends string, D extends { id: string }>(newId: NewId, event: { type: T; data: D }) => ({
+  type: event.type,
+  data: { ...event.data, id: newId(event.data.id) },
+});
+
+/** How each event type's ids are remapped; keyed by every type, so a new one must say where its ids are. */
+export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
+  ResourceCreated: (newId, { type, data }) => ({
+    type,
+    data: { ...data, id: newId(data.id), actions: data.actions.map((a) => ({ ...a, id: newId(a.id) })) },
+  }),
+  ResourceDeleted: withNewId,
+  RoleCreated: withNewId,
+  RoleUpdated: withNewId,
+  RoleDerivationsReplaced: withNewId,
+  ImplicitGrantAdded: withNewId,
+  ImplicitGrantRemoved: withNewId,
+  RoleDeleted: withNewId,
+  RelationCreated: withNewId,
+  RelationDeleted: withNewId,
+  TenantCreated: withNewId,
+  TenantDeleted: withNewId,
+  UserCreated: withNewId,
+  ResourceInstanceCreated: withNewId,
+  ResourceInstanceDeleted: withNewId,
+  RoleAssigned: withNewId,
+  RoleUnassigned: withNewId,
+  RelationshipTupleCreated: withNewId,
+  RelationshipTupleDeleted: withNewId,
+};
 
 /**
  * Turns a source event into the target's: every object id is replaced by an id
@@ -11,13 +45,8 @@ import { deterministicId } from '../../shared/ids';
  */
 export function remapIds(event: EnvEvent, targetEnvironmentId: string): EnvEvent {
   const newId = (sourceId: string) => deterministicId(targetEnvironmentId, sourceId);
-  if (event.type === 'ResourceCreated') {
-    return {
-      type: event.type,
-      data: { ...event.data, id: newId(event.data.id), actions: event.data.actions.map((a) => ({ ...a, id: newId(a.id) })) },
-    };
-  }
-  return { type: event.type, data: { ...event.data, id: newId(event.data.id) } } as EnvEvent;
+  // An 'ignored' type would hold no id: it is copied as it is.
+  return dispatch(idRemapping, event.type, newId, event) ?? event;
 }
 
 /** Where a copy comes from: the task, who asked (on the request), and when. */
@@ -58,6 +87,7 @@ export function copyMetadata(origin: CopyOrigin, causationId?: string): EventMet
 }
 
 export function copiedEvent(source: RecordedEvent, targetEnvironmentId: string, origin: CopyOrigin): NewEvent {
-  const remapped = remapIds({ type: source.type, data: source.data } as EnvEvent, targetEnvironmentId);
+  if (!isEventOf('env', source)) throw new Error(`Only environment events are copied, not ${source.type}`);
+  const remapped = remapIds(source, targetEnvironmentId);
   return { type: remapped.type, data: remapped.data, metadata: copyMetadata(origin, causationOf(source)) };
 }

@@ -1,6 +1,5 @@
 import { NotFoundError } from '../../shared/errors';
-import type { EventOf } from '../../shared/events';
-import { streams } from '../../shared/events';
+import { isEventOf, streams } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import type { CopyRequest } from '../../shared/domain/task/decider';
 import type { SourceBound } from './source-reader';
@@ -15,15 +14,11 @@ export async function resolveCopy(
   request: CopyRequest,
   requestPosition: number,
 ): Promise<{ environmentId: string; bound: SourceBound }> {
-  const orgEvents = await store.readStream(streams.organization(request.organizationId));
-  const project = orgEvents.find(
-    (e) => e.type === 'ProjectCreated' && (e.data as EventOf<'ProjectCreated'>['data']).id === request.projectId,
-  );
-  const projectName = (project?.data as EventOf<'ProjectCreated'>['data'] | undefined)?.key ?? request.projectId;
+  const orgEvents = (await store.readStream(streams.organization(request.organizationId))).filter((e) => isEventOf('org', e));
+  const project = orgEvents.filter((e) => e.type === 'ProjectCreated').find((e) => e.data.id === request.projectId);
+  const projectName = project?.data.key ?? request.projectId;
   const environmentId = request.source.environmentId;
-  const created = orgEvents.find(
-    (e) => e.type === 'EnvironmentCreated' && (e.data as EventOf<'EnvironmentCreated'>['data']).id === environmentId,
-  );
+  const created = orgEvents.filter((e) => e.type === 'EnvironmentCreated').find((e) => e.data.id === environmentId);
   if (environmentId === null || !created) {
     throw new NotFoundError(`Environment '${request.source.ref}' not found in project '${projectName}'`, {
       environment: request.source.ref,

@@ -8,38 +8,39 @@ import type { EnvEvent } from '../../shared/events';
  * dropping every facts event from a valid stream leaves a valid stream.
  */
 
-const POLICY_EVENTS: ReadonlySet<string> = new Set<EnvEvent['type']>([
-  'ResourceCreated',
-  'ResourceDeleted',
-  'RoleCreated',
-  'RoleUpdated',
-  'RoleDerivationsReplaced',
-  'ImplicitGrantAdded',
-  'ImplicitGrantRemoved',
-  'RoleDeleted',
-  'RelationCreated',
-  'RelationDeleted',
-]);
+/** Which part of an environment each event type belongs to; keyed by every type, so a new one must be placed. */
+export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' } = {
+  ResourceCreated: 'policy',
+  ResourceDeleted: 'policy',
+  RoleCreated: 'policy',
+  RoleUpdated: 'policy',
+  RoleDerivationsReplaced: 'policy',
+  ImplicitGrantAdded: 'policy',
+  ImplicitGrantRemoved: 'policy',
+  RoleDeleted: 'policy',
+  RelationCreated: 'policy',
+  RelationDeleted: 'policy',
+  TenantCreated: 'facts',
+  TenantDeleted: 'facts',
+  UserCreated: 'facts',
+  ResourceInstanceCreated: 'facts',
+  ResourceInstanceDeleted: 'facts',
+  RoleAssigned: 'facts',
+  RoleUnassigned: 'facts',
+  RelationshipTupleCreated: 'facts',
+  RelationshipTupleDeleted: 'facts',
+};
 
-const FACTS_EVENTS: ReadonlySet<string> = new Set<EnvEvent['type']>([
-  'TenantCreated',
-  'TenantDeleted',
-  'UserCreated',
-  'ResourceInstanceCreated',
-  'ResourceInstanceDeleted',
-  'RoleAssigned',
-  'RoleUnassigned',
-  'RelationshipTupleCreated',
-  'RelationshipTupleDeleted',
-]);
+/** By any type string (events of other kinds have no part), for the copy's filter. */
+const partOfType: ReadonlyMap<string, 'policy' | 'facts'> = new Map(Object.entries(copyPartOf));
 
 export interface CopyScope {
   facts: boolean;
 }
 
 export function inScope(type: string, scope: CopyScope): boolean {
-  if (POLICY_EVENTS.has(type)) return true;
-  return scope.facts && FACTS_EVENTS.has(type);
+  const part = partOfType.get(type);
+  return part === 'policy' || (scope.facts && part === 'facts');
 }
 
-export const isFactsEvent = (type: string): boolean => FACTS_EVENTS.has(type);
+export const isFactsEvent = (type: string): boolean => partOfType.get(type) === 'facts';

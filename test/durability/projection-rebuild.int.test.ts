@@ -56,8 +56,9 @@ describe('projections are idempotent and rebuildable', () => {
     const { eventStore, services } = server.service;
     const before = await snapshot(services.readModels);
     const projections = (await import('../../app/feature')).coreProjections(services.readModels);
+    const { applyToProjections } = await import('../../shared/read-models/projection');
     const events = await eventStore.readAll(0, 100_000);
-    for (const event of events) for (const p of projections) if (p.handles.has(event.type)) await p.apply(event);
+    for (const event of events) await applyToProjections(projections, event);
     expect(await snapshot(services.readModels)).toEqual(before);
   });
 });

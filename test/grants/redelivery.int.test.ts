@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { coreProjections } from '../../app/feature';
 import { GrantCollections } from '../../shared/read-models/grants/collections';
 import { grantsProjection } from '../../projection-service/grants/projection';
-import type { Projection } from '../../shared/read-models/projection';
+import { applyToProjections, type Projection } from '../../shared/read-models/projection';
 import { ReadModels } from '../../shared/read-models/read-models';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import type { RecordedEvent } from '../../shared/events';
@@ -18,9 +18,7 @@ async function replay(dir: string, name: string, events: RecordedEvent[], delive
   const projections: Projection[] = [...coreProjections(rm), grantsProjection(rm)];
   for (let i = 0; i < events.length; i++) {
     await store.transaction(async () => {
-      for (const index of deliveries(i)) {
-        for (const projection of projections) if (projection.handles.has(events[index]!.type)) await projection.apply(events[index]!);
-      }
+      for (const index of deliveries(i)) await applyToProjections(projections, events[index]!);
     });
   }
   const grants = await new GrantCollections(store).grants.find({ environment_id: ENV }, { sortBy: 'id' });

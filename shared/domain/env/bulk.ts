@@ -3,7 +3,8 @@ import type { EnvEvent } from '../../events';
 import type { BulkItemCommand, EnvCommand } from './commands';
 import * as facts from './facts-decisions';
 import { scratchOf } from './scratch';
-import { evolveEnv, type EnvState } from './state';
+import { evolveEnv } from './fold';
+import type { EnvState } from './state';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 

@@ -4,7 +4,8 @@ import type { EnvCommand } from './commands';
 import { bulk } from './bulk';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
-import { envStateData, envStateOf, evolveEnv, initialEnvState, type EnvState, type EnvStateData } from './state';
+import { evolveEnv } from './fold';
+import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
 
 function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
   switch (command.type) {

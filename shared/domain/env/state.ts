@@ -1,4 +1,5 @@
-import type { DerivationRule, EnvEvent } from '../../events';
+import type { DerivationRule } from '../../events';
+import { emptyEnvDetails, type EnvDetails } from './details';
 import {
   AssignmentSet,
   IdSlab,
@@ -61,7 +62,12 @@ export interface EnvState {
   tuples: TupleSet;
   /** id → map key, for schema objects, tenants, users and instances (ids are UUIDs, unique across kinds). */
   ids: Map<string, string>;
+  /** The objects' names, descriptions and attributes, in a state that keeps them (see details.ts); absent from the command state. */
+  details?: EnvDetails;
 }
+
+/** A state that keeps its objects' details: what a copy compares and merges. */
+export type DetailedEnvState = EnvState & { details: EnvDetails };
 
 export const roleKey = (resource: string | null, role: string) => `${resource ?? ''}#${role}`;
 export const relationKey = (objectResource: string, relation: string) => `${objectResource}#${relation}`;
@@ -85,6 +91,11 @@ export function initialEnvState(): EnvState {
     tupleTenants: new Map(),
     ids: new Map(),
   });
+}
+
+/** An empty state that keeps the details of the objects folded into it. */
+export function initialDetailedEnvState(): DetailedEnvState {
+  return Object.assign(initialEnvState(), { details: emptyEnvDetails() });
 }
 
 /**
@@ -124,103 +135,4 @@ export function envStateOf(data: EnvStateData): EnvState {
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };
-}
-
-export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
-  switch (event.type) {
-    case 'ResourceCreated': {
-      const d = event.data;
-      state.resources.set(d.key, { id: d.id, key: d.key, actions: new Set(d.actions.map((a) => a.key)) });
-      state.ids.set(d.id, d.key);
-      break;
-    }
-    case 'ResourceDeleted':
-      state.resources.delete(event.data.key);
-      state.ids.delete(event.data.id);
-      break;
-    case 'RoleCreated': {
-      const d = event.data;
-      state.roles.set(roleKey(d.resource, d.key), { id: d.id, key: d.key, resource: d.resource, permissions: d.permissions, rules: [] });
-      state.ids.set(d.id, roleKey(d.resource, d.key));
-      break;
-    }
-    case 'RoleUpdated': {
-      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role) role.permissions = event.data.permissions;
-      break;
-    }
-    case 'RoleDerivationsReplaced': {
-      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role) role.rules = [...event.data.rules];
-      break;
-    }
-    case 'ImplicitGrantAdded': {
-      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role && !role.rules.some((r) => ruleEquals(r, event.data.rule))) role.rules.push(event.data.rule);
-      break;
-    }
-    case 'ImplicitGrantRemoved': {
-      const role = state.roles.get(roleKey(event.data.resource, event.data.key));
-      if (role) role.rules = role.rules.filter((r) => !ruleEquals(r, event.data.rule));
-      break;
-    }
-    case 'RoleDeleted':
-      state.roles.delete(roleKey(event.data.resource, event.data.key));
-      state.ids.delete(event.data.id);
-      break;
-    case 'RelationCreated': {
-      const d = event.data;
-      state.relations.set(relationKey(d.objectResource, d.key), {
-        id: d.id,
-        key: d.key,
-        objectResource: d.objectResource,
-        subjectResource: d.subjectResource,
-      });
-      state.ids.set(d.id, relationKey(d.objectResource, d.key));
-      break;
-    }
-    case 'RelationDeleted':
-      state.relations.delete(relationKey(event.data.objectResource, event.data.key));
-      state.ids.delete(event.data.id);
-      break;
-    case 'TenantCreated':
-      state.tenants.set(event.data.key, { id: event.data.id, key: event.data.key });
-      state.ids.set(event.data.id, event.data.key);
-      break;
-    case 'TenantDeleted':
-      state.tenants.delete(event.data.key);
-      state.ids.delete(event.data.id);
-      break;
-    case 'UserCreated':
-      state.users.set(event.data.key, { id: event.data.id, key: event.data.key });
-      state.ids.set(event.data.id, event.data.key);
-      break;
-    case 'ResourceInstanceCreated': {
-      const d = event.data;
-      const ref = instanceRef(d.resource, d.key);
-      // The resource's and tenant's own key strings, shared by all their instances rather than one copy each.
-      const resource = state.resources.get(d.resource)?.key ?? d.resource;
-      const tenant = state.tenants.get(d.tenant)?.key ?? d.tenant;
-      state.instances.set(ref, { id: d.id, key: d.key, resource, tenant });
-      state.ids.set(d.id, ref);
-      break;
-    }
-    case 'ResourceInstanceDeleted':
-      state.instances.delete(instanceRef(event.data.resource, event.data.key));
-      state.ids.delete(event.data.id);
-      break;
-    case 'RoleAssigned':
-      state.assignments.add(event.data);
-      break;
-    case 'RoleUnassigned':
-      state.assignments.delete(assignmentKey(event.data));
-      break;
-    case 'RelationshipTupleCreated':
-      state.tuples.add(event.data);
-      break;
-    case 'RelationshipTupleDeleted':
-      state.tuples.delete(tupleKey(event.data));
-      break;
-  }
-  return state;
 }

@@ -1,6 +1,7 @@
 import type { Decider } from '../../cqrs/decider';
 import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
-import type { ApiKeyScope, OrgEvent } from '../../events';
+import type { ApiKeyScope, EventHandlers, OrgEvent } from '../../events';
+import { dispatch } from '../../events';
 
 /** The organisation stream: the organisation, its projects, environments and API keys. */
 
@@ -101,23 +102,26 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
   }
 }
 
+/** What each organisation event changes in the state (in place). */
+export const orgFold: EventHandlers<OrgEvent, OrgState> = {
+  OrganizationCreated(state) {
+    state.created = true;
+  },
+  ProjectCreated(state, { data: d }) {
+    state.projects.set(d.key, d.id);
+    state.projectIds.set(d.id, d.key);
+  },
+  EnvironmentCreated(state, { data: d }) {
+    state.environments.set(`${d.projectId}#${d.key}`, d.id);
+    state.environmentProjects.set(d.id, d.projectId);
+  },
+  ApiKeyCreated(state, { data: d }) {
+    state.apiKeys.add(d.id);
+  },
+};
+
 function evolve(state: OrgState, event: OrgEvent): OrgState {
-  switch (event.type) {
-    case 'OrganizationCreated':
-      state.created = true;
-      break;
-    case 'ProjectCreated':
-      state.projects.set(event.data.key, event.data.id);
-      state.projectIds.set(event.data.id, event.data.key);
-      break;
-    case 'EnvironmentCreated':
-      state.environments.set(`${event.data.projectId}#${event.data.key}`, event.data.id);
-      state.environmentProjects.set(event.data.id, event.data.projectId);
-      break;
-    case 'ApiKeyCreated':
-      state.apiKeys.add(event.data.id);
-      break;
-  }
+  dispatch(orgFold, event.type, state, event);
   return state;
 }
 

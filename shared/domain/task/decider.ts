@@ -1,6 +1,7 @@
 import type { Decider } from '../../cqrs/decider';
 import { DuplicateEntityError, NotFoundError } from '../../errors';
-import type { EventOf, TaskEvent } from '../../events';
+import type { EventHandlers, EventOf, TaskEvent } from '../../events';
+import { dispatch } from '../../events';
 import type { TaskError } from '../../events/task-events';
 import { StaleTaskAttemptError, TaskFinishedError } from './errors';
 
@@ -61,28 +62,33 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
   }
 }
 
+/** What each task event changes in the state (in place). */
+export const taskFold: EventHandlers<TaskEvent, TaskState> = {
+  EnvironmentCopyRequested(state) {
+    state.requested = true;
+  },
+  TaskStarted(state, { data: d }) {
+    // An attempt that got somewhere resets the count; one that did not adds to it.
+    state.stalledAttempts = state.attempt > 0 && state.attemptProgressed ? 1 : state.stalledAttempts + 1;
+    state.attempt = d.attempt;
+    state.attemptProgressed = false;
+  },
+  TaskProgressed(state, { data: d }) {
+    if (d.attempt === state.attempt) {
+      state.attemptProgressed = true;
+      state.stalledAttempts = 0;
+    }
+  },
+  TaskSucceeded(state) {
+    state.finished = true;
+  },
+  TaskFailed(state) {
+    state.finished = true;
+  },
+};
+
 function evolve(state: TaskState, event: TaskEvent): TaskState {
-  switch (event.type) {
-    case 'EnvironmentCopyRequested':
-      state.requested = true;
-      break;
-    case 'TaskStarted':
-      // An attempt that got somewhere resets the count; one that did not adds to it.
-      state.stalledAttempts = state.attempt > 0 && state.attemptProgressed ? 1 : state.stalledAttempts + 1;
-      state.attempt = event.data.attempt;
-      state.attemptProgressed = false;
-      break;
-    case 'TaskSucceeded':
-    case 'TaskFailed':
-      state.finished = true;
-      break;
-    case 'TaskProgressed':
-      if (event.data.attempt === state.attempt) {
-        state.attemptProgressed = true;
-        state.stalledAttempts = 0;
-      }
-      break;
-  }
+  dispatch(taskFold, event.type, state, event);
   return state;
 }
 

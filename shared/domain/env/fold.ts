@@ -1,0 +1,116 @@
+import type { EnvEvent, EventHandlers } from '../../events';
+import { dispatch } from '../../events';
+import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey, type EnvState } from './state';
+
+/**
+ * The one fold of environment events: what each event changes in an
+ * EnvState, in place. The command state and the copy's comparison state are
+ * both built by it; the latter also keeps each object's details (details.ts),
+ * written here next to the object itself, so that the two never disagree on
+ * what an event creates or deletes. Deletions arrive as explicit events
+ * (cascades included), so nothing is inferred.
+ */
+export const envFold: EventHandlers<EnvEvent, EnvState> = {
+  ResourceCreated(state, { data: d }) {
+    state.resources.set(d.key, { id: d.id, key: d.key, actions: new Set(d.actions.map((a) => a.key)) });
+    state.ids.set(d.id, d.key);
+    state.details?.resources.set(d.key, { name: d.name, description: d.description, actions: d.actions, attributes: d.attributes });
+  },
+  ResourceDeleted(state, { data: d }) {
+    state.resources.delete(d.key);
+    state.ids.delete(d.id);
+    state.details?.resources.delete(d.key);
+  },
+  RoleCreated(state, { data: d }) {
+    const key = roleKey(d.resource, d.key);
+    state.roles.set(key, { id: d.id, key: d.key, resource: d.resource, permissions: d.permissions, rules: [] });
+    state.ids.set(d.id, key);
+    state.details?.roles.set(key, { name: d.name, description: d.description, attributes: d.attributes });
+  },
+  RoleUpdated(state, { data: d }) {
+    const key = roleKey(d.resource, d.key);
+    const role = state.roles.get(key);
+    if (role) role.permissions = d.permissions;
+    const details = state.details?.roles.get(key);
+    if (details && d.name !== null) details.name = d.name;
+    if (details && d.description !== null) details.description = d.description;
+  },
+  RoleDerivationsReplaced(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role) role.rules = [...d.rules];
+  },
+  ImplicitGrantAdded(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role && !role.rules.some((r) => ruleEquals(r, d.rule))) role.rules.push(d.rule);
+  },
+  ImplicitGrantRemoved(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role) role.rules = role.rules.filter((r) => !ruleEquals(r, d.rule));
+  },
+  RoleDeleted(state, { data: d }) {
+    const key = roleKey(d.resource, d.key);
+    state.roles.delete(key);
+    state.ids.delete(d.id);
+    state.details?.roles.delete(key);
+  },
+  RelationCreated(state, { data: d }) {
+    const key = relationKey(d.objectResource, d.key);
+    state.relations.set(key, { id: d.id, key: d.key, objectResource: d.objectResource, subjectResource: d.subjectResource });
+    state.ids.set(d.id, key);
+    state.details?.relations.set(key, { name: d.name, description: d.description });
+  },
+  RelationDeleted(state, { data: d }) {
+    const key = relationKey(d.objectResource, d.key);
+    state.relations.delete(key);
+    state.ids.delete(d.id);
+    state.details?.relations.delete(key);
+  },
+  TenantCreated(state, { data: d }) {
+    state.tenants.set(d.key, { id: d.id, key: d.key });
+    state.ids.set(d.id, d.key);
+    state.details?.tenants.set(d.key, { name: d.name, description: d.description, attributes: d.attributes });
+  },
+  TenantDeleted(state, { data: d }) {
+    state.tenants.delete(d.key);
+    state.ids.delete(d.id);
+    state.details?.tenants.delete(d.key);
+  },
+  UserCreated(state, { data: d }) {
+    state.users.set(d.key, { id: d.id, key: d.key });
+    state.ids.set(d.id, d.key);
+    state.details?.users.set(d.key, { email: d.email, firstName: d.firstName, lastName: d.lastName, attributes: d.attributes });
+  },
+  ResourceInstanceCreated(state, { data: d }) {
+    const ref = instanceRef(d.resource, d.key);
+    // The resource's and tenant's own key strings, shared by all their instances rather than one copy each.
+    const resource = state.resources.get(d.resource)?.key ?? d.resource;
+    const tenant = state.tenants.get(d.tenant)?.key ?? d.tenant;
+    state.instances.set(ref, { id: d.id, key: d.key, resource, tenant });
+    state.ids.set(d.id, ref);
+    state.details?.instances.set(ref, { attributes: d.attributes });
+  },
+  ResourceInstanceDeleted(state, { data: d }) {
+    const ref = instanceRef(d.resource, d.key);
+    state.instances.delete(ref);
+    state.ids.delete(d.id);
+    state.details?.instances.delete(ref);
+  },
+  RoleAssigned(state, { data: d }) {
+    state.assignments.add(d);
+  },
+  RoleUnassigned(state, { data: d }) {
+    state.assignments.delete(assignmentKey(d));
+  },
+  RelationshipTupleCreated(state, { data: d }) {
+    state.tuples.add(d);
+  },
+  RelationshipTupleDeleted(state, { data: d }) {
+    state.tuples.delete(tupleKey(d));
+  },
+};
+
+/** Folds one environment event into `state`, in place, and returns it (the Decider's `evolve`). */
+export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
+  dispatch(envFold, event.type, state, event);
+  return state;
+}
