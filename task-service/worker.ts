@@ -75,7 +75,8 @@ export class CopyTaskWorker {
       await delivery.ack();
       return;
     }
-    const taskId = String(delivery.message.body.taskId ?? delivery.message.key);
+    const { taskId: named } = delivery.message.body;
+    const taskId = typeof named === 'string' ? named : delivery.message.key;
     try {
       await this.handle(taskId);
     } catch (error) {

@@ -130,7 +130,7 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
       },
       async (req, res, input) => {
         const { wait } = input.query();
-        const taskId = await startCopy(req, res, input.body);
+        const taskId = await startCopy(req, res, () => input.body());
         if (wait > 0 && !(await holdUntilFinished(services, deps, taskId, wait, res))) return;
         const doc = await deps.tasks.get(taskId);
         if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);
@@ -160,7 +160,7 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
         response: 'The environment the copy produced or wrote into',
       },
       async (req, res, input) => {
-        const taskId = await startCopy(req, res, input.body);
+        const taskId = await startCopy(req, res, () => input.body());
         if (!(await holdUntilFinished(services, deps, taskId, MAX_WAIT_SECONDS, res))) return;
         const doc = await deps.tasks.get(taskId);
         if (!doc) throw new NotFoundError(`Task '${taskId}' not found`);

@@ -38,9 +38,9 @@ export class KeyIds {
     // Bounded: an import of millions of objects must not keep every id in memory.
     if (this.size >= this.maxEntries) this.clear();
     let kinds = this.ids.get(environmentId);
-    if (!kinds) this.ids.set(environmentId, (kinds = new Map()));
+    if (!kinds) this.ids.set(environmentId, (kinds = new Map<string, Map<string, string>>()));
     let keys = kinds.get(kind);
-    if (!keys) kinds.set(kind, (keys = new Map()));
+    if (!keys) kinds.set(kind, (keys = new Map<string, string>()));
     if (!keys.has(key)) this.size += 1;
     keys.set(key, id);
   }

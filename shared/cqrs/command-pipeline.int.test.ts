@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DuplicateEntityError, InvalidRequestError, PayloadTooLargeError, UnavailableError } from '../errors';
+import { DuplicateEntityError, PayloadTooLargeError, UnavailableError } from '../errors';
 import type { EventStore } from '../eventstore/port';
 import { SqliteEventStore } from '../eventstore/sqlite-event-store';
 import type { EventData, EventMetadata } from '../events/envelope';
@@ -65,7 +65,7 @@ describe('command pipeline', () => {
     // Counting is not idempotent: an event folded twice shows in the count.
     const counter: Decider<{ n: number }, { count: number }, Tick> = {
       initialState: () => ({ count: 0 }),
-      evolve: (state, event) => {
+      evolve: (state, _event) => {
         state.count += 1;
         return state;
       },

@@ -76,7 +76,7 @@ export class FileSnapshotStore implements SnapshotStore {
       // Serialised now, synchronously: the caller goes on mutating `state` in place.
       bytes = serialize({ format: SNAPSHOT_FORMAT, streamId, version, state });
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(streamId);

@@ -26,7 +26,7 @@ const harness = {
   async dispose(store: DocumentStore) {
     await store.close();
     const client = await MongoClient.connect(url);
-    await client.db(databases.get(store)!).dropDatabase();
+    await client.db(databases.get(store)).dropDatabase();
     await client.close();
   },
 };

@@ -144,7 +144,7 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
                 .listIndexes()
                 .toArray()
                 .catch(() => [])
-            ).map((i) => String(i.name)),
+            ).map((i: { name?: unknown }) => String(i.name)),
           );
           for (const index of wanted) if (!existing.has(index.name)) await this.mongo.createIndex(index.key, { name: index.name });
           return;

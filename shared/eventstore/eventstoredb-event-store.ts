@@ -189,7 +189,7 @@ export class EventStoreDbEventStore implements EventStore {
           for await (const first of subscription) {
             if (stopped) break;
             backoff = RESUBSCRIBE_MIN_MS;
-            const batch = [first as AllStreamResolvedEvent, ...drain(subscription, batchSize - 1)];
+            const batch = [first, ...drain(subscription, batchSize - 1)];
             const events = batch.flatMap((r) => {
               const recorded = ours(r, categories);
               return recorded && recorded.position > position ? [recorded] : [];

@@ -65,7 +65,7 @@ export function toRecorded(event: EsdbRecordedEvent, position: number): Recorded
     streamId: event.streamId,
     streamVersion: Number(event.revision),
     type: event.type,
-    data: event.data as unknown,
+    data: event.data,
     metadata: event.metadata as unknown as EventMetadata,
   };
 }

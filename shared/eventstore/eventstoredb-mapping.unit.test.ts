@@ -34,7 +34,7 @@ describe('EventStoreDB vocabulary', () => {
   });
 
   it('translates a wrong expected version into our conflict error, with our numbers', () => {
-    const wrong = new WrongExpectedVersionError(undefined, { streamName: 'env-1', expected: 0n, current: 3n } as never);
+    const wrong = new WrongExpectedVersionError(undefined, { streamName: 'env-1', expected: 0n, current: 3n });
     const translated = translateError(wrong, 'env-1', 0);
     expect(translated).toBeInstanceOf(StreamVersionConflictError);
     expect(translated).toMatchObject({ streamId: 'env-1', expected: 0, actual: 3 });

@@ -166,8 +166,8 @@ class KafkaTaskConsumer implements TaskConsumer {
     await this.consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: Math.max(1, this.options.concurrency ?? 1),
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        const run = this.handle(topic, partition, message, heartbeat);
+      eachMessage: async ({ topic, partition, message, ...payload }) => {
+        const run = this.handle(topic, partition, message, () => payload.heartbeat());
         this.running.add(run);
         try {
           await run;

@@ -25,7 +25,9 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
 
   const sourceStream = streams.environment(job.sourceEnvironmentId);
   const targetStream = streams.environment(targetId);
-  let { version, nextSourceVersion } = await resumePoint(deps.eventStore, targetStream, sourceStream, origin.taskId);
+  const resumed = await resumePoint(deps.eventStore, targetStream, sourceStream, origin.taskId);
+  const { nextSourceVersion } = resumed;
+  let { version } = resumed;
   let eventsCopied = version + 1;
   let sourceEventsRead = nextSourceVersion;
 

@@ -28,7 +28,7 @@ export class CachedChecks {
   /** One decision per check, in order; the cache's misses are decided one after another. */
   async allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
     const at = this.decisions.positionNow();
-    const answers: boolean[] = new Array(checks.length);
+    const answers = new Array<boolean>(checks.length);
     for (let i = 0; i < checks.length; i++) {
       const check = checks[i]!;
       const key = fromStore ? null : decisionKey(environmentId, check);

@@ -175,7 +175,7 @@ describe('environment decider: bulk', () => {
   });
 
   it('leaves the given state untouched, whether the bulk is accepted or refused', () => {
-    const state = [...schema, instanceCreated('folder', 'f1')].reduce(envDecider.evolve, envDecider.initialState());
+    const state = [...schema, instanceCreated('folder', 'f1')].reduce((s, e) => envDecider.evolve(s, e), envDecider.initialState());
     const before = { instances: [...state.instances.keys()], tuples: state.tuples.size, users: state.users.size, ids: state.ids.size };
     const accepted = envDecider.decide(
       { type: 'Bulk', commands: [createInstance('file', 'd1'), createTuple('t1', 'folder:f1', 'file:d1'), assign('as1', 'bob')] },

@@ -257,8 +257,8 @@ describe('environment decider: facts', () => {
       .given([...base, tuple, assigned])
       .when({ type: 'DeleteInstance', instance: 'folder:f1' })
       .then([
-        { type: 'RelationshipTupleDeleted', data: tuple.data as never },
-        { type: 'RoleUnassigned', data: assigned.data as never },
+        { type: 'RelationshipTupleDeleted', data: tuple.data },
+        { type: 'RoleUnassigned', data: assigned.data },
         { type: 'ResourceInstanceDeleted', data: { id: 'i-folder-f1', key: 'f1', resource: 'folder', tenant: 'acme' } },
       ]);
   });

@@ -39,8 +39,7 @@ export interface Finder<T> {
 /** The facts read model's instances, read as their keys only. */
 export function instanceKeys(instances: Collection<InstanceDoc>): Finder<{ id: string; key: string }> {
   return {
-    find: (filter, options = {}) =>
-      instances.find(filter, { ...options, fields: ['key'] }) as unknown as Promise<Array<{ id: string; key: string }>>,
+    find: (filter, options = {}) => instances.find(filter, { ...options, fields: ['key'] }),
   };
 }
 
@@ -55,6 +54,6 @@ const edgeFields = ['environment_id', 'subject', 'relation', 'object', 'tenant']
  */
 export function tupleEdges(tuples: Collection<TupleDoc>): Finder<EdgeDoc> {
   return {
-    find: (filter, options = {}) => tuples.find(filter, { ...options, fields: edgeFields }) as unknown as Promise<EdgeDoc[]>,
+    find: (filter, options = {}) => tuples.find(filter, { ...options, fields: edgeFields }),
   };
 }
