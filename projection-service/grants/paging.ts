@@ -12,7 +12,7 @@ import type { Yielder } from './yielder';
  * Most sets are small (the holders of one instance): those are read with one
  * unsorted query and sorted here, the same order the engine would give. A
  * sorted query cost SQLite a temporary sort (the id tiebreak is not in the
- * index) of ~40 µs even for three rows, on every tuple written.
+ * index) even for three rows, and every tuple written paid it.
  */
 export async function* keysetPages<T extends { id: string }>(
   collection: Finder<T>,

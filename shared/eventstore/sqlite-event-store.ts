@@ -60,9 +60,9 @@ const SQLITE_MAX_LENGTH = 1_000_000_000;
  * append is on disk (fsynced) before its promise resolves.
  *
  * Appends are written by a worker thread with its own connection: a commit's
- * fsync takes 0.5–5 ms (far more on a busy disk), and on the event loop it
- * stalled every request, read model and check for that long (13–15% of the
- * main thread's time under 64 concurrent single writes). Reads stay on this
+ * fsync takes milliseconds (far more on a busy disk), and on the event loop it
+ * stalled every request, read model and check for that long (a large share of
+ * the main thread's time under concurrent single writes: docs/benchmarks.md). Reads stay on this
  * thread's connection; WAL lets them run while the writer commits, and a
  * commit is visible to them before its append resolves.
  *
@@ -147,7 +147,7 @@ export class SqliteEventStore implements EventStore {
     const writer = new Worker(WRITER_SOURCE, {
       eval: true,
       workerData: { path: this.path, module: require.resolve('better-sqlite3') },
-      // It keeps nothing between transactions: a small young generation (the default grew to 32 MiB) keeps its RSS small.
+      // It keeps nothing between transactions: a small young generation (the default one grows large) keeps its RSS small.
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
     writer.unref();
