@@ -58,7 +58,12 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   });
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
-  app.use(authenticate(services.readModels, () => services.freshness.position, cacheReads));
+  app.use(
+    authenticate(services.readModels, () => services.freshness.position, {
+      cache: cacheReads,
+      verifyEachRequest: services.freshness.exact !== true,
+    }),
+  );
   app.use(async (req, _res, next) => {
     // "At least as fresh as": a client may send back the position a write returned.
     const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { generateApiKeySecret, hashApiKeySecret } from '../../shared/api-keys';
 import { ForbiddenError, NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
-import { present } from '../http/present';
 import { executeOrgCommand } from '../http/services';
 import { keySchema, paginationSchema, parse } from '../http/validation';
+import { apiKeyRoutes } from './api-keys';
 import type { RouteContext } from './route-context';
 
 export const projectCreateSchema = z.object({
@@ -24,65 +23,11 @@ export const environmentCreateSchema = z.object({
   jwks: z.record(z.string(), z.unknown()).optional(),
   settings: z.record(z.string(), z.unknown()).optional(),
 });
-export const apiKeyCreateSchema = z.object({
-  organization_id: z.string().optional(),
-  project_id: z.string().optional(),
-  environment_id: z.string().optional(),
-  object_type: z.enum(['org', 'project', 'env']).optional(),
-  access_level: z.enum(['admin', 'write', 'read']).optional(),
-  owner_type: z.enum(['pdp_config', 'member', 'elements']).optional(),
-  name: z.string().optional(),
-});
-
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes({ router, services, api }: RouteContext): void {
   const rm = services.readModels;
 
-  api.add({
-    method: 'get',
-    path: '/v2/api-key/scope',
-    summary: "The calling key's organisation, project and environment",
-    tag: 'API keys',
-  });
-  router.get('/v2/api-key/scope', (_req, res) => {
-    const auth = authOf(res);
-    res.json({
-      organization_id: auth.organizationId,
-      ...(auth.projectId ? { project_id: auth.projectId } : {}),
-      ...(auth.environmentId ? { environment_id: auth.environmentId } : {}),
-    });
-  });
-
-  api.add({
-    method: 'post',
-    path: '/v2/api-key',
-    summary: 'Create a project- or environment-scoped API key; the secret is returned once',
-    tag: 'API keys',
-    body: apiKeyCreateSchema,
-  });
-  router.post('/v2/api-key', async (req, res) => {
-    const body = parse(apiKeyCreateSchema, req.body, 'body');
-    const auth = authOf(res);
-    if (body.organization_id && body.organization_id !== auth.organizationId)
-      throw new ForbiddenError('This API key has no access to that organization');
-    const project = body.project_id ? await resolveProject(rm, auth, body.project_id) : null;
-    const env = project && body.environment_id ? await resolveEnvironment(rm, auth, project, body.environment_id) : null;
-    const level = body.object_type === 'org' || !project ? 'organization' : env ? 'environment' : 'project';
-    // A key can only mint keys at most as wide as itself.
-    if ((level === 'organization' && auth.projectId !== null) || (level === 'project' && auth.environmentId !== null)) {
-      throw new ForbiddenError('An API key cannot create a key with a wider scope than its own');
-    }
-    const secret = generateApiKeySecret();
-    const id = newId();
-    await executeOrgCommand(services, req, res, auth.organizationId, {
-      type: 'CreateApiKey',
-      id,
-      name: body.name ?? '',
-      secretHash: hashApiKeySecret(secret),
-      scope: { level, projectId: project?.id ?? null, environmentId: env?.id ?? null },
-    });
-    res.json({ ...present((await rm.apiKeys.get(id))!), secret });
-  });
+  apiKeyRoutes({ router, services, api, base: '' });
 
   api.add({ method: 'post', path: '/v2/projects', summary: 'Create a project', tag: 'Projects', body: projectCreateSchema });
   router.post('/v2/projects', async (req, res) => {

@@ -6,7 +6,14 @@ import type { Projection } from '../../shared/read-models/projection';
 export function orgProjection(rm: ReadModels): Projection {
   return {
     name: 'org',
-    handles: new Set(['OrganizationCreated', 'ProjectCreated', 'EnvironmentCreated', 'ApiKeyCreated']),
+    handles: new Set([
+      'OrganizationCreated',
+      'ProjectCreated',
+      'EnvironmentCreated',
+      'ApiKeyCreated',
+      'ApiKeyDeleted',
+      'ApiKeySecretRotated',
+    ]),
     async apply(event: RecordedEvent) {
       const at = event.metadata.timestamp;
       const { id: orgId } = { id: event.streamId.slice('org-'.length) };
@@ -59,12 +66,23 @@ export function orgProjection(rm: ReadModels): Projection {
             project_id: d.scope.projectId,
             environment_id: d.scope.environmentId,
             object_type: objectType,
-            access_level: 'admin',
+            // Keys created before access levels existed were all admin.
+            access_level: d.accessLevel ?? 'admin',
             owner_type: 'member',
             name: d.name,
             created_at: at,
             _secret_hash: d.secretHash,
           });
+          break;
+        }
+        case 'ApiKeyDeleted': {
+          await rm.apiKeys.delete((event as unknown as EventOf<'ApiKeyDeleted'>).data.id);
+          break;
+        }
+        case 'ApiKeySecretRotated': {
+          const d = (event as unknown as EventOf<'ApiKeySecretRotated'>).data;
+          const key = await rm.apiKeys.get(d.id);
+          if (key) await rm.apiKeys.put({ ...key, _secret_hash: d.secretHash });
           break;
         }
       }
