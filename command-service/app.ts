@@ -5,6 +5,7 @@ import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
 import { errorMiddleware } from './http/error-middleware';
 import { ApiRegistry } from './http/openapi';
+import { rateLimitPerKey } from './http/rate-limit';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
 import { assignmentRoutes } from './routes/assignments';
 import { instanceRoutes } from './routes/instances';
@@ -64,6 +65,8 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
       verifyEachRequest: services.freshness.exact !== true,
     }),
   );
+  const rateLimit = rateLimitPerKey(services.config);
+  if (rateLimit) app.use(rateLimit);
   app.use(async (req, _res, next) => {
     // "At least as fresh as": a client may send back the position a write returned.
     const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);

@@ -13,6 +13,7 @@ const statusByCode: Record<string, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN_ACCESS: 403,
   PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
   SERVICE_UNAVAILABLE: 503,
 };
 
