@@ -14,6 +14,17 @@ const MIX: Record<Kind, number> = { check: 0.6, list: 0.25, write: 0.15 };
 const POOL = 8192;
 const RSS_SAMPLE_MS = 1000;
 
+/** Least-squares slope of y over x. */
+function slope(points: Array<[number, number]>): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  const sxy = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  return sxy / sxx;
+}
+
 interface Window {
   fromS: number;
   toS: number;
@@ -25,8 +36,9 @@ interface Window {
   p99Ms: number;
   maxMs: number;
   p99ByKind: Record<Kind, number>;
-  /** RSS at the window's end, and the most seen during it. */
-  rssMiB: number;
+  /** RSS sampled every second during the window: least, median, most (GC makes it a sawtooth). */
+  rssMinMiB: number;
+  rssMedianMiB: number;
   rssMaxMiB: number;
 }
 
@@ -148,6 +160,8 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
     const errorBodies = new Map<string, number>();
     const windowAt = (ms: number) => Math.min(windows - 1, Math.floor(ms / 1000 / windowS));
     const rssBefore = service.memory()?.rssMiB ?? NaN;
+    /** [seconds since the load started, RSS MiB] */
+    const rssSamples: Array<[number, number]> = [];
     ctx.log(
       `soak: ${durationS} s of mixed load (${Object.entries(MIX)
         .map(([k, v]) => `${v * 100}% ${k}s`)
@@ -156,7 +170,10 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
     const started = performance.now();
     const sampler = setInterval(() => {
       const rss = service.memory()?.rssMiB;
-      if (rss !== undefined) samples[windowAt(performance.now() - started)]!.rss.push(rss);
+      const at = performance.now() - started;
+      if (rss === undefined) return;
+      samples[windowAt(at)]!.rss.push(rss);
+      rssSamples.push([at / 1000, rss]);
     }, RSS_SAMPLE_MS);
     let lastReported = 0;
     const reporter = setInterval(() => {
@@ -181,7 +198,8 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
         p99Ms: percentile(all, 99),
         maxMs: all.length ? all[all.length - 1]! : NaN,
         p99ByKind,
-        rssMiB: s.rss.length ? s.rss[s.rss.length - 1]! : NaN,
+        rssMinMiB: s.rss.length ? Math.min(...s.rss) : NaN,
+        rssMedianMiB: s.rss.length ? [...s.rss].sort((a, b) => a - b)[Math.floor((s.rss.length - 1) / 2)]! : NaN,
         rssMaxMiB: s.rss.length ? Math.max(...s.rss) : NaN,
       };
     };
@@ -213,7 +231,6 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
       clearInterval(reporter);
     }
     const rssAfter = service.memory();
-    samples[windows - 1]!.rss.push(rssAfter?.rssMiB ?? NaN);
     const table = samples.map((_, w) => summarise(w));
     for (; lastReported < windows; lastReported++) ctx.log(`soak: ${describe(table[lastReported]!)}`);
     for (const [status, count] of statuses) ctx.log(`soak: non-2xx ${status}: ${count}`);
@@ -221,14 +238,15 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
 
     const answers = table.reduce((n, w) => n + w.answers, 0);
     const failed = table.reduce((n, w) => n + w.non2xx + w.errors, 0);
-    // The first window warms up (JIT, caches, SQLite's page cache): RSS at its end against the end of the run,
-    // and p99 stability over the windows after it.
-    const rssSettled = table[0]!.rssMiB;
-    const rssEnd = table[table.length - 1]!.rssMiB;
-    const rssGrowth = (rssEnd - rssSettled) / rssSettled;
+    // The first window warms up (JIT, caches, SQLite's page cache); after it, RSS is a GC sawtooth, so its trend
+    // (least-squares slope over every sample) says whether it grows, not two end points.
+    const settled = rssSamples.filter(([t]) => t >= windowS);
+    const rssSlope = slope(settled.length >= 2 ? settled : rssSamples);
+    const rssMean = settled.reduce((a, [, y]) => a + y, 0) / Math.max(1, settled.length);
+    const rssGrowth = (rssSlope * Math.max(windowS, durationS - windowS)) / rssMean;
     const p99s = (table.length > 1 ? table.slice(1) : table).map((w) => w.p99Ms).sort((a, b) => a - b);
     const p99Median = p99s[Math.floor((p99s.length - 1) / 2)]!;
-    const flat = rssGrowth <= 0.1;
+    const flat = !(rssGrowth > 0.1);
     const stable = p99s[p99s.length - 1]! <= 2 * p99Median;
     const everything = new Samples();
     // Overall percentiles from the windows' samples.
@@ -243,12 +261,12 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
       p50Ms: percentile(overall, 50),
       p99Ms: percentile(overall, 99),
       target: {
-        text: 'no errors; RSS flat (≤ +10% after the first window); p99 stable (after the first window, none above 2× the median)',
+        text: 'no errors; RSS flat (trend after the first window ≤ +10% over the run); p99 stable (after the first window, none above 2× the median)',
         met: failed === 0 && flat && stable,
       },
       notes:
         `${connections} conns; ${answers.toLocaleString('en-US')} answers, ${failed} non-2xx/errors; ` +
-        `RSS ${Math.round(rssBefore)} MiB before, ${Math.round(rssSettled)} after the first ${windowS} s, ${Math.round(rssEnd)} at the end (${rssGrowth >= 0 ? '+' : ''}${(rssGrowth * 100).toFixed(1)}%, ${flat ? 'flat' : 'GROWING'}); ` +
+        `RSS ${Math.round(rssBefore)} MiB before; after the first ${windowS} s median ${Math.round(table[Math.min(1, table.length - 1)]!.rssMedianMiB)} → ${Math.round(table[table.length - 1]!.rssMedianMiB)} MiB in the last, trend ${rssSlope >= 0 ? '+' : ''}${(rssSlope * 60).toFixed(1)} MiB/min (${rssGrowth >= 0 ? '+' : ''}${(rssGrowth * 100).toFixed(1)}% over the run, ${flat ? 'flat' : 'GROWING'}); ` +
         `p99 per ${windowS} s after the first: ${Math.round(p99s[0]!)}–${Math.round(p99s[p99s.length - 1]!)} ms (median ${Math.round(p99Median)} ms, ${stable ? 'stable' : 'UNSTABLE'}; first ${Math.round(table[0]!.p99Ms)} ms)`,
       details: {
         windowS,
@@ -257,6 +275,8 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
         errors: Object.fromEntries(errorBodies),
         rssBefore,
         rssAfter,
+        rssSlopeMiBPerMin: rssSlope * 60,
+        rssSamples,
       },
     };
   } finally {
@@ -269,6 +289,6 @@ function describe(w: Window): string {
   return (
     `${String(w.fromS).padStart(4)}–${String(w.toS).padEnd(4)} s  ${Math.round(w.rps).toLocaleString('en-US').padStart(6)} req/s  ` +
     `errors ${w.non2xx + w.errors}  p50 ${ms(w.p50Ms)} ms  p99 ${ms(w.p99Ms)} ms (checks ${ms(w.p99ByKind.check)}, lists ${ms(w.p99ByKind.list)}, writes ${ms(w.p99ByKind.write)})  ` +
-    `max ${ms(w.maxMs)} ms  RSS ${ms(w.rssMiB)} MiB (max ${ms(w.rssMaxMiB)})`
+    `max ${ms(w.maxMs)} ms  RSS ${ms(w.rssMinMiB)}/${ms(w.rssMedianMiB)}/${ms(w.rssMaxMiB)} MiB (min/median/max)`
   );
 }
