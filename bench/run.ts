@@ -26,6 +26,7 @@ import { copyScenario } from './scenarios/copy';
 import { createScenarios } from './scenarios/creates';
 import { fanOutScenario } from './scenarios/fan-out';
 import { peerScenario } from './scenarios/peer';
+import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
 
 const TITLES: Record<ScenarioName, string> = {
@@ -38,6 +39,7 @@ const TITLES: Record<ScenarioName, string> = {
   memory: 'memory',
   'cold-start': 'cold start',
   peer: 'check throughput vs OpenFGA',
+  soak: 'soak (mixed load, 10 min)',
 };
 
 async function main(): Promise<void> {
@@ -150,6 +152,7 @@ async function main(): Promise<void> {
       await guarded('copy', () => copyScenario(standalone, 'isolated'));
       await guarded('copy', () => copyScenario(standalone, 'embedded'));
     }
+    if (want('soak')) await guarded('soak', () => soakScenario(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

@@ -6,6 +6,7 @@ import { authenticate, environmentScope } from './http/auth';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
+import { rateLimitPerKey } from './http/rate-limit';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
 import { unmatchedRequest } from './http/unmatched-request';
 import { assignmentRoutes } from './routes/assignments';
@@ -60,7 +61,14 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   });
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
-  app.use(authenticate(services.readModels, () => services.freshness.position, cacheReads));
+  app.use(
+    authenticate(services.readModels, () => services.freshness.position, {
+      cache: cacheReads,
+      verifyEachRequest: services.freshness.exact !== true,
+    }),
+  );
+  const rateLimit = rateLimitPerKey(services.config);
+  if (rateLimit) app.use(rateLimit);
   app.use(async (req, _res, next) => {
     // "At least as fresh as": a client may send back the position a write returned.
     const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);

@@ -26,6 +26,8 @@ export class ProjectionRunner {
   private resumedFrom = 0;
   private failed: unknown = null;
   private readonly checkpointName: string;
+  /** `position` moves in this process right after each batch commits (Freshness.exact). */
+  readonly exact = true;
 
   constructor(
     private readonly events: EventStore,

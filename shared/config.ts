@@ -49,6 +49,14 @@ const configSchema = z.object({
    * exact; see shared/read-cache.ts). 0: off, every check reads the store.
    */
   READ_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
+  /**
+   * Requests per second each API key may make, as a token bucket (beyond it:
+   * 429 with Retry-After). Kept in memory per process: behind a load balancer,
+   * N command-service replicas let a key make up to N times this. 0: off.
+   */
+  RATE_LIMIT_PER_KEY_RPS: z.coerce.number().min(0).default(0),
+  /** How many requests a key may make at once above the rate (the bucket's size). 0: one second's worth (at least 1). */
+  RATE_LIMIT_PER_KEY_BURST: z.coerce.number().int().min(0).default(0),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
 });

@@ -76,6 +76,12 @@ export class StreamVersionConflictError extends DomainError {
   }
 }
 
+/** The API key made more requests than its rate limit allows; the HTTP answer says when to retry (Retry-After). */
+export class RateLimitedError extends DomainError {
+  readonly errorCode = 'TOO_MANY_REQUESTS';
+  readonly title = 'Too many requests';
+}
+
 /** A dependency (engine, projection) did not answer within its bound. */
 export class UnavailableError extends DomainError {
   readonly errorCode = 'SERVICE_UNAVAILABLE';

@@ -89,3 +89,64 @@ export async function repeatLoad(spec: LoadSpec, times: number, warmupS = 0): Pr
   const sorted = [...runs].sort((a, b) => a.rps - b.rps);
   return { median: sorted[Math.floor((sorted.length - 1) / 2)]!, runs };
 }
+
+/** One request of a mixed load: what to send, and a label to account its answer under. */
+export interface MixedRequest {
+  kind: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface MixedLoadSpec {
+  url: string;
+  connections: number;
+  durationS: number;
+  /** Called for every request as a connection is about to send it (closed loop: after its previous answer). */
+  next(): MixedRequest;
+  /** Every answer: its request's kind, status, latency, and the body of a non-2xx answer. */
+  onAnswer(kind: string, status: number, latencyMs: number, errorBody: string | null): void;
+  /** A request that got no answer (socket error, timeout). */
+  onError(error: Error): void;
+}
+
+/**
+ * A closed-loop load whose requests differ (method, path, headers, body) and
+ * whose answers are reported one by one, for figures autocannon's summary does
+ * not give (per kind, per minute). autocannon calls a request's `onResponse`
+ * right before it emits the connection's `response` event with the latency,
+ * so the kind is handed from one to the other through `answered`.
+ */
+export async function runMixedLoad(spec: MixedLoadSpec): Promise<{ durationS: number }> {
+  let answered: { kind: string; status: number; body: string | null } | null = null;
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.durationS,
+    timeout: 30,
+    requests: [
+      {
+        setupRequest: (request: Record<string, unknown>, context: Record<string, unknown>) => {
+          const next = spec.next();
+          context.kind = next.kind;
+          return { ...request, method: next.method, path: next.path, headers: next.headers, body: next.body };
+        },
+        onResponse: (status: number, body: string, context: Record<string, unknown>) => {
+          answered = { kind: String(context.kind), status, body: status >= 200 && status < 300 ? null : String(body).slice(0, 300) };
+        },
+      },
+    ],
+  }) as unknown as Promise<AutocannonResult> & {
+    on(event: 'response', listener: (client: unknown, status: number, bytes: number, latencyMs: number) => void): void;
+    on(event: 'reqError', listener: (error: Error) => void): void;
+  };
+  instance.on('response', (_client, status, _bytes, latencyMs) => {
+    const a = answered;
+    answered = null;
+    spec.onAnswer(a?.kind ?? 'unknown', status, latencyMs, a?.body ?? null);
+  });
+  instance.on('reqError', (error) => spec.onError(error));
+  const result = await instance;
+  return { durationS: result.duration };
+}

@@ -1,7 +1,20 @@
 import type { DatasetSize } from './dataset';
 
-export const SCENARIOS = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'copy', 'memory', 'cold-start', 'peer'] as const;
+export const SCENARIOS = [
+  'check',
+  'bulk-check',
+  'creates',
+  'bulk-import',
+  'fanout',
+  'copy',
+  'memory',
+  'cold-start',
+  'peer',
+  'soak',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+/** Scenarios that run only when named with --only (the soak takes ten minutes on its own). */
+const OPT_IN: readonly ScenarioName[] = ['soak'];
 
 export interface BenchOptions {
   mode: 'quick' | 'full';
@@ -20,6 +33,8 @@ export interface BenchOptions {
   memoryTuples: number;
   /** Items per bulk request when loading. */
   bulkChunk: number;
+  /** Seconds of mixed load in the soak scenario. */
+  soakDurationS: number;
   only: Set<ScenarioName>;
   /** OpenFGA datastores to compare with: memory (the issue's) and/or sqlite (indexed, on disk like ours). */
   peerDatastores: Array<'memory' | 'sqlite'>;
@@ -42,6 +57,7 @@ const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peerDatastores' 
   copyEvents: 1_000_000,
   memoryTuples: 1_000_000,
   bulkChunk: 5_000,
+  soakDurationS: 600,
 };
 
 /** Finishes in under two minutes: smaller data, one short run per load. */
@@ -56,10 +72,11 @@ const QUICK: typeof FULL = {
   copyEvents: 50_000,
   memoryTuples: 50_000,
   bulkChunk: 5_000,
+  soakDurationS: 60,
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--peer-datastore=memory|sqlite|both] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
-scenarios: ${SCENARIOS.join(', ')}`;
+const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--peer-datastore=memory|sqlite|both] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
+scenarios: ${SCENARIOS.join(', ')} (${OPT_IN.join(', ')} only with --only)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const flags = new Map<string, string | true>();
@@ -97,7 +114,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...base,
     durationS: number('duration', base.durationS),
     repeat: number('repeat', base.repeat),
-    only: new Set((only.length > 0 ? only : [...SCENARIOS]).filter((s) => !skip.has(s))),
+    soakDurationS: number('soak-duration', base.soakDurationS),
+    only: new Set((only.length > 0 ? only : SCENARIOS.filter((s) => !OPT_IN.includes(s))).filter((s) => !skip.has(s))),
     serverNodeOptions: typeof flags.get('server-node-options') === 'string' ? (flags.get('server-node-options') as string) : null,
     peerDatastores: peer === 'both' ? ['memory', 'sqlite'] : [peer],
     profileDir: profile === undefined ? null : profile === true ? 'bench/results/profiles' : profile,

@@ -3,10 +3,13 @@ import { hashApiKeySecret, sameHash } from '../../shared/api-keys';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../shared/errors';
 import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../shared/read-models/read-models';
 import { ReadCache } from '../../shared/read-cache';
+import { allows, requiredAccessLevel, type AccessLevel } from './access-levels';
 
 /** Shared by the requests that use the same key (cached): never modified. */
 export interface AuthContext {
   readonly keyId: string;
+  /** What the key may do (see access-levels.ts). */
+  readonly accessLevel: AccessLevel;
   readonly organizationId: string;
   /** null for an organisation key */
   readonly projectId: string | null;
@@ -19,20 +22,55 @@ export interface AuthContext {
 /** Most API keys whose scope is kept between requests (per read-model position, see ReadCache). */
 const CACHED_KEYS = 10_000;
 
+export interface AuthenticateOptions {
+  /** Keep known keys between requests (READ_CACHE_ENTRIES > 0). */
+  cache: boolean;
+  /**
+   * Look the key up in the store on every request, even when its scope is
+   * cached: for a process whose read-model position lags the store (a separate
+   * command service polls the projection checkpoint), so that a key deleted or
+   * rotated through another process is refused as soon as that process
+   * acknowledged it. One indexed read by the secret's hash.
+   */
+  verifyEachRequest: boolean;
+}
+
 /**
- * Resolves `Authorization: Bearer <key>` to the key's scope, or answers 401.
- * Known keys are cached by their hash while the read models do not move (a
- * revoked key's deletion moves them); unknown keys are not, so guessing cannot
- * push real keys out of the cache.
+ * Resolves `Authorization: Bearer <key>` to the key's scope, or answers 401,
+ * then refuses (403) a request the key's access level does not allow.
+ *
+ * Known keys are cached by their hash while the read models do not move;
+ * unknown keys are not, so guessing cannot push real keys out of the cache.
+ * Where the position moves in this process as the projections commit (the
+ * one-process service), the deletion or rotation of a key moves it, which
+ * empties the cache before the next request: the old secret is refused at once.
+ * Elsewhere `verifyEachRequest` gives the same guarantee.
  */
-export function authenticate(rm: ReadModels, position: () => number, cacheEnabled: boolean) {
-  const known = new ReadCache<AuthContext>(position, cacheEnabled ? CACHED_KEYS : 0);
+export function authenticate(rm: ReadModels, position: () => number, options: AuthenticateOptions) {
+  const known = new ReadCache<AuthContext>(position, options.cache ? CACHED_KEYS : 0);
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
     const hash = hashApiKeySecret(match[1]!);
-    res.locals.auth = await known.through(hash, () => lookUpKey(rm, hash));
+    let auth = known.get(hash);
+    if (auth && options.verifyEachRequest) {
+      const stored = await rm.apiKeys.findOne({ _secret_hash: hash });
+      if (!stored || stored.id !== auth.keyId) auth = undefined;
+    }
+    if (!auth) {
+      const at = known.positionNow();
+      auth = await lookUpKey(rm, hash);
+      known.set(hash, auth, at);
+    }
+    const required = requiredAccessLevel(req.method, req.path);
+    if (!allows(auth.accessLevel, required)) {
+      throw new ForbiddenError(`This API key has the '${auth.accessLevel}' access level; ${req.method} ${req.path} needs '${required}'`, {
+        access_level: auth.accessLevel,
+        required_access_level: required,
+      });
+    }
+    res.locals.auth = auth;
     next();
   };
 }
@@ -42,6 +80,8 @@ async function lookUpKey(rm: ReadModels, hash: string): Promise<AuthContext> {
   if (!key || !sameHash(key._secret_hash, hash)) throw new UnauthorizedError('Invalid API key');
   return {
     keyId: key.id,
+    // Documents projected before access levels existed carry 'admin' already; `??` covers a hand-made one.
+    accessLevel: key.access_level ?? 'admin',
     organizationId: key.organization_id,
     projectId: key.project_id,
     environmentId: key.environment_id,

@@ -16,6 +16,13 @@ export interface Freshness {
   readonly position: number;
   readonly ready: boolean;
   waitForPosition(position: number, timeoutMs: number): Promise<boolean>;
+  /**
+   * True when `position` moves in this process as soon as the read models
+   * commit (the one-process service): caches kept per position are then never
+   * behind the store. Unset where it is learnt by polling (a separate command
+   * service), where it may lag the store by one poll.
+   */
+  readonly exact?: boolean;
 }
 
 /** Everything the HTTP layer needs, built by a composition root; no module singletons. */

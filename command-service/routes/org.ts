@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { generateApiKeySecret, hashApiKeySecret } from '../../shared/api-keys';
 import { ForbiddenError, NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
-import { present } from '../http/present';
 import { executeOrgCommand } from '../http/services';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { apiKeyRoutes } from './api-keys';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -25,67 +24,12 @@ export const environmentCreateSchema = z.object({
   jwks: boundedJson.optional(),
   settings: boundedJson.optional(),
 });
-export const apiKeyCreateSchema = z.object({
-  organization_id: z.string().optional(),
-  project_id: z.string().optional(),
-  environment_id: z.string().optional(),
-  object_type: z.enum(['org', 'project', 'env']).optional(),
-  access_level: z.enum(['admin', 'write', 'read']).optional(),
-  owner_type: z.enum(['pdp_config', 'member', 'elements']).optional(),
-  name: z.string().optional(),
-});
-
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
 
-  route(
-    context,
-    { method: 'get', path: '/v2/api-key/scope', summary: "The calling key's organisation, project and environment", tag: 'API keys' },
-    (_req, res) => {
-      const auth = authOf(res);
-      res.json({
-        organization_id: auth.organizationId,
-        ...(auth.projectId ? { project_id: auth.projectId } : {}),
-        ...(auth.environmentId ? { environment_id: auth.environmentId } : {}),
-      });
-    },
-  );
-
-  route(
-    context,
-    {
-      method: 'post',
-      path: '/v2/api-key',
-      summary: 'Create a project- or environment-scoped API key; the secret is returned once',
-      tag: 'API keys',
-      body: apiKeyCreateSchema,
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      const auth = authOf(res);
-      if (body.organization_id && body.organization_id !== auth.organizationId)
-        throw new ForbiddenError('This API key has no access to that organization');
-      const project = body.project_id ? await resolveProject(rm, auth, body.project_id) : null;
-      const env = project && body.environment_id ? await resolveEnvironment(rm, auth, project, body.environment_id) : null;
-      const level = body.object_type === 'org' || !project ? 'organization' : env ? 'environment' : 'project';
-      // A key can only mint keys at most as wide as itself.
-      if ((level === 'organization' && auth.projectId !== null) || (level === 'project' && auth.environmentId !== null)) {
-        throw new ForbiddenError('An API key cannot create a key with a wider scope than its own');
-      }
-      const secret = generateApiKeySecret();
-      const id = newId();
-      await executeOrgCommand(services, req, res, auth.organizationId, {
-        type: 'CreateApiKey',
-        id,
-        name: body.name ?? '',
-        secretHash: hashApiKeySecret(secret),
-        scope: { level, projectId: project?.id ?? null, environmentId: env?.id ?? null },
-      });
-      res.json({ ...present((await rm.apiKeys.get(id))!), secret });
-    },
-  );
+  apiKeyRoutes(context);
 
   route(
     context,

@@ -53,12 +53,20 @@ export const orgProjectionHandlers: EventHandlers<OrgEvent, OrgScope, Promise<vo
       project_id: d.scope.projectId,
       environment_id: d.scope.environmentId,
       object_type: objectType,
-      access_level: 'admin',
+      // Keys created before access levels existed were all admin.
+      access_level: d.accessLevel ?? 'admin',
       owner_type: 'member',
       name: d.name,
       created_at: at,
       _secret_hash: d.secretHash,
     });
+  },
+  async ApiKeyDeleted({ rm }, { data: d }) {
+    await rm.apiKeys.delete(d.id);
+  },
+  async ApiKeySecretRotated({ rm }, { data: d }) {
+    const key = await rm.apiKeys.get(d.id);
+    if (key) await rm.apiKeys.put({ ...key, _secret_hash: d.secretHash });
   },
 };
 

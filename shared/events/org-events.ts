@@ -38,6 +38,10 @@ export const apiKeyScopeSchema = z.object({
 });
 export type ApiKeyScope = z.infer<typeof apiKeyScopeSchema>;
 
+/** What a key may do: `read` (reads and permission checks), `write` (also schema and facts), `admin` (also keys, projects, environments). */
+export const apiKeyAccessLevelSchema = z.enum(['admin', 'write', 'read']);
+export type ApiKeyAccessLevel = z.infer<typeof apiKeyAccessLevelSchema>;
+
 const apiKeyCreated = z.object({
   type: z.literal('ApiKeyCreated'),
   data: z.object({
@@ -46,8 +50,29 @@ const apiKeyCreated = z.object({
     /** sha256 of the secret; the secret itself is never stored. */
     secretHash: z.string(),
     scope: apiKeyScopeSchema,
+    /** Absent in events written before access levels existed: those keys are `admin`. */
+    accessLevel: apiKeyAccessLevelSchema.optional(),
   }),
 });
 
-export const orgEventSchemas = [organizationCreated, projectCreated, environmentCreated, apiKeyCreated] as const;
+/** The key is revoked: its secret is refused from now on. */
+const apiKeyDeleted = z.object({
+  type: z.literal('ApiKeyDeleted'),
+  data: z.object({ id: z.string() }),
+});
+
+/** The key keeps its id and scope under a new secret; the old secret is refused from now on. */
+const apiKeySecretRotated = z.object({
+  type: z.literal('ApiKeySecretRotated'),
+  data: z.object({ id: z.string(), secretHash: z.string() }),
+});
+
+export const orgEventSchemas = [
+  organizationCreated,
+  projectCreated,
+  environmentCreated,
+  apiKeyCreated,
+  apiKeyDeleted,
+  apiKeySecretRotated,
+] as const;
 export type OrgEvent = z.infer<(typeof orgEventSchemas)[number]>;

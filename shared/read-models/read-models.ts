@@ -52,7 +52,7 @@ export interface ApiKeyDoc {
   project_id: string | null;
   environment_id: string | null;
   object_type: 'org' | 'project' | 'env';
-  access_level: 'admin';
+  access_level: 'admin' | 'write' | 'read';
   owner_type: 'member';
   name: string;
   created_at: string;

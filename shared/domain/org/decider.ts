@@ -2,6 +2,7 @@ import type { Decider } from '../../cqrs/decider';
 import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
 import type { ApiKeyScope, EventHandlers, OrgEvent } from '../../events';
 import { dispatch } from '../../events';
+import type { ApiKeyAccessLevel } from '../../events/org-events';
 
 /** The organisation stream: the organisation, its projects, environments and API keys. */
 
@@ -13,6 +14,7 @@ export interface OrgState {
   /** `${projectId}#${envKey}` → env id; env id → project id */
   environments: Map<string, string>;
   environmentProjects: Map<string, string>;
+  /** Ids of the keys that exist (created, not deleted). */
   apiKeys: Set<string>;
 }
 
@@ -36,7 +38,9 @@ export type OrgCommand =
     }
   | { type: 'CreateProject'; id: string; key: string; name: string; description: string }
   | { type: 'CreateEnvironment'; project: string; environment: NewEnvironment; copiedFromTaskId?: string }
-  | { type: 'CreateApiKey'; id: string; name: string; secretHash: string; scope: ApiKeyScope };
+  | { type: 'CreateApiKey'; id: string; name: string; secretHash: string; scope: ApiKeyScope; accessLevel: ApiKeyAccessLevel }
+  | { type: 'DeleteApiKey'; id: string }
+  | { type: 'RotateApiKeySecret'; id: string; secretHash: string };
 
 export function findProjectId(state: OrgState, ref: string): string {
   const id = state.projects.get(ref) ?? (state.projectIds.has(ref) ? ref : undefined);
@@ -60,6 +64,8 @@ function environmentCreated(state: OrgState, projectId: string, env: NewEnvironm
   return { type: 'EnvironmentCreated', data: { ...env, projectId, ...(copiedFromTaskId ? { copiedFromTaskId } : {}) } };
 }
 
+const apiKeyNotFound = (id: string) => new NotFoundError(`API key '${id}' not found`, { api_key_id: id });
+
 function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
   switch (command.type) {
     case 'BootstrapOrganization': {
@@ -76,6 +82,7 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
             name: 'admin',
             secretHash: apiKey.secretHash,
             scope: { level: 'organization', projectId: null, environmentId: null },
+            accessLevel: 'admin',
           },
         },
       ];
@@ -97,8 +104,15 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
       ) {
         throw new NotFoundError(`Environment '${scope.environmentId}' not found in project '${scope.projectId}'`);
       }
-      return [{ type: 'ApiKeyCreated', data: { id: command.id, name: command.name, secretHash: command.secretHash, scope } }];
+      const { id, name, secretHash, accessLevel } = command;
+      return [{ type: 'ApiKeyCreated', data: { id, name, secretHash, scope, accessLevel } }];
     }
+    case 'DeleteApiKey':
+      if (!state.apiKeys.has(command.id)) throw apiKeyNotFound(command.id);
+      return [{ type: 'ApiKeyDeleted', data: { id: command.id } }];
+    case 'RotateApiKeySecret':
+      if (!state.apiKeys.has(command.id)) throw apiKeyNotFound(command.id);
+      return [{ type: 'ApiKeySecretRotated', data: { id: command.id, secretHash: command.secretHash } }];
   }
 }
 
@@ -118,6 +132,11 @@ export const orgFold: EventHandlers<OrgEvent, OrgState> = {
   ApiKeyCreated(state, { data: d }) {
     state.apiKeys.add(d.id);
   },
+  ApiKeyDeleted(state, { data: d }) {
+    state.apiKeys.delete(d.id);
+  },
+  // The state knows which keys exist, not their secrets.
+  ApiKeySecretRotated: 'ignored',
 };
 
 function evolve(state: OrgState, event: OrgEvent): OrgState {
