@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { DomainError, PayloadTooLargeError, StreamVersionConflictError, ValidationError } from '../../shared/errors';
+import { DomainError, PayloadTooLargeError, StreamVersionConflictError, UnavailableError, ValidationError } from '../../shared/errors';
 
 export const SUPPORT_LINK = 'https://github.com/rebac-service/rebac-service/issues';
 
@@ -15,6 +15,23 @@ const statusByCode: Record<string, number> = {
   PAYLOAD_TOO_LARGE: 413,
   SERVICE_UNAVAILABLE: 503,
 };
+
+/**
+ * Errors of the MongoDB driver that mean "the server cannot be reached right
+ * now" (it is down, restarting, or the connection dropped): answered as
+ * UnavailableError is (503: nothing was written, retry later), not as a bug.
+ * Matched by name, so this module does not load the driver.
+ */
+const UNREACHABLE_ENGINE_ERRORS = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoServerClosedError',
+]);
 
 /** The seed's error object, used in HTTP error bodies and in failed tasks. */
 export function errorBody(error: DomainError, id: string = randomUUID()) {
@@ -53,6 +70,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       const status = statusByCode[error.errorCode] ?? 400;
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
       res.status(status).json(errorBody(error));
+      return;
+    }
+    const name = (error as { name?: unknown } | null)?.name;
+    if (typeof name === 'string' && UNREACHABLE_ENGINE_ERRORS.has(name)) {
+      logger.warn({ err: error }, 'a storage engine is unreachable');
+      res.status(503).json(errorBody(new UnavailableError(`The read-model store cannot be reached (${name}); retry later.`)));
       return;
     }
     const id = randomUUID();
