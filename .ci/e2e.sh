@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The real-server tests: adapter contract suites (MongoDB protocol, Kafka; EventStoreDB when
-# EVENTSTORE_CONNECTION_STRING is set, reported as skipped otherwise) and the three-process
-# end-to-end test (test/distributed/).
+# EVENTSTORE_CONNECTION_STRING is set, reported as skipped otherwise), the three-process
+# end-to-end test (test/distributed/) and the fault tests (test/faults/), which kill and restart
+# the servers through scripts/kafka.sh and scripts/ferretdb.sh (same SERVERS_RUN_DIR and ports,
+# inherited from this script's environment).
 #
 #   .ci/e2e.sh            # from anywhere; needs `npm install` done
 #

@@ -26,8 +26,10 @@ export interface ProjectionService extends RunningService {
  * after a graceful stop). On SQLite the batch and its checkpoint commit
  * together, so the compare-and-set alone keeps a second runner harmless.
  *
- * A failed batch stops the runner; the process then exits 1, to be restarted
- * from the last checkpoint (projections are idempotent).
+ * A failed batch is applied again with backoff (the read-model store may be
+ * back in a moment); only a runner that lost its checkpoint to another one
+ * stops for good, and the process then exits 1, to be restarted from the last
+ * checkpoint (projections are idempotent).
  */
 export async function startProjectionService(config: Config, logger: Logger, features: Feature[]): Promise<ProjectionService> {
   const eventStore = await createEventStore(config);

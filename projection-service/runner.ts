@@ -17,6 +17,13 @@ export interface ProjectionRunnerOptions {
  * transactional (SQLite), the batch and the checkpoint commit together, so a
  * crash never leaves them apart; elsewhere the checkpoint is saved after the
  * batch, and the idempotent projections absorb the replay after a crash.
+ *
+ * A batch that fails (e.g. the document store went away) is applied again,
+ * whole, after a backoff (100 ms doubling to 5 s) until it succeeds: on SQLite
+ * it was rolled back, elsewhere its replay overwrites what part of it was
+ * written, and the projections drop their caches when positions go back. Only
+ * a checkpoint moved by someone else (a second runner) stops the runner for
+ * good (`failure`).
  */
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
@@ -25,6 +32,10 @@ export class ProjectionRunner {
   private startHead = 0;
   private resumedFrom = 0;
   private failed: unknown = null;
+  /** Failures in a row of the batch being applied (0: none). */
+  private failures = 0;
+  /** Aborted by stop(): a batch waiting to be retried gives up. */
+  private stopping = new AbortController();
   private readonly checkpointName: string;
   /** `position` moves in this process right after each batch commits (Freshness.exact). */
   readonly exact = true;
@@ -40,6 +51,7 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
+    this.stopping = new AbortController();
     this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
     this.startHead = await this.events.headPosition();
     const from = this.checkpoint ?? 0;
@@ -51,7 +63,7 @@ export class ProjectionRunner {
         fromPosition: from,
         batchSize: this.options.batchSize ?? 1000,
         onError: (error) => {
-          this.logger.error({ err: error }, 'projection subscription error');
+          if (!this.stopping.signal.aborted) this.logger.error({ err: error }, 'projection subscription error');
         },
       },
       (batch) => this.applyBatch(batch),
@@ -63,9 +75,14 @@ export class ProjectionRunner {
     return this.resumedFrom;
   }
 
-  /** Why the projections stopped (a batch failed), or null while they run. */
+  /** Why the projections stopped for good (another runner moved the checkpoint), or null while they run. */
   get failure(): unknown {
     return this.failed;
+  }
+
+  /** How many times in a row the batch being applied has failed (0 while batches succeed). */
+  get failingAttempts(): number {
+    return this.failures;
   }
 
   /** Position of the last event reflected in the read models. */
@@ -84,27 +101,66 @@ export class ProjectionRunner {
   }
 
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
-    const last = batch.at(-1)!.position;
-    try {
-      await this.store.transaction(async () => {
-        for (const projection of this.projections) await projection.prepare?.(batch);
-        for (const event of batch) await applyToProjections(this.projections, event);
-        const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, last);
-        if (!saved.ok) {
-          throw new Error(`checkpoint ${this.checkpointName} moved to ${saved.current} under us (another projection runner?)`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.applyOnce(batch, attempt > 1);
+        break;
+      } catch (error) {
+        if (this.stopping.signal.aborted) throw error;
+        if (error instanceof CheckpointMovedError) {
+          this.failed = error;
+          this.logger.error({ err: error, position: batch[0]!.position }, 'projection batch failed; projections stopped');
+          throw error;
         }
-      });
-    } catch (error) {
-      this.failed = error;
-      this.logger.error({ err: error, position: batch[0]!.position }, 'projection batch failed; projections stopped');
-      throw error;
+        this.failures = attempt;
+        const retryInMs = Math.min(100 * 2 ** (attempt - 1), 5000);
+        this.logger.error({ err: error, position: batch[0]!.position, attempt, retryInMs }, 'projection batch failed; applying it again');
+        await sleep(retryInMs, this.stopping.signal);
+        // Stopped meanwhile: the subscription ends here; the checkpoint stays before this batch.
+        if (this.stopping.signal.aborted) throw error;
+      }
     }
+    if (this.failures > 0) this.logger.info({ position: batch.at(-1)!.position, attempts: this.failures + 1 }, 'projection batch applied');
+    this.failures = 0;
+  }
+
+  /** `again`: an earlier attempt failed, possibly after its checkpoint save landed (its answer lost on the way). */
+  private async applyOnce(batch: RecordedEvent[], again: boolean): Promise<void> {
+    const last = batch.at(-1)!.position;
+    await this.store.transaction(async () => {
+      for (const projection of this.projections) await projection.prepare?.(batch);
+      for (const event of batch) await applyToProjections(this.projections, event);
+      const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, last);
+      if (!saved.ok && !(again && saved.current === last)) throw new CheckpointMovedError(this.checkpointName, saved.current);
+    });
     this.checkpoint = last;
     this.notifier.advance(last);
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     await this.subscription?.stop();
     this.subscription = null;
   }
+}
+
+/** The stored checkpoint is not where this runner left it: another runner is writing the same read models. */
+class CheckpointMovedError extends Error {
+  constructor(name: string, current: number | null) {
+    super(`checkpoint ${name} moved to ${current} under us (another projection runner?)`);
+    this.name = 'CheckpointMovedError';
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }

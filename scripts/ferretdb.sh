@@ -4,6 +4,8 @@
 #   scripts/ferretdb.sh install   # build ferretdb from the Go module proxy into the cache (idempotent)
 #   scripts/ferretdb.sh start     # install if needed, start on a fresh data dir, wait until ready
 #   scripts/ferretdb.sh stop      # stop the server started by `start` and delete its data dir
+#   scripts/ferretdb.sh kill      # SIGKILL the server (a crash), keeping its data dir and log
+#   scripts/ferretdb.sh restart   # start it again on the data dir it had (stopping it first if it runs), wait until ready
 #   scripts/ferretdb.sh status
 #
 # Env: FERRETDB_VERSION (1.24.2), FERRETDB_PORT (27017), FERRETDB_LOG_LEVEL (info),
@@ -106,9 +108,12 @@ node_ping() {
   ') >/dev/null 2>&1
 }
 
+# Where the log ended when this start began: only a later 'Listening on TCP' counts.
+LOG_OFFSET=0
+
 ferretdb_ready() {
   port_open "$FERRETDB_HOST" "$FERRETDB_PORT" || return 1
-  grep -q 'Listening on TCP' "$LOG_FILE" 2>/dev/null || return 1
+  logged_since "$LOG_FILE" "$LOG_OFFSET" 'Listening on TCP' || return 1
   if [[ "$USE_NODE_PING" == 1 ]]; then
     node_ping
   fi
@@ -125,12 +130,17 @@ cmd_start() {
     die "port $FERRETDB_HOST:$FERRETDB_PORT is already in use (set FERRETDB_PORT)"
   fi
 
-  local t0=$SECONDS
   rm -rf "$RUN_DIR"
   mkdir -p "$DATA_DIR" "$STATE_DIR"
+  launch
+}
 
+# Starts the server on $DATA_DIR and waits until it is ready.
+launch() {
+  local t0=$SECONDS
   USE_NODE_PING=0
   if have_node_driver; then USE_NODE_PING=1; fi
+  LOG_OFFSET="$(file_size "$LOG_FILE")"
 
   log "starting on ${FERRETDB_HOST}:${FERRETDB_PORT} (sqlite data in $DATA_DIR)"
   # --sqlite-url must be a directory URI ending in '/': one SQLite file per MongoDB database.
@@ -162,6 +172,20 @@ cmd_stop() {
   rm -rf "$RUN_DIR"
 }
 
+cmd_kill() {
+  kill_daemon "$PID_FILE" "$RUN_DIR" ferretdb
+}
+
+cmd_restart() {
+  [[ -d "$DATA_DIR" && -d "$STATE_DIR" ]] || die "no data dir in $RUN_DIR to restart on (run start first)"
+  if is_running; then stop_daemon "$PID_FILE" "$RUN_DIR" ferretdb 20; fi
+  [[ -x "$BIN" ]] || die "$BIN is missing (run install)"
+  if port_open "$FERRETDB_HOST" "$FERRETDB_PORT"; then
+    die "port $FERRETDB_HOST:$FERRETDB_PORT is already in use (set FERRETDB_PORT)"
+  fi
+  launch
+}
+
 cmd_status() {
   if is_running; then
     echo "ferretdb: running (pid $(read_pid "$PID_FILE")) MONGODB_URL=$MONGODB_URL"
@@ -175,9 +199,11 @@ case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
+  kill) cmd_kill ;;
+  restart) cmd_restart ;;
   status) cmd_status ;;
   *)
-    echo "usage: $0 install|start|stop|status" >&2
+    echo "usage: $0 install|start|stop|kill|restart|status" >&2
     exit 2
     ;;
 esac

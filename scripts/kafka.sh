@@ -4,6 +4,8 @@
 #   scripts/kafka.sh install   # fetch kafka_2.13 + runtime deps from Maven Central into the cache (idempotent)
 #   scripts/kafka.sh start     # install if needed, format a fresh data dir, start, wait until ready
 #   scripts/kafka.sh stop      # stop the broker started by `start` and delete its data dir
+#   scripts/kafka.sh kill      # SIGKILL the broker (a crash), keeping its data dir, config and logs
+#   scripts/kafka.sh restart   # start it again on the data dir it had (stopping it first if it runs), wait until ready
 #   scripts/kafka.sh status
 #
 # Env: KAFKA_VERSION (3.9.2), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093),
@@ -144,8 +146,38 @@ is_running() {
   pid_matches "$(read_pid "$PID_FILE")" "$RUN_DIR"
 }
 
+# Where server.log ended when this start began: only a later 'Kafka Server started' counts.
+LOG_OFFSET=0
+
 kafka_ready() {
-  port_open "$KAFKA_HOST" "$KAFKA_PORT" && grep -q 'Kafka Server started' "$LOG_FILE" 2>/dev/null
+  port_open "$KAFKA_HOST" "$KAFKA_PORT" && logged_since "$LOG_FILE" "$LOG_OFFSET" 'Kafka Server started'
+}
+
+ports_free() {
+  local port
+  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    if port_open "$KAFKA_HOST" "$port"; then
+      die "port $KAFKA_HOST:$port is already in use (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
+    fi
+  done
+}
+
+# Starts the broker on the formatted data dir and waits until it is ready.
+launch() {
+  local t0=$SECONDS
+  LOG_OFFSET="$(file_size "$LOG_FILE")"
+  log "starting broker on ${KAFKA_HOST}:${KAFKA_PORT} (controller ${KAFKA_CONTROLLER_PORT})"
+  start_daemon "$PID_FILE" "$STDOUT_FILE" "${JAVA_CMD[@]}" kafka.Kafka "$RUN_DIR/server.properties"
+
+  if ! wait_until "$KAFKA_READY_TIMEOUT" "kafka ready on port $KAFKA_PORT" "$PID_FILE" "$LOG_FILE" kafka_ready; then
+    dump_log "$STDOUT_FILE"
+    # Kill the half-started server but keep $RUN_DIR (logs) for CI artifacts; the next
+    # start/stop removes it.
+    stop_daemon "$PID_FILE" "$RUN_DIR" kafka 60 || true
+    die "kafka failed to start (logs kept in $RUN_DIR)"
+  fi
+  log "ready in $(elapsed "$t0") (pid $(read_pid "$PID_FILE"), logs in $RUN_DIR)"
+  echo "KAFKA_BROKERS=${KAFKA_HOST}:${KAFKA_PORT}"
 }
 
 cmd_start() {
@@ -156,14 +188,8 @@ cmd_start() {
   fi
   cmd_install
   need_cmd java
-  local port
-  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-    if port_open "$KAFKA_HOST" "$port"; then
-      die "port $KAFKA_HOST:$port is already in use (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
-    fi
-  done
+  ports_free
 
-  local t0=$SECONDS
   rm -rf "$RUN_DIR"
   mkdir -p "$RUN_DIR"
   write_config
@@ -179,25 +205,25 @@ cmd_start() {
     dump_log "$STDOUT_FILE"
     die "kafka storage format failed"
   }
-
-  log "starting broker on ${KAFKA_HOST}:${KAFKA_PORT} (controller ${KAFKA_CONTROLLER_PORT})"
-  start_daemon "$PID_FILE" "$STDOUT_FILE" "${JAVA_CMD[@]}" kafka.Kafka "$RUN_DIR/server.properties"
-
-  if ! wait_until "$KAFKA_READY_TIMEOUT" "kafka ready on port $KAFKA_PORT" "$PID_FILE" "$LOG_FILE" kafka_ready; then
-    dump_log "$STDOUT_FILE"
-    # Kill the half-started server but keep $RUN_DIR (logs) for CI artifacts; the next
-    # start/stop removes it.
-    stop_daemon "$PID_FILE" "$RUN_DIR" kafka 60 || true
-    die "kafka failed to start (logs kept in $RUN_DIR)"
-  fi
-  log "ready in $(elapsed "$t0") (pid $(read_pid "$PID_FILE"), logs in $RUN_DIR)"
-  echo "KAFKA_BROKERS=${KAFKA_HOST}:${KAFKA_PORT}"
+  launch
 }
 
 cmd_stop() {
   # Controlled shutdown of a single KRaft node normally takes a few seconds.
   stop_daemon "$PID_FILE" "$RUN_DIR" kafka 60
   rm -rf "$RUN_DIR"
+}
+
+cmd_kill() {
+  kill_daemon "$PID_FILE" "$RUN_DIR" kafka
+}
+
+cmd_restart() {
+  [[ -f "$RUN_DIR/server.properties" && -d "$DATA_DIR" ]] || die "no data dir in $RUN_DIR to restart on (run start first)"
+  if is_running; then stop_daemon "$PID_FILE" "$RUN_DIR" kafka 60; fi
+  need_cmd java
+  ports_free
+  launch
 }
 
 cmd_status() {
@@ -213,9 +239,11 @@ case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
+  kill) cmd_kill ;;
+  restart) cmd_restart ;;
   status) cmd_status ;;
   *)
-    echo "usage: $0 install|start|stop|status" >&2
+    echo "usage: $0 install|start|stop|kill|restart|status" >&2
     exit 2
     ;;
 esac

@@ -102,6 +102,37 @@ stop_daemon() {
   rm -f "$pidfile"
 }
 
+# kill_daemon PIDFILE MARKER NAME: SIGKILL (a crash: no shutdown hook, nothing flushed), wait
+# until the process is gone; only if the pid still belongs to our server. Keeps every file.
+kill_daemon() {
+  local pidfile="$1" marker="$2" name="$3" pid i
+  pid="$(read_pid "$pidfile")"
+  pid_matches "$pid" "$marker" || die "$name: not running (nothing to kill)"
+  log "$name: killing pid $pid (SIGKILL)"
+  kill -KILL "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    pid_alive "$pid" || break
+    sleep 0.1
+  done
+  pid_alive "$pid" && die "$name: pid $pid still alive 10 s after SIGKILL"
+  rm -f "$pidfile"
+}
+
+# file_size FILE -> its size in bytes (0 if missing): where a server's log ends before a restart.
+file_size() {
+  if [[ -f "$1" ]]; then wc -c <"$1" | tr -d ' '; else echo 0; fi
+}
+
+# logged_since FILE OFFSET TEXT -> 0 if TEXT appears in FILE after byte OFFSET (a restarted
+# server appends to its old log, whose earlier lines must not count).
+logged_since() {
+  local out
+  [[ -f "$1" ]] || return 1
+  # Captured first: `tail | grep -q` fails under pipefail when grep stops reading early.
+  out="$(tail -c "+$(($2 + 1))" "$1")"
+  grep -qF "$3" <<<"$out"
+}
+
 # wait_until TIMEOUT_S DESCRIPTION PIDFILE LOGFILE CHECK_CMD... : poll CHECK_CMD every 0.5 s.
 # Fails fast (with the log tail) if the server process dies while we wait.
 wait_until() {

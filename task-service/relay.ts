@@ -15,11 +15,18 @@ import { COPY_MESSAGE_TYPE } from './worker';
  * restart the relay publishes every unfinished task again. That is what makes
  * the in-process queue (which forgets on a crash) safe, and it is harmless on
  * Kafka: the worker ignores a finished task and resumes an unfinished one.
+ *
+ * A batch that fails (the queue or the checkpoint's store is unreachable) is
+ * handled again after a backoff (100 ms doubling to 10 s) until it goes
+ * through; publishing its requests again is harmless for the same reason.
+ * Only a checkpoint moved by someone else (a second relay) stops the relay.
  */
 export class TaskRelay {
   private subscription: Subscription | null = null;
   private checkpoint: number | null = null;
   private stopping = false;
+  /** Wakes a batch waiting to be handled again when the relay stops. */
+  private readonly stopped = new AbortController();
   /** Unfinished tasks seen so far → position of their request. */
   private readonly open = new Map<string, number>();
 
@@ -42,12 +49,13 @@ export class TaskRelay {
         batchSize: 1000,
         onError: (error) => this.logger.error({ err: error }, 'task relay error'),
       },
-      (batch) => this.relay(batch),
+      (batch) => this.relayWithRetries(batch),
     );
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     await this.subscription?.stop();
     this.subscription = null;
   }
@@ -66,7 +74,21 @@ export class TaskRelay {
     }
   }
 
-  private async relay(batch: RecordedEvent[]): Promise<void> {
+  private async relayWithRetries(batch: RecordedEvent[]): Promise<void> {
+    for (let attempt = 1, backoffMs = 100; ; attempt++, backoffMs = Math.min(backoffMs * 2, 10_000)) {
+      try {
+        return await this.relay(batch, attempt > 1);
+      } catch (error) {
+        if (this.stopping || error instanceof RelayCheckpointMovedError) throw error;
+        this.logger.error({ err: error, position: batch[0]!.position, attempt, backoffMs }, 'task relay batch failed; handling it again');
+        await sleep(backoffMs, this.stopped.signal);
+        if (this.stopping) throw error;
+      }
+    }
+  }
+
+  /** `again`: an earlier attempt failed, possibly after its checkpoint save landed (its answer lost on the way). */
+  private async relay(batch: RecordedEvent[], again: boolean): Promise<void> {
     for (const event of batch) {
       if (!isEventOf('task', event)) continue;
       const taskId = event.data.taskId;
@@ -81,7 +103,28 @@ export class TaskRelay {
     const next = this.open.size > 0 ? Math.min(...this.open.values()) - 1 : batch.at(-1)!.position;
     if (next === this.checkpoint) return;
     const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, next);
-    if (!saved.ok) throw new Error(`checkpoint ${this.checkpointName} moved to ${saved.current} under us (another relay?)`);
+    if (!saved.ok && !(again && saved.current === next)) throw new RelayCheckpointMovedError(this.checkpointName, saved.current);
     this.checkpoint = next;
   }
+}
+
+/** The stored checkpoint is not where this relay left it: another relay is running. */
+class RelayCheckpointMovedError extends Error {
+  constructor(name: string, current: number | null) {
+    super(`checkpoint ${name} moved to ${current} under us (another relay?)`);
+    this.name = 'RelayCheckpointMovedError';
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }

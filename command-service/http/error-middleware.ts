@@ -8,6 +8,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   StreamVersionConflictError,
+  UnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../shared/errors';
@@ -28,6 +29,23 @@ const statusByCode: Record<string, number> = {
   TOO_MANY_REQUESTS: 429,
   SERVICE_UNAVAILABLE: 503,
 };
+
+/**
+ * Errors of the MongoDB driver that mean "the server cannot be reached right
+ * now" (it is down, restarting, or the connection dropped): answered as
+ * UnavailableError is (503: nothing was written, retry later), not as a bug.
+ * Matched by name, so this module does not load the driver.
+ */
+const UNREACHABLE_ENGINE_ERRORS = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoServerClosedError',
+]);
 
 /** The seed's error object, used in HTTP error bodies and in failed tasks. */
 export function errorBody(error: DomainError, id: string = randomUUID()) {
@@ -72,6 +90,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
       if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allowed.join(', '));
       res.status(status).json(errorBody(error));
+      return;
+    }
+    const name = (error as { name?: unknown } | null)?.name;
+    if (typeof name === 'string' && UNREACHABLE_ENGINE_ERRORS.has(name)) {
+      logger.warn({ err: error }, 'a storage engine is unreachable');
+      res.status(503).json(errorBody(new UnavailableError(`The read-model store cannot be reached (${name}); retry later.`)));
       return;
     }
     const id = randomUUID();

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
-import { StreamVersionConflictError } from '../errors';
+import { StreamVersionConflictError, UnavailableError } from '../errors';
 import type { AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
 import { runCatchUpSubscription } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
@@ -50,6 +50,13 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Largest data or metadata JSON of one event; default SQLite's own length limit (SQLITE_MAX_LENGTH). */
   maxEventBytes?: number;
+  /**
+   * Most bytes the log may occupy (SQLite's `max_page_count` on the writer's
+   * connection); an append that needs more is refused as on a full disk. A
+   * limit below the current size holds the log at its current size. Default:
+   * none. Tests use it (and `setMaxBytes`) to make the disk full and free it again.
+   */
+  maxBytes?: number | null;
 }
 
 /** SQLite's default SQLITE_MAX_LENGTH (better-sqlite3 keeps it): a longer value fails the whole transaction. */
@@ -71,6 +78,11 @@ const SQLITE_MAX_LENGTH = 1_000_000_000;
  * checked against its own expected version; a conflicting append is rejected
  * alone. This is what lets many concurrent writers share one durable log
  * without paying one fsync each.
+ *
+ * A transaction SQLite refuses for a passing reason (the disk is full, or
+ * another process held the write lock past the busy timeout) is rolled back
+ * whole, and each of its appends fails with UnavailableError (503): nothing
+ * acknowledged before is touched, and appends succeed again once space is back.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
@@ -86,6 +98,7 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly pollIntervalMs: number;
   readonly maxEventBytes: number;
+  private maxBytes: number | null;
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -98,6 +111,7 @@ export class SqliteEventStore implements EventStore {
     this.db.exec(SCHEMA);
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.maxEventBytes = options.maxEventBytes ?? SQLITE_MAX_LENGTH;
+    this.maxBytes = options.maxBytes ?? null;
     this.appended.setMaxListeners(0);
     this.statements = {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -139,7 +153,12 @@ export class SqliteEventStore implements EventStore {
     this.writing = batch;
     const writer = this.writerThread();
     writer.ref(); // an append under way keeps the process alive; an idle writer does not
-    writer.postMessage(appends);
+    writer.postMessage({ appends, maxBytes: this.maxBytes } satisfies WriterMessage);
+  }
+
+  /** Changes the size limit (see `maxBytes`; null: none) from the next transaction on. */
+  setMaxBytes(maxBytes: number | null): void {
+    this.maxBytes = maxBytes;
   }
 
   private writerThread(): Worker {
@@ -170,8 +189,7 @@ export class SqliteEventStore implements EventStore {
     this.writing = null;
     this.writer?.unref();
     batch.forEach((append, i) => {
-      if ('error' in reply)
-        return append.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
+      if ('error' in reply) return append.reject(writeError(reply.error));
       const outcome = reply.outcomes[i]!;
       if ('conflict' in outcome) {
         const expected = append.expected === 'no_stream' ? -1 : (append.expected as number);
@@ -281,7 +299,30 @@ interface WriterAppend {
   expected: ExpectedVersion;
   rows: string[];
 }
+/** One transaction for the writer, with the size limit it runs under. */
+interface WriterMessage {
+  appends: WriterAppend[];
+  maxBytes: number | null;
+}
 type WriterReply = { outcomes: Array<AppendResult | { conflict: number }> } | { error: { message: string; code?: string } };
+
+/**
+ * SQLite result codes of a transaction that wrote nothing for a passing
+ * reason: the disk (or the size limit) is full, or another process held the
+ * write lock longer than the busy timeout. Clients get a 503 and may retry;
+ * anything else is unexpected (500).
+ */
+const UNAVAILABLE_CODES: Record<string, string> = {
+  SQLITE_FULL: 'the disk holding the event log is full',
+  SQLITE_BUSY: 'another process held the event log locked for too long',
+};
+
+/** The error each append of a failed transaction is rejected with (nothing of the transaction was written). */
+function writeError(error: { message: string; code?: string }): Error {
+  const reason = error.code ? UNAVAILABLE_CODES[error.code] : undefined;
+  if (reason) return new UnavailableError(`The event store cannot take writes: ${reason}. Nothing was written; retry later.`);
+  return Object.assign(new Error(error.message), error.code ? { code: error.code } : {});
+}
 
 /**
  * Serialised here (or taken as the command pipeline serialised it), so the writer
@@ -348,10 +389,20 @@ function appendOne(append) {
   return { streamVersion, position };
 }
 const write = db.transaction((appends) => appends.map(appendOne));
-parentPort.on('message', (appends) => {
+// max_page_count as opened (the most SQLite allows): what "no limit" sets back.
+const unlimitedPages = db.pragma('max_page_count', { simple: true });
+let maxBytes = null;
+function limitSize(bytes) {
+  if (bytes === maxBytes) return;
+  const pages = bytes === null ? unlimitedPages : Math.max(1, Math.floor(bytes / db.pragma('page_size', { simple: true })));
+  db.pragma('max_page_count = ' + pages);
+  maxBytes = bytes;
+}
+parentPort.on('message', (message) => {
   let reply;
   try {
-    reply = { outcomes: write.immediate(appends) };
+    limitSize(message.maxBytes);
+    reply = { outcomes: write.immediate(message.appends) };
   } catch (error) {
     reply = { error: { message: String(error && error.message || error), code: error && error.code } };
   }
