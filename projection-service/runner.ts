@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../shared/events/envelope';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
 import { applyToProjections, type Projection } from '../shared/read-models/projection';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
+import { sleep } from '../shared/sleep';
 
 export interface ProjectionRunnerOptions {
   /** Name of the stored checkpoint. */
@@ -150,17 +151,4 @@ class CheckpointMovedError extends Error {
     super(`checkpoint ${name} moved to ${current} under us (another projection runner?)`);
     this.name = 'CheckpointMovedError';
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }

@@ -5,6 +5,7 @@ import { isEventOf } from '../shared/events';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
 import type { TaskQueue } from '../shared/taskqueue/port';
 import { COPY_MESSAGE_TYPE } from './worker';
+import { sleep } from '../shared/sleep';
 
 /**
  * The outbox relay: turns copy requests in the log into task-queue messages
@@ -114,17 +115,4 @@ class RelayCheckpointMovedError extends Error {
     super(`checkpoint ${name} moved to ${current} under us (another relay?)`);
     this.name = 'RelayCheckpointMovedError';
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }

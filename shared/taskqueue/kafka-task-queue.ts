@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type Consumer, type KafkaMessage, type LogEntry, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ConsumeOptions, TaskConsumer, TaskHandler, TaskMessage, TaskQueue } from './port';
+import { sleep } from '../sleep';
 
 export interface KafkaTaskQueueOptions {
   brokers: string[];
@@ -251,19 +252,6 @@ function parseEnvelope(value: Buffer | null): Envelope {
     // fall through
   }
   return { type: 'invalid-message', body: {} };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }
 
 function forward(logger: Logger | undefined, { level, namespace, log }: LogEntry): void {
