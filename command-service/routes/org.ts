@@ -5,6 +5,14 @@ import { newId } from '../../shared/ids';
 import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
+import {
+  apiKeyCreatedSchema,
+  apiKeyScopeSchema,
+  environmentListSchema,
+  environmentSchema,
+  projectListSchema,
+  projectSchema,
+} from '../http/responses';
 import { executeOrgCommand } from '../http/services';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { route } from './route';
@@ -25,15 +33,50 @@ export const environmentCreateSchema = z.object({
   jwks: boundedJson.optional(),
   settings: boundedJson.optional(),
 });
-export const apiKeyCreateSchema = z.object({
-  organization_id: z.string().optional(),
-  project_id: z.string().optional(),
-  environment_id: z.string().optional(),
-  object_type: z.enum(['org', 'project', 'env']).optional(),
-  access_level: z.enum(['admin', 'write', 'read']).optional(),
-  owner_type: z.enum(['pdp_config', 'member', 'elements']).optional(),
-  name: z.string().optional(),
-});
+/**
+ * A key's scope is said, never assumed: Permit requires `organization_id`; we
+ * also take `object_type` or `project_id` alone. Without any of them (`{}`) the
+ * request is refused rather than minting an organisation admin key. The scope
+ * follows `object_type` when given, else the ids given; contradictions are
+ * refused. Each rule is also in the document (`allOf`).
+ */
+export const apiKeyCreateSchema = z
+  .object({
+    organization_id: z.string().optional(),
+    project_id: z.string().optional(),
+    environment_id: z.string().optional(),
+    object_type: z.enum(['org', 'project', 'env']).optional(),
+    access_level: z.enum(['admin', 'write', 'read']).optional(),
+    owner_type: z.enum(['pdp_config', 'member', 'elements']).optional(),
+    name: z.string().optional(),
+  })
+  .superRefine((body, ctx) => {
+    const fail = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const { organization_id: org, project_id: project, environment_id: env, object_type: type } = body;
+    if (org === undefined && project === undefined && type === undefined)
+      fail([], 'say which key to create: give organization_id, project_id or object_type');
+    if (env !== undefined && project === undefined) fail(['project_id'], 'is required with environment_id');
+    if (type === 'env' && env === undefined) fail(['environment_id'], "is required for an environment key (object_type 'env')");
+    if (type === 'project' && project === undefined) fail(['project_id'], "is required for a project key (object_type 'project')");
+    if (type === 'project' && env !== undefined) fail(['environment_id'], "must not be given for a project key (object_type 'project')");
+    if (type === 'org' && (project !== undefined || env !== undefined))
+      fail(['object_type'], "'org' takes neither project_id nor environment_id");
+  })
+  .meta({
+    allOf: [
+      { anyOf: [{ required: ['organization_id'] }, { required: ['project_id'] }, { required: ['object_type'] }] },
+      { dependentRequired: { environment_id: ['project_id'] } },
+      { if: { required: ['object_type'], properties: { object_type: { const: 'env' } } }, then: { required: ['environment_id'] } },
+      {
+        if: { required: ['object_type'], properties: { object_type: { const: 'project' } } },
+        then: { required: ['project_id'], not: { required: ['environment_id'] } },
+      },
+      {
+        if: { required: ['object_type'], properties: { object_type: { const: 'org' } } },
+        then: { not: { anyOf: [{ required: ['project_id'] }, { required: ['environment_id'] }] } },
+      },
+    ],
+  });
 
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes(context: RouteContext): void {
@@ -42,7 +85,13 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/api-key/scope', summary: "The calling key's organisation, project and environment", tag: 'API keys' },
+    {
+      method: 'get',
+      path: '/v2/api-key/scope',
+      summary: "The calling key's organisation, project and environment",
+      tag: 'API keys',
+      response: apiKeyScopeSchema,
+    },
     (_req, res) => {
       const auth = authOf(res);
       res.json({
@@ -61,6 +110,7 @@ export function orgRoutes(context: RouteContext): void {
       summary: 'Create a project- or environment-scoped API key; the secret is returned once',
       tag: 'API keys',
       body: apiKeyCreateSchema,
+      response: apiKeyCreatedSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -89,7 +139,14 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'post', path: '/v2/projects', summary: 'Create a project', tag: 'Projects', body: projectCreateSchema },
+    {
+      method: 'post',
+      path: '/v2/projects',
+      summary: 'Create a project',
+      tag: 'Projects',
+      body: projectCreateSchema,
+      response: projectSchema,
+    },
     async (req, res, input) => {
       const body = input.body();
       const auth = authOf(res);
@@ -108,7 +165,14 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/projects', summary: 'List projects', tag: 'Projects', query: paginationSchema },
+    {
+      method: 'get',
+      path: '/v2/projects',
+      summary: 'List projects',
+      tag: 'Projects',
+      query: paginationSchema,
+      response: projectListSchema,
+    },
     async (_req, res, input) => {
       const auth = authOf(res);
       const page = input.query();
@@ -120,9 +184,13 @@ export function orgRoutes(context: RouteContext): void {
     },
   );
 
-  route(context, { method: 'get', path: '/v2/projects/{proj_id}', summary: 'Get a project', tag: 'Projects' }, async (req, res) => {
-    res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
-  });
+  route(
+    context,
+    { method: 'get', path: '/v2/projects/{proj_id}', summary: 'Get a project', tag: 'Projects', response: projectSchema },
+    async (req, res) => {
+      res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
+    },
+  );
 
   route(
     context,
@@ -132,6 +200,7 @@ export function orgRoutes(context: RouteContext): void {
       summary: 'Create an environment',
       tag: 'Environments',
       body: environmentCreateSchema,
+      response: environmentSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -158,7 +227,14 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/projects/{proj_id}/envs', summary: 'List environments', tag: 'Environments', query: paginationSchema },
+    {
+      method: 'get',
+      path: '/v2/projects/{proj_id}/envs',
+      summary: 'List environments',
+      tag: 'Environments',
+      query: paginationSchema,
+      response: environmentListSchema,
+    },
     async (req, res, input) => {
       const auth = authOf(res);
       const project = await resolveProject(rm, auth, req.params.proj_id);
@@ -172,7 +248,13 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/projects/{proj_id}/envs/{env_id}', summary: 'Get an environment', tag: 'Environments' },
+    {
+      method: 'get',
+      path: '/v2/projects/{proj_id}/envs/{env_id}',
+      summary: 'Get an environment',
+      tag: 'Environments',
+      response: environmentSchema,
+    },
     async (req, res) => {
       const auth = authOf(res);
       const project = await resolveProject(rm, auth, req.params.proj_id);
