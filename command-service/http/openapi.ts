@@ -77,17 +77,17 @@ export const errorStatusesOf = (op: Operation): number[] =>
   ERROR_STATUSES.filter((status) => !COMMON_ERRORS[status]!.writesOnly || writes(op));
 
 /** Identifiers in paths: an object's key or its id (a UUID, which the key pattern also matches). */
-const keyOrId = { ...jsonSchemaOf(keySchema, 'input'), description: "The object's key or its id" };
-const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
+const keyOrId = { description: "The object's key or its id", schema: jsonSchemaOf(keySchema, 'input') };
+const PATH_PARAMETERS: Record<string, { description: string; schema: JsonSchema }> = {
   proj_id: keyOrId,
   env_id: keyOrId,
   resource_id: keyOrId,
   role_id: keyOrId,
   relation_id: keyOrId,
   tenant_id: keyOrId,
-  instance_id: { type: 'string', pattern: INSTANCE_REF_PATTERN, description: '`type:key` of the instance, or its id' },
-  user_id: { type: 'string', minLength: 1, description: "The user's key (any string) or its id" },
-  task_id: { type: 'string', minLength: 1, description: 'The id the copy request answered with' },
+  instance_id: { description: '`type:key` of the instance, or its id', schema: { type: 'string', pattern: INSTANCE_REF_PATTERN } },
+  user_id: { description: "The user's key (any string) or its id", schema: { type: 'string', minLength: 1 } },
+  task_id: { description: 'The id the copy request answered with', schema: { type: 'string', minLength: 1 } },
 };
 
 type JsonSchema = Record<string, unknown>;
@@ -187,7 +187,7 @@ export class ApiRegistry {
       name,
       in: 'path',
       required: true,
-      schema: PATH_PARAMETERS[name] ?? { type: 'string', minLength: 1 },
+      ...(PATH_PARAMETERS[name] ?? { schema: { type: 'string', minLength: 1 } }),
     }));
     if (op.query) {
       const schema = components.inline(op.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };

@@ -15,6 +15,7 @@ import {
 } from '../http/responses';
 import { executeOrgCommand } from '../http/services';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { scopeSaid } from './api-key-scope';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -33,50 +34,15 @@ export const environmentCreateSchema = z.object({
   jwks: boundedJson.optional(),
   settings: boundedJson.optional(),
 });
-/**
- * A key's scope is said, never assumed: Permit requires `organization_id`; we
- * also take `object_type` or `project_id` alone. Without any of them (`{}`) the
- * request is refused rather than minting an organisation admin key. The scope
- * follows `object_type` when given, else the ids given; contradictions are
- * refused. Each rule is also in the document (`allOf`).
- */
-export const apiKeyCreateSchema = z
-  .object({
-    organization_id: z.string().optional(),
-    project_id: z.string().optional(),
-    environment_id: z.string().optional(),
-    object_type: z.enum(['org', 'project', 'env']).optional(),
-    access_level: z.enum(['admin', 'write', 'read']).optional(),
-    owner_type: z.enum(['pdp_config', 'member', 'elements']).optional(),
-    name: z.string().optional(),
-  })
-  .superRefine((body, ctx) => {
-    const fail = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    const { organization_id: org, project_id: project, environment_id: env, object_type: type } = body;
-    if (org === undefined && project === undefined && type === undefined)
-      fail([], 'say which key to create: give organization_id, project_id or object_type');
-    if (env !== undefined && project === undefined) fail(['project_id'], 'is required with environment_id');
-    if (type === 'env' && env === undefined) fail(['environment_id'], "is required for an environment key (object_type 'env')");
-    if (type === 'project' && project === undefined) fail(['project_id'], "is required for a project key (object_type 'project')");
-    if (type === 'project' && env !== undefined) fail(['environment_id'], "must not be given for a project key (object_type 'project')");
-    if (type === 'org' && (project !== undefined || env !== undefined))
-      fail(['object_type'], "'org' takes neither project_id nor environment_id");
-  })
-  .meta({
-    allOf: [
-      { anyOf: [{ required: ['organization_id'] }, { required: ['project_id'] }, { required: ['object_type'] }] },
-      { dependentRequired: { environment_id: ['project_id'] } },
-      { if: { required: ['object_type'], properties: { object_type: { const: 'env' } } }, then: { required: ['environment_id'] } },
-      {
-        if: { required: ['object_type'], properties: { object_type: { const: 'project' } } },
-        then: { required: ['project_id'], not: { required: ['environment_id'] } },
-      },
-      {
-        if: { required: ['object_type'], properties: { object_type: { const: 'org' } } },
-        then: { not: { anyOf: [{ required: ['project_id'] }, { required: ['environment_id'] }] } },
-      },
-    ],
-  });
+export const apiKeyCreateSchema = z.object({
+  organization_id: z.string().optional(),
+  project_id: z.string().optional(),
+  environment_id: z.string().optional(),
+  object_type: z.enum(['org', 'project', 'env']).optional(),
+  access_level: z.enum(['admin', 'write', 'read']).optional(),
+  owner_type: z.enum(['pdp_config', 'member', 'elements']).optional(),
+  name: z.string().optional(),
+});
 
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes(context: RouteContext): void {
@@ -109,7 +75,7 @@ export function orgRoutes(context: RouteContext): void {
       path: '/v2/api-key',
       summary: 'Create a project- or environment-scoped API key; the secret is returned once',
       tag: 'API keys',
-      body: apiKeyCreateSchema,
+      body: scopeSaid(apiKeyCreateSchema),
       response: apiKeyCreatedSchema,
     },
     async (req, res, input) => {
