@@ -35,6 +35,8 @@ export type RouteModule = (groups: RouteGroups) => void;
 export function createApp(services: Services, modules: RouteModule[] = []): express.Express {
   const app = express();
   const api = new ApiRegistry();
+  // What the routes declare, for tests and tools that check answers against it.
+  app.locals.api = api;
   app.disable('x-powered-by');
   // Answers depend on the read models' position, not on a resource version a client could revalidate: no ETag hashing per answer.
   app.set('etag', false);

@@ -12,16 +12,26 @@ import { UnsupportedMediaTypeError, ValidationError } from '../../shared/errors'
  *   (body-parser would otherwise decode them to U+FFFD and the service would store that).
  * - Strings never hold NUL or a lone UTF-16 surrogate (`"\u0000"`, `"\ud800"`): neither
  *   survives storage and lookups faithfully, so they are refused with 422 naming the field.
+ * - An empty body is no body: body-parser would read zero bytes (`Content-Length: 0`, what most
+ *   clients send for a request without data) as `{}`, so `POST /v2/api-key` without a body
+ *   would mean "all defaults". A route that takes a body refuses a missing one with 422.
  * Content encodings (gzip, deflate, br) are decoded by body-parser; one it does not know is a
  * 415 and a body that does not decode a 400, both mapped by the error middleware.
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
-  return [refuseOtherMediaTypes, express.json({ limit: limitBytes, type: () => true, verify: checkEncoding }), refuseUnfaithfulStrings];
+  return [
+    refuseOtherMediaTypes,
+    express.json({ limit: limitBytes, type: () => true, verify: checkEncoding }),
+    emptyIsNoBody,
+    refuseUnfaithfulStrings,
+  ];
 }
 
 /** Set by `checkEncoding` when the raw body holds a `\u0000` or `\uD800`–`\uDFFF` escape. */
 const SUSPECT_ESCAPES = Symbol('suspect-escapes');
-type CheckedRequest = IncomingMessage & { [SUSPECT_ESCAPES]?: boolean };
+/** Set by `checkEncoding` when the (decoded) body has no bytes. */
+const EMPTY = Symbol('empty-body');
+type CheckedRequest = IncomingMessage & { [SUSPECT_ESCAPES]?: boolean; [EMPTY]?: boolean };
 
 const refuseOtherMediaTypes: RequestHandler = (req, _res, next) => {
   const contentType = req.headers['content-type'];
@@ -37,6 +47,7 @@ function hasBody(req: IncomingMessage): boolean {
 
 /** Runs on the raw (decoded) bytes before JSON.parse. */
 function checkEncoding(req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
+  (req as CheckedRequest)[EMPTY] = body.length === 0;
   if (encoding.toLowerCase().replace('-', '') === 'utf8' && !isUtf8(body)) {
     throw new ValidationError([{ loc: ['body'], msg: 'The body is not valid UTF-8', type: 'value_error.unicode' }]);
   }
@@ -45,6 +56,11 @@ function checkEncoding(req: IncomingMessage, _res: unknown, body: Buffer, encodi
   (req as CheckedRequest)[SUSPECT_ESCAPES] = ESCAPE_PATTERN.test(body.toString('latin1'));
 }
 const ESCAPE_PATTERN = /\\u(0000|d[89a-f])/i;
+
+const emptyIsNoBody: RequestHandler = (req, _res, next) => {
+  if ((req as CheckedRequest)[EMPTY]) req.body = undefined;
+  next();
+};
 
 const refuseUnfaithfulStrings: RequestHandler = (req, _res, next) => {
   if (!(req as CheckedRequest)[SUSPECT_ESCAPES]) return next();

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { templateMatcher, templateParameters } from './path-template';
+import { errorSchema, validationErrorSchema } from './responses';
+import { DOCUMENTED_AS, INSTANCE_REF_PATTERN, keySchema, MAX_JSON_DEPTH, MAX_JSON_FIELD_BYTES } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** An answer an operation gives besides its success and the common errors (e.g. copy's 202 with the task). */
+export interface OtherResponse {
+  description: string;
+  schema: z.ZodType;
+}
 
 /** One operation of the API, as a route declares it (see `route`). */
 export interface Operation {
@@ -12,19 +20,107 @@ export interface Operation {
   tag: string;
   body?: z.ZodType;
   query?: z.ZodType;
-  /** Success status and what it returns. */
+  /** Success status (default 200). */
   status?: number;
-  response?: string;
+  /** What the success status answers; none for 204. */
+  response?: z.ZodType;
+  /** Further answers by status; one given for a common error status replaces it. */
+  responses?: Record<number, OtherResponse>;
+  /** A POST that only reads (the permission checks): it never conflicts, so no 409. */
+  readOnly?: boolean;
+}
+
+/** Response components every error status refers to. */
+const ERROR = '#/components/schemas/Error';
+const VALIDATION_ERROR = '#/components/schemas/ValidationError';
+
+/**
+ * The errors an operation may answer, and when: 409 only for writes, every
+ * other one for any operation (a key is needed everywhere; any request may
+ * name an object or a path that does not exist, or carry a body).
+ */
+const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; headers?: Record<string, unknown> }> = {
+  400: {
+    description:
+      'UNEXPECTED_REQUEST: a rule the request breaks against the current state (e.g. a tuple across tenants), a bad percent-escape in the path, or a body that does not decode',
+  },
+  401: { description: 'UNAUTHORIZED: no API key, or not a valid one' },
+  403: { description: 'FORBIDDEN_ACCESS: the key has no access to this project or environment, or is too narrow for this operation' },
+  404: { description: 'NOT_FOUND: an object the request names does not exist (the message names it)' },
+  405: {
+    description: 'METHOD_NOT_ALLOWED: the path is asked with a method it does not take; `Allow` lists those it takes',
+    headers: { Allow: { required: true, schema: { type: 'string' }, description: 'The methods the path takes, e.g. `GET, HEAD, POST`' } },
+  },
+  409: {
+    description: 'DUPLICATE_ENTITY: an object with that key exists; CONFLICT: concurrent writes did not settle (retry)',
+    writesOnly: true,
+  },
+  413: { description: 'PAYLOAD_TOO_LARGE: the body is over MAX_BODY_BYTES (or one event over the log’s limit)' },
+  415: {
+    description: 'UNSUPPORTED_MEDIA_TYPE: a body that is not JSON, not UTF-8, or in an unknown Content-Encoding',
+  },
+  422: { description: 'The body or query is invalid: {detail: [{loc, msg, type}]}' },
+  429: {
+    description: 'Too many requests: retry after `Retry-After` seconds',
+    headers: { 'Retry-After': { required: true, schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying' } },
+  },
+  500: { description: 'UNEXPECTED_ERROR: a bug; the id is in the server log with the stack' },
+  503: {
+    description:
+      'SERVICE_UNAVAILABLE: a store did not answer in time, or the read models did not reach the position a write or `X-Min-Event-Position` needs within READ_YOUR_WRITES_TIMEOUT_MS (the write itself is stored)',
+  },
+};
+
+/** The statuses the common errors may be declared with: every operation declares those that apply to it. */
+export const ERROR_STATUSES = Object.keys(COMMON_ERRORS).map(Number);
+export const errorStatusesOf = (op: Operation): number[] =>
+  ERROR_STATUSES.filter((status) => !COMMON_ERRORS[status]!.writesOnly || writes(op));
+
+/** Identifiers in paths: an object's key or its id (a UUID, which the key pattern also matches). */
+const keyOrId = { description: "The object's key or its id", schema: jsonSchemaOf(keySchema, 'input') };
+const PATH_PARAMETERS: Record<string, { description: string; schema: JsonSchema }> = {
+  proj_id: keyOrId,
+  env_id: keyOrId,
+  resource_id: keyOrId,
+  role_id: keyOrId,
+  relation_id: keyOrId,
+  tenant_id: keyOrId,
+  instance_id: { description: '`type:key` of the instance, or its id', schema: { type: 'string', pattern: INSTANCE_REF_PATTERN } },
+  user_id: { description: "The user's key (any string) or its id", schema: { type: 'string', minLength: 1 } },
+  task_id: { description: 'The id the copy request answered with', schema: { type: 'string', minLength: 1 } },
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/** A zod schema as JSON Schema, with schemas carrying a meta `id` left as `$defs` references. */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _draft, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: ({ jsonSchema }) => documentedAs(jsonSchema as JsonSchema),
+  }) as JsonSchema;
+  return rest;
+}
+
+/** A schema whose meta says how it is documented (`DOCUMENTED_AS`) is rendered so, its description kept. */
+function documentedAs(rendered: JsonSchema): void {
+  const documented = rendered[DOCUMENTED_AS] as JsonSchema | undefined;
+  if (!documented) return;
+  const { description } = rendered;
+  for (const key of Object.keys(rendered)) delete rendered[key];
+  Object.assign(rendered, documented, description === undefined ? {} : { description });
 }
 
 /**
  * Collects the operations the routes declare (with the same zod schemas they
- * parse with) and renders an OpenAPI 3.1 document from them, so the document
- * cannot drift from what the server validates. It also answers which methods
- * a request path has, for requests no route took.
+ * parse with and answer with) and renders an OpenAPI 3.1 document from them,
+ * so the document cannot drift from what the server validates and sends. It
+ * also answers which methods a request path has, for requests no route took.
  */
 export class ApiRegistry {
   private readonly operations: Array<{ operation: Operation; matches: (path: string) => boolean }> = [];
+  private rendered: Record<string, unknown> | undefined;
 
   /** Adds an operation; the same method on the same path twice is a programming error. */
   add(operation: Operation): void {
@@ -32,11 +128,19 @@ export class ApiRegistry {
       throw new Error(`${operation.method.toUpperCase()} ${operation.path} is declared twice`);
     }
     this.operations.push({ operation, matches: templateMatcher(operation.path) });
+    this.rendered = undefined;
   }
 
   /** Every declared operation (method and path template), in declaration order. */
   declared(): Array<Pick<Operation, 'method' | 'path'>> {
     return this.operations.map(({ operation: { method, path } }) => ({ method, path }));
+  }
+
+  /** The declared operation that answers a request (the most literal template, as express prefers none). */
+  operationFor(method: HttpMethod, requestPath: string): Operation | undefined {
+    const candidates = this.operations.filter(({ operation, matches }) => operation.method === method && matches(requestPath));
+    const parameters = (op: Operation) => templateParameters(op.path).length;
+    return candidates.map(({ operation }) => operation).sort((a, b) => parameters(a) - parameters(b))[0];
   }
 
   /** The methods declared on the templates a request path matches; empty when it matches none. */
@@ -45,56 +149,153 @@ export class ApiRegistry {
     return [...new Set(methods)];
   }
 
+  /** The OpenAPI document (rendered once per set of operations). */
   document(): Record<string, unknown> {
+    return (this.rendered ??= this.render());
+  }
+
+  private render(): Record<string, unknown> {
+    const components = new Components();
+    components.inline(errorSchema, 'output');
+    components.inline(validationErrorSchema, 'output');
     const paths: Record<string, Record<string, unknown>> = {};
     for (const { operation: op } of this.operations) {
-      const parameters = templateParameters(op.path).map((name) => ({
-        name,
-        in: 'path',
-        required: true,
-        schema: { type: 'string' },
-      }));
-      if (op.query) {
-        const schema = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as {
-          properties?: Record<string, unknown>;
-          required?: string[];
-        };
-        for (const [name, property] of Object.entries(schema.properties ?? {})) {
-          parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property as { type: string } });
-        }
-      }
-      const status = String(op.status ?? 200);
-      (paths[op.path] ??= {})[op.method] = {
-        summary: op.summary,
-        tags: [op.tag],
-        parameters,
-        ...(op.body
-          ? {
-              requestBody: {
-                required: true,
-                content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } },
-              },
-            }
-          : {}),
-        responses: {
-          [status]: { description: op.response ?? 'OK' },
-          '401': { description: 'Missing or invalid API key' },
-          '403': { description: 'The key has no access to this project or environment' },
-          '404': { description: 'A referenced object does not exist' },
-          '422': { description: 'Invalid body or query: {detail: [{loc, msg, type}]}' },
-        },
-      };
+      (paths[op.path] ??= {})[op.method] = this.renderOperation(op, components);
     }
     return {
       openapi: '3.1.0',
       info: {
         title: 'ReBAC policy service',
         version: '2',
-        description: 'Permit.io v2-compatible authorization policy API, event-sourced.',
+        description: [
+          'Permit.io v2-compatible authorization policy API, event-sourced.',
+          '',
+          'Request bodies are JSON in UTF-8. No string in a body (value or object key) may hold NUL (\\u0000) or a lone UTF-16',
+          `surrogate (422 naming the field). Free-form JSON fields (attributes, context, settings, jwks) are at most ${MAX_JSON_DEPTH}`,
+          `levels deep and ${MAX_JSON_FIELD_BYTES} bytes of JSON each. Every path identifier accepts the object's key or its id.`,
+          'Writes answer with `X-Event-Position`; any request may send `X-Min-Event-Position` to be served at least that fresh.',
+        ].join('\n'),
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { schemas: components.schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
       paths,
     };
   }
+
+  private renderOperation(op: Operation, components: Components): Record<string, unknown> {
+    const parameters: JsonSchema[] = templateParameters(op.path).map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      ...(PATH_PARAMETERS[name] ?? { schema: { type: 'string', minLength: 1 } }),
+    }));
+    if (op.query) {
+      const schema = components.inline(op.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        const { description, ...rest } = property;
+        parameters.push({
+          name,
+          in: 'query',
+          required: schema.required?.includes(name) ?? false,
+          ...(description ? { description } : {}),
+          schema: rest,
+        });
+      }
+    }
+    const success = op.status ?? 200;
+    const responses: Record<string, unknown> = {};
+    responses[String(success)] = op.response
+      ? {
+          description: op.summary,
+          ...(writes(op) ? { headers: POSITION_HEADERS } : {}),
+          content: { 'application/json': { schema: components.inline(op.response, 'output') } },
+        }
+      : { description: op.summary, ...(writes(op) ? { headers: POSITION_HEADERS } : {}) };
+    for (const [status, other] of Object.entries(op.responses ?? {})) {
+      responses[status] = {
+        description: other.description,
+        content: { 'application/json': { schema: components.inline(other.schema, 'output') } },
+      };
+    }
+    for (const status of errorStatusesOf(op)) {
+      if (responses[status]) continue;
+      const { description, headers } = COMMON_ERRORS[status]!;
+      responses[status] = {
+        description,
+        ...(headers ? { headers } : {}),
+        content: { 'application/json': { schema: { $ref: status === 422 ? VALIDATION_ERROR : ERROR } } },
+      };
+    }
+    return {
+      operationId: operationId(op),
+      summary: op.summary,
+      tags: [op.tag],
+      parameters,
+      ...(op.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: components.inline(op.body, 'input') } } } }
+        : {}),
+      responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
+    };
+  }
+}
+
+function writes(op: Operation): boolean {
+  return op.method !== 'get' && !op.readOnly;
+}
+
+const POSITION_HEADERS = {
+  'X-Event-Position': {
+    required: false,
+    schema: { type: 'integer', minimum: 1 },
+    description: 'The global log position of the write; send it back as `X-Min-Event-Position` to read at least this fresh',
+  },
+};
+
+/** `get /v2/facts/{proj_id}/{env_id}/tenants/{tenant_id}` → `get_v2_facts_tenants_tenant_id`: unique, stable, readable. */
+function operationId(op: Operation): string {
+  const parts = op.path
+    .replace(/^\/v2\/(schema|facts)\/\{proj_id\}\/\{env_id\}/, '/v2/$1')
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => part.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_'));
+  return [op.method, ...parts].join('_');
+}
+
+/**
+ * The document's `components/schemas`: every schema with a meta `id` is
+ * rendered there once and referenced with `$ref`. The same id rendered two
+ * ways (e.g. as a request and as a response, where defaults differ) is a
+ * programming error.
+ */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  /** The schema as JSON Schema, with the schemas that have an id (itself too) moved here and referenced. */
+  inline(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    return this.hoist(jsonSchemaOf(schema, io));
+  }
+
+  private hoist(schema: JsonSchema): JsonSchema {
+    const { $defs, ...rest } = schema as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    for (const [id, definition] of Object.entries($defs ?? {})) this.put(id, rewriteRefs(definition) as JsonSchema);
+    return rewriteRefs(rest) as JsonSchema;
+  }
+
+  private put(id: string, schema: JsonSchema): void {
+    const existing = this.schemas[id];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) {
+      throw new Error(`The schema '${id}' renders differently in two places; give the variants their own ids`);
+    }
+    this.schemas[id] = schema;
+  }
+}
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = key === '$ref' && typeof item === 'string' ? item.replace(/^#\/\$defs\//, '#/components/schemas/') : rewriteRefs(item);
+  }
+  return out;
 }

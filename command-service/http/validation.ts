@@ -8,6 +8,13 @@ export const keySchema = z
   .max(256);
 
 /**
+ * A resource instance as requests name it: `type:key`, or its id (a UUID). Other
+ * strings name no instance (404), or, where the form is checked, break a rule (400).
+ */
+export const INSTANCE_REF_PATTERN =
+  '^(?:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
+
+/**
  * Parses a request part with zod, or throws a ValidationError rendered as
  * Permit's 422 `{detail: [{loc, msg, type}]}`. Routes parse once and pass the
  * parsed value on.
@@ -24,12 +31,34 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, location: 
   );
 }
 
-/** Query booleans arrive as strings. */
-export const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+/**
+ * Meta key: the JSON Schema a value is documented with where zod's rendering
+ * of its parser would not say what it takes (see `queryInteger`). The OpenAPI
+ * rendering puts it in place of zod's.
+ */
+export const DOCUMENTED_AS = 'x-documented-as';
+
+/**
+ * A whole number in a query string, within bounds, `byDefault` when absent:
+ * decimal digits only. (`z.coerce.number()` took '' as 0, ' 5' as 5, '0x10'
+ * as 16 and '1e1' as 10.) Documented as an integer.
+ */
+export function queryInteger(min: number, max: number, byDefault: number, tooBig?: string) {
+  return z
+    .string()
+    .regex(/^[0-9]+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max, tooBig))
+    .default(byDefault)
+    .meta({ [DOCUMENTED_AS]: { type: 'integer', minimum: min, maximum: max, default: byDefault } });
+}
+
+/** Query booleans arrive as strings: `true` or `false`, nothing else. */
+export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const paginationSchema = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(100),
+  page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),
+  per_page: queryInteger(1, 100, 100),
   include_total_count: queryBoolean.optional(),
 });
 export type Pagination = z.infer<typeof paginationSchema>;

@@ -6,6 +6,8 @@ import type { ApiKeyDoc, ReadModels } from '../../shared/read-models/read-models
 import { authOf, resolveEnvironment, resolveProject, type AuthContext } from '../http/auth';
 import { present } from '../http/present';
 import { executeOrgCommand } from '../http/services';
+import { apiKeyCreatedSchema, apiKeyPageSchema, apiKeySchema, apiKeyScopeSchema } from '../http/responses';
+import { scopeSaid } from './api-key-scope';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -74,6 +76,7 @@ export function apiKeyRoutes(context: RouteContext): void {
       path: '/v2/api-key/scope',
       summary: "The calling key's organisation, project and environment",
       tag: 'API keys',
+      response: apiKeyScopeSchema,
     },
     (_req, res) => {
       const auth = authOf(res);
@@ -92,7 +95,8 @@ export function apiKeyRoutes(context: RouteContext): void {
       path: '/v2/api-key',
       summary: 'Create an API key (organisation, project or environment scope; admin, write or read); the secret is returned once',
       tag: 'API keys',
-      body: apiKeyCreateSchema,
+      body: scopeSaid(apiKeyCreateSchema),
+      response: apiKeyCreatedSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -128,7 +132,7 @@ export function apiKeyRoutes(context: RouteContext): void {
       summary: "List the API keys within the calling key's scope (never their secrets)",
       tag: 'API keys',
       query: apiKeyListSchema,
-      response: '{data, total_count, page_count}',
+      response: apiKeyPageSchema,
     },
     async (req, res, input) => {
       const query = input.query();
@@ -149,7 +153,13 @@ export function apiKeyRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/api-key/{api_key_id}', summary: 'Get an API key (never its secret)', tag: 'API keys' },
+    {
+      method: 'get',
+      path: '/v2/api-key/{api_key_id}',
+      summary: 'Get an API key (never its secret)',
+      tag: 'API keys',
+      response: apiKeySchema,
+    },
     async (req, res) => {
       res.json(presentKey(await visibleKey(rm, authOf(res), req.params.api_key_id)));
     },
@@ -188,6 +198,7 @@ export function apiKeyRoutes(context: RouteContext): void {
       path: '/v2/api-key/{api_key_id}/rotate-secret',
       summary: 'Give an API key a new secret (returned once); the old one is refused from the answer on',
       tag: 'API keys',
+      response: apiKeyCreatedSchema,
     },
     async (req, res) => {
       const auth = authOf(res);
@@ -210,6 +221,7 @@ export function apiKeyRoutes(context: RouteContext): void {
       summary:
         "The environment's API key (its oldest environment-scoped admin key, else its oldest environment key); 404 if it has none (none is created). Without the secret: only its hash is stored",
       tag: 'API keys',
+      response: apiKeySchema,
     },
     async (req, res) => {
       const auth = authOf(res);

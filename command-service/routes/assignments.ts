@@ -4,17 +4,29 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
+import { assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
-import { paginationSchema, queryBoolean } from '../http/validation';
+import { INSTANCE_REF_PATTERN, paginationSchema, queryBoolean } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
-export const assignmentSchema = z.object({
-  user: z.string().min(1),
-  role: z.string().min(1),
-  tenant: z.string().min(1).optional(),
-  resource_instance: z.string().min(1).optional(),
-});
+/**
+ * A tenant (for a top-level role) or a resource instance (for a role of its
+ * type), or both when they agree. Without either it is refused with 400 when
+ * decided, as it always was; the document states it as `anyOf`.
+ */
+export const assignmentSchema = z
+  .object({
+    user: z.string().min(1),
+    role: z.string().min(1),
+    tenant: z.string().min(1).optional(),
+    resource_instance: z
+      .string()
+      .min(1)
+      .meta({ pattern: INSTANCE_REF_PATTERN, description: '`type:key` of an instance, or its id' })
+      .optional(),
+  })
+  .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
 const assignmentListQuery = paginationSchema.extend({
   user: z.string().optional(),
   role: z.string().optional(),
@@ -36,6 +48,7 @@ export function assignmentRoutes(context: RouteContext): void {
       summary: 'Assign a role (creates the user if new)',
       tag: 'Role assignments',
       body: assignmentSchema,
+      response: assignmentResponseSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -55,7 +68,14 @@ export function assignmentRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/role_assignments', summary: 'List role assignments', tag: 'Role assignments', query: assignmentListQuery },
+    {
+      method: 'get',
+      path: '/role_assignments',
+      summary: 'List role assignments',
+      tag: 'Role assignments',
+      query: assignmentListQuery,
+      response: assignmentListSchema,
+    },
     async (_req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };

@@ -4,6 +4,7 @@ import type { BulkItemCommand } from '../../shared/domain/env/commands';
 import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { executeEnvCommand } from '../http/services';
+import { bulkCountSchema } from '../http/responses';
 import { assignmentSchema } from './assignments';
 import { instanceCreateSchema } from './instances';
 import { route } from './route';
@@ -44,6 +45,7 @@ export function bulkRoutes(context: RouteContext): void {
       summary: `Create up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
       tag: 'Bulk',
       body: tuplesCreateBody,
+      response: bulkCountSchema('tuples_created'),
     },
     async (req, res, input) => {
       const body = input.body();
@@ -71,6 +73,7 @@ export function bulkRoutes(context: RouteContext): void {
       summary: `Delete up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
       tag: 'Bulk',
       body: tuplesDeleteBody,
+      response: bulkCountSchema('tuples_deleted'),
     },
     async (req, res, input) => {
       const body = input.body();
@@ -90,7 +93,7 @@ export function bulkRoutes(context: RouteContext): void {
       path: '/role_assignments/bulk',
       tag: 'Bulk',
       body: assignmentsBody,
-      response: '{assignments_created}',
+      response: bulkCountSchema('assignments_created'),
       summary: `Assign up to ${MAX_BULK_ITEMS} roles (a bare array; creates new users), all or none`,
     },
     async (req, res, input) => {
@@ -120,7 +123,7 @@ export function bulkRoutes(context: RouteContext): void {
       summary: `Unassign up to ${MAX_BULK_ITEMS} roles (a bare array), all or none`,
       tag: 'Bulk',
       body: assignmentsBody,
-      response: '{assignments_removed}',
+      response: bulkCountSchema('assignments_removed'),
     },
     async (req, res, input) => {
       const body = input.body();
@@ -147,6 +150,7 @@ export function bulkRoutes(context: RouteContext): void {
       summary: `Create up to ${MAX_BULK_ITEMS} resource instances, all or none`,
       tag: 'Bulk',
       body: instancesCreateBody,
+      response: bulkCountSchema('instances_created'),
     },
     async (req, res, input) => {
       const body = input.body();
@@ -173,6 +177,7 @@ export function bulkRoutes(context: RouteContext): void {
       path: '/bulk/resource_instances',
       tag: 'Bulk',
       body: instancesDeleteBody,
+      response: bulkCountSchema('instances_deleted'),
       summary: `Delete up to ${MAX_BULK_ITEMS} resource instances (type:key or id) with their tuples and assignments, all or none`,
     },
     async (req, res, input) => {

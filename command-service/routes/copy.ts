@@ -15,40 +15,43 @@ import type { CopyRequest, TaskCommand, TaskState } from '../../shared/domain/ta
 import type { TaskDoc } from '../../shared/read-models/tasks';
 import { authOf, resolveProject, type AuthContext } from '../http/auth';
 import { errorBody } from '../http/error-middleware';
+import { environmentSchema, taskSchema } from '../http/responses';
 import { awaitReadModels, metadataOf, type Services } from '../http/services';
 import type { RouteModule } from '../app';
 import { environmentCreateSchema } from './org';
 import { route } from './route';
+import { queryInteger } from '../http/validation';
 
 /** Longest `wait` a request may ask for, in seconds; more is refused with 422. */
 export const MAX_WAIT_SECONDS = 60;
 
 export const waitQuerySchema = z.object({
-  wait: z.coerce
-    .number()
-    .int('must be a whole number of seconds')
-    .min(0)
-    .max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`)
-    .default(0),
+  wait: queryInteger(0, MAX_WAIT_SECONDS, 0, `must be at most ${MAX_WAIT_SECONDS} seconds`),
 });
 
 const permitFilters = ['resources', 'roles', 'user_sets', 'resource_sets'] as const;
+const unsupportedFilter = z
+  .unknown()
+  .optional()
+  .meta({ not: {}, description: 'Not supported: include/exclude filters are refused; omit them to copy the whole policy' });
 
 export const copyBodySchema = z
   .object({
     target_env: z
       .object({ new: environmentCreateSchema.optional(), existing: z.string().min(1).optional() })
-      .refine((t) => (t.new === undefined) !== (t.existing === undefined), { message: "give exactly one of 'new' and 'existing'" }),
+      .refine((t) => (t.new === undefined) !== (t.existing === undefined), { message: "give exactly one of 'new' and 'existing'" })
+      .meta({ oneOf: [{ required: ['new'] }, { required: ['existing'] }] }),
     /** Only for `existing`: `fail` (default) changes nothing on a conflict; `overwrite` replaces conflicting objects. */
     conflict_strategy: z.enum(['fail', 'overwrite']).optional(),
     /** Our extension `facts`: also copy tenants, users, instances, assignments and tuples. */
     scope: z
       .object({
         facts: z.boolean().optional(),
-        resources: z.unknown().optional(),
-        roles: z.unknown().optional(),
-        user_sets: z.unknown().optional(),
-        resource_sets: z.unknown().optional(),
+        // Permit's include/exclude filters: named so that a request with one is told why it is refused (`not: {}`: never valid).
+        resources: unsupportedFilter,
+        roles: unsupportedFilter,
+        user_sets: unsupportedFilter,
+        resource_sets: unsupportedFilter,
       })
       .strict()
       .superRefine((scope, ctx) => {
@@ -126,7 +129,7 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
         body: copyBodySchema,
         query: waitQuerySchema,
         status: 202,
-        response: 'The task: {task_id, status, result, error, progress}',
+        response: taskSchema,
       },
       async (req, res, input) => {
         const { wait } = input.query();
@@ -157,7 +160,13 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
         summary: `Copy an environment and answer with it (the SDK's environments.copy); a copy still running after ${MAX_WAIT_SECONDS} s answers 202 with the task`,
         tag: 'Environments',
         body: copyBodySchema,
-        response: 'The environment the copy produced or wrote into',
+        response: environmentSchema,
+        responses: {
+          202: {
+            description: `The copy is still running after ${MAX_WAIT_SECONDS} s: the task, to follow with the result endpoint`,
+            schema: taskSchema,
+          },
+        },
       },
       async (req, res, input) => {
         const taskId = await startCopy(req, res, () => input.body());
@@ -184,7 +193,7 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
         summary: 'The state of an environment copy task',
         tag: 'Environments',
         query: waitQuerySchema,
-        response: 'The task: {task_id, status, result, error, progress}',
+        response: taskSchema,
       },
       async (req, res, input) => {
         const auth = needsProjectKey(res);

@@ -5,6 +5,7 @@ import { splitRef } from '../../shared/refs';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
+import { instanceListSchema, instanceSchema } from '../http/responses';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -39,6 +40,7 @@ export function instanceRoutes(context: RouteContext): void {
       summary: 'Create a resource instance in a tenant',
       tag: 'Resource instances',
       body: instanceCreateSchema,
+      response: instanceSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -57,7 +59,14 @@ export function instanceRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/resource_instances', summary: 'List resource instances', tag: 'Resource instances', query: instanceListQuery },
+    {
+      method: 'get',
+      path: '/resource_instances',
+      summary: 'List resource instances',
+      tag: 'Resource instances',
+      query: instanceListQuery,
+      response: instanceListSchema,
+    },
     async (_req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };
@@ -74,6 +83,7 @@ export function instanceRoutes(context: RouteContext): void {
       path: '/resource_instances/{instance_id}',
       summary: 'Get a resource instance (id or type:key)',
       tag: 'Resource instances',
+      response: instanceSchema,
     },
     async (req, res) => {
       res.json(await findInstance(envOf(res).id, req.params.instance_id));

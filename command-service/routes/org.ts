@@ -3,6 +3,7 @@ import { ForbiddenError, NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
+import { environmentListSchema, environmentSchema, projectListSchema, projectSchema } from '../http/responses';
 import { executeOrgCommand } from '../http/services';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { apiKeyRoutes } from './api-keys';
@@ -33,7 +34,14 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'post', path: '/v2/projects', summary: 'Create a project', tag: 'Projects', body: projectCreateSchema },
+    {
+      method: 'post',
+      path: '/v2/projects',
+      summary: 'Create a project',
+      tag: 'Projects',
+      body: projectCreateSchema,
+      response: projectSchema,
+    },
     async (req, res, input) => {
       const body = input.body();
       const auth = authOf(res);
@@ -52,7 +60,14 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/projects', summary: 'List projects', tag: 'Projects', query: paginationSchema },
+    {
+      method: 'get',
+      path: '/v2/projects',
+      summary: 'List projects',
+      tag: 'Projects',
+      query: paginationSchema,
+      response: projectListSchema,
+    },
     async (_req, res, input) => {
       const auth = authOf(res);
       const page = input.query();
@@ -64,9 +79,13 @@ export function orgRoutes(context: RouteContext): void {
     },
   );
 
-  route(context, { method: 'get', path: '/v2/projects/{proj_id}', summary: 'Get a project', tag: 'Projects' }, async (req, res) => {
-    res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
-  });
+  route(
+    context,
+    { method: 'get', path: '/v2/projects/{proj_id}', summary: 'Get a project', tag: 'Projects', response: projectSchema },
+    async (req, res) => {
+      res.json(await resolveProject(rm, authOf(res), req.params.proj_id));
+    },
+  );
 
   route(
     context,
@@ -76,6 +95,7 @@ export function orgRoutes(context: RouteContext): void {
       summary: 'Create an environment',
       tag: 'Environments',
       body: environmentCreateSchema,
+      response: environmentSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -102,7 +122,14 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/projects/{proj_id}/envs', summary: 'List environments', tag: 'Environments', query: paginationSchema },
+    {
+      method: 'get',
+      path: '/v2/projects/{proj_id}/envs',
+      summary: 'List environments',
+      tag: 'Environments',
+      query: paginationSchema,
+      response: environmentListSchema,
+    },
     async (req, res, input) => {
       const auth = authOf(res);
       const project = await resolveProject(rm, auth, req.params.proj_id);
@@ -116,7 +143,13 @@ export function orgRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/v2/projects/{proj_id}/envs/{env_id}', summary: 'Get an environment', tag: 'Environments' },
+    {
+      method: 'get',
+      path: '/v2/projects/{proj_id}/envs/{env_id}',
+      summary: 'Get an environment',
+      tag: 'Environments',
+      response: environmentSchema,
+    },
     async (req, res) => {
       const auth = authOf(res);
       const project = await resolveProject(rm, auth, req.params.proj_id);

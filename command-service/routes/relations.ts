@@ -4,6 +4,7 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
+import { relationListSchema, relationSchema } from '../http/responses';
 import { keySchema, paginationSchema } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -34,6 +35,7 @@ export function relationRoutes(context: RouteContext): void {
       summary: 'Create a relation (the path resource is the object)',
       tag: 'Relations',
       body: relationCreateSchema,
+      response: relationSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -59,6 +61,7 @@ export function relationRoutes(context: RouteContext): void {
       summary: 'List the relations of a resource type',
       tag: 'Relations',
       query: paginationSchema,
+      response: relationListSchema,
     },
     async (req, res, input) => {
       const env = envOf(res).id;
@@ -69,7 +72,13 @@ export function relationRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/resources/{resource_id}/relations/{relation_id}', summary: 'Get a relation', tag: 'Relations' },
+    {
+      method: 'get',
+      path: '/resources/{resource_id}/relations/{relation_id}',
+      summary: 'Get a relation',
+      tag: 'Relations',
+      response: relationSchema,
+    },
     async (req, res) => {
       const env = envOf(res).id;
       const object = await objectResource(env, req.params.resource_id);

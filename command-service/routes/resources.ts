@@ -4,6 +4,7 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
+import { resourceListSchema, resourceSchema } from '../http/responses';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -29,7 +30,14 @@ export function resourceRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'post', path: '/resources', summary: 'Create a resource type', tag: 'Resources', body: resourceCreateSchema },
+    {
+      method: 'post',
+      path: '/resources',
+      summary: 'Create a resource type',
+      tag: 'Resources',
+      body: resourceCreateSchema,
+      response: resourceSchema,
+    },
     async (req, res, input) => {
       const body = input.body();
       const env = envOf(res);
@@ -54,7 +62,14 @@ export function resourceRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/resources', summary: 'List resource types', tag: 'Resources', query: paginationSchema },
+    {
+      method: 'get',
+      path: '/resources',
+      summary: 'List resource types',
+      tag: 'Resources',
+      query: paginationSchema,
+      response: resourceListSchema,
+    },
     async (_req, res, input) => {
       res.json(await listPage(rm.resources, { environment_id: envOf(res).id }, input.query()));
     },
@@ -62,7 +77,7 @@ export function resourceRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/resources/{resource_id}', summary: 'Get a resource type', tag: 'Resources' },
+    { method: 'get', path: '/resources/{resource_id}', summary: 'Get a resource type', tag: 'Resources', response: resourceSchema },
     async (req, res) => {
       const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, req.params.resource_id);
       if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);

@@ -7,6 +7,7 @@ import type { DerivationRule } from '../../shared/events';
 import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
+import { derivedRoleRuleSchema, resourceRoleListSchema, resourceRoleSchema, roleListSchema, roleSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { route } from './route';
@@ -35,6 +36,27 @@ export const roleUpdateSchema = roleCreateSchema
   .omit({ key: true })
   .partial()
   .extend({ permissions: z.array(z.string().min(1)).optional() });
+
+/**
+ * A top-level role's permissions are `resource:action`. The form is checked
+ * with the resource types (another form is a 400, as it always was), so the
+ * pattern is stated for the document here rather than parsed.
+ */
+const topLevelPermissions = z.array(
+  z.string().min(1).meta({ pattern: '^[^:]+:[^:]+$', description: '`resource:action`; another form is refused with 400' }),
+);
+/** Top-level roles are assigned per tenant and cannot be derived. */
+const notDerived = grantedToSchema.extend({
+  users_with_role: z.array(derivationRuleSchema).max(0, 'top-level roles cannot be derived').default([]),
+});
+export const topLevelRoleCreateSchema = roleCreateSchema.extend({
+  permissions: topLevelPermissions.default([]),
+  granted_to: notDerived.optional(),
+});
+export const topLevelRoleUpdateSchema = roleUpdateSchema.extend({
+  permissions: topLevelPermissions.optional(),
+  granted_to: notDerived.optional(),
+});
 
 const toRules = (rules: Array<z.infer<typeof derivationRuleSchema>>): DerivationRule[] =>
   rules.map((r) => ({ onResource: r.on_resource, role: r.role, relation: r.linked_by_relation }));
@@ -67,34 +89,50 @@ export function roleRoutes(context: RouteContext): void {
     // Both scopes' params are typed with `resource_id`; resourceOf tells them apart by its absence.
     const path = scope === 'resource' ? '/resources/{resource_id}/roles' : '/roles';
     const tag = scope === 'resource' ? 'Resource roles' : 'Roles';
+    const schemas =
+      scope === 'resource'
+        ? { create: roleCreateSchema, update: roleUpdateSchema, one: resourceRoleSchema, list: resourceRoleListSchema }
+        : { create: topLevelRoleCreateSchema, update: topLevelRoleUpdateSchema, one: roleSchema, list: roleListSchema };
 
-    route(context, { method: 'post', path, summary: `Create a ${scope} role`, tag, body: roleCreateSchema }, async (req, res, input) => {
-      const body = input.body();
-      const resource = await resourceOf(req.params, res);
-      const id = newId();
-      await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'CreateRole',
-        id,
-        resource,
-        key: body.key,
-        name: body.name,
-        description: body.description ?? '',
-        permissions: body.permissions,
-        attributes: body.attributes ?? {},
-        grantedTo: toRules(body.granted_to?.users_with_role ?? []),
-      });
-      res.json(await findRole(res, resource, id));
-    });
+    route(
+      context,
+      { method: 'post', path, summary: `Create a ${scope} role`, tag, body: schemas.create, response: schemas.one },
+      async (req, res, input) => {
+        const body = input.body();
+        const resource = await resourceOf(req.params, res);
+        const id = newId();
+        await executeEnvCommand(services, req, res, envOf(res).id, {
+          type: 'CreateRole',
+          id,
+          resource,
+          key: body.key,
+          name: body.name,
+          description: body.description ?? '',
+          permissions: body.permissions,
+          attributes: body.attributes ?? {},
+          grantedTo: toRules(body.granted_to?.users_with_role ?? []),
+        });
+        res.json(await findRole(res, resource, id));
+      },
+    );
 
-    route(context, { method: 'get', path, summary: `List ${scope} roles`, tag, query: paginationSchema }, async (req, res, input) => {
-      const resource = await resourceOf(req.params, res);
-      const filter: Filter = resource === null ? { environment_id: envOf(res).id } : { environment_id: envOf(res).id, resource };
-      res.json(await listPage(resource === null ? rm.roles : rm.resourceRoles, filter, input.query()));
-    });
+    route(
+      context,
+      { method: 'get', path, summary: `List ${scope} roles`, tag, query: paginationSchema, response: schemas.list },
+      async (req, res, input) => {
+        const resource = await resourceOf(req.params, res);
+        const filter: Filter = resource === null ? { environment_id: envOf(res).id } : { environment_id: envOf(res).id, resource };
+        res.json(await listPage(resource === null ? rm.roles : rm.resourceRoles, filter, input.query()));
+      },
+    );
 
-    route(context, { method: 'get', path: `${path}/{role_id}`, summary: `Get a ${scope} role`, tag }, async (req, res) => {
-      res.json(await findRole(res, await resourceOf(req.params, res), req.params.role_id));
-    });
+    route(
+      context,
+      { method: 'get', path: `${path}/{role_id}`, summary: `Get a ${scope} role`, tag, response: schemas.one },
+      async (req, res) => {
+        res.json(await findRole(res, await resourceOf(req.params, res), req.params.role_id));
+      },
+    );
 
     route(
       context,
@@ -103,7 +141,8 @@ export function roleRoutes(context: RouteContext): void {
         path: `${path}/{role_id}`,
         summary: `Update a ${scope} role; granted_to replaces its derivations`,
         tag,
-        body: roleUpdateSchema,
+        body: schemas.update,
+        response: schemas.one,
       },
       async (req, res, input) => {
         const body = input.body();
@@ -146,7 +185,14 @@ function implicitGrantRoutes(
 
   route(
     context,
-    { method: 'post', path, summary: 'Add a role derivation (implicit grant)', tag: 'Resource roles', body: derivationRuleSchema },
+    {
+      method: 'post',
+      path,
+      summary: 'Add a role derivation (implicit grant)',
+      tag: 'Resource roles',
+      body: derivationRuleSchema,
+      response: derivedRoleRuleSchema,
+    },
     async (req, res, input) => {
       const body = input.body();
       const resource = (await resourceOf(req.params, res))!;

@@ -22,9 +22,13 @@ describe('route', () => {
 
   it('serves the express form of the path and documents the group base plus the template', async () => {
     const { app, api } = appWith((context) =>
-      route(context, { method: 'get', path: '/things/{thing_id}', summary: 'Get a thing', tag: 'Things' }, (req, res) => {
-        res.json({ thing: req.params.thing_id });
-      }),
+      route(
+        context,
+        { method: 'get', path: '/things/{thing_id}', summary: 'Get a thing', tag: 'Things', response: z.object({ thing: z.string() }) },
+        (req, res) => {
+          res.json({ thing: req.params.thing_id });
+        },
+      ),
     );
     const r = await request(app).get('/groups/g1/things/t1');
     expect(r.status).toBe(200);
@@ -46,10 +50,22 @@ describe('route', () => {
     });
     const query = z.object({ missing: z.enum(['yes', 'no']).default('no') });
     const { app, api } = appWith((context) =>
-      route(context, { method: 'post', path: '/things', summary: 'Create', tag: 'Things', body, query }, (_req, res, input) => {
-        if (input.query().missing === 'yes') throw new NotFoundError('The group is missing');
-        res.json({ first: input.body().name, again: input.body().name });
-      }),
+      route(
+        context,
+        {
+          method: 'post',
+          path: '/things',
+          summary: 'Create',
+          tag: 'Things',
+          body,
+          query,
+          response: z.object({ first: z.string(), again: z.string() }),
+        },
+        (_req, res, input) => {
+          if (input.query().missing === 'yes') throw new NotFoundError('The group is missing');
+          res.json({ first: input.body().name, again: input.body().name });
+        },
+      ),
     );
     beforeEach(() => (bodyParses = 0));
 

@@ -10,16 +10,24 @@ type Schema = z.ZodType | undefined;
 /** The `{name}` parameters of a path template, as a type: `'/roles/{role_id}'` gives `'role_id'`. */
 type PathParameters<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParameters<Rest> : never;
 
+/**
+ * What a route answers on success: a body schema for its status (200 unless
+ * said otherwise), or 204 and nothing. Every route that answers a body
+ * declares it, so `/openapi.json` can describe it.
+ */
+type SuccessAnswer = { status: 204; response?: undefined } | { status?: 200 | 202; response: z.ZodType };
+
 /** A route as it is declared once: express serves it, `/openapi.json` documents it. */
-export interface RouteDeclaration<Path extends string, Body extends Schema, Query extends Schema> extends Omit<
+export type RouteDeclaration<Path extends string, Body extends Schema, Query extends Schema> = Omit<
   Operation,
-  'path' | 'body' | 'query'
-> {
-  /** OpenAPI path template under the group's base, e.g. `/tenants/{tenant_id}`. */
-  path: Path;
-  body?: Body;
-  query?: Query;
-}
+  'path' | 'body' | 'query' | 'status' | 'response'
+> &
+  SuccessAnswer & {
+    /** OpenAPI path template under the group's base, e.g. `/tenants/{tenant_id}`. */
+    path: Path;
+    body?: Body;
+    query?: Query;
+  };
 
 /**
  * The request parts the route declared schemas for, parsed with exactly those

@@ -4,6 +4,7 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
+import { tenantListSchema, tenantSchema, userPageSchema, userSchema } from '../http/responses';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -29,7 +30,7 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'post', path: '/tenants', summary: 'Create a tenant', tag: 'Tenants', body: tenantCreateSchema },
+    { method: 'post', path: '/tenants', summary: 'Create a tenant', tag: 'Tenants', body: tenantCreateSchema, response: tenantSchema },
     async (req, res, input) => {
       const body = input.body();
       const id = newId();
@@ -47,17 +48,21 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: paginationSchema },
+    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: paginationSchema, response: tenantListSchema },
     async (_req, res, input) => {
       res.json(await listPage(rm.tenants, { environment_id: envOf(res).id }, input.query()));
     },
   );
 
-  route(context, { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants' }, async (req, res) => {
-    const tenant = await rm.byKeyOrId(rm.tenants, envOf(res).id, req.params.tenant_id);
-    if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
-    res.json(tenant);
-  });
+  route(
+    context,
+    { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants', response: tenantSchema },
+    async (req, res) => {
+      const tenant = await rm.byKeyOrId(rm.tenants, envOf(res).id, req.params.tenant_id);
+      if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
+      res.json(tenant);
+    },
+  );
 
   route(
     context,
@@ -82,6 +87,7 @@ export function tenantAndUserRoutes(context: RouteContext): void {
       summary: 'Create a user (users are also created by their first role assignment)',
       tag: 'Users',
       body: userCreateSchema,
+      response: userSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -101,16 +107,27 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/users', summary: 'List users ({data, total_count, page_count})', tag: 'Users', query: paginationSchema },
+    {
+      method: 'get',
+      path: '/users',
+      summary: 'List users ({data, total_count, page_count})',
+      tag: 'Users',
+      query: paginationSchema,
+      response: userPageSchema,
+    },
     async (_req, res, input) => {
       const page = { ...input.query(), include_total_count: true };
       res.json(await listPage(rm.users, { environment_id: envOf(res).id }, page));
     },
   );
 
-  route(context, { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users' }, async (req, res) => {
-    const user = await rm.byKeyOrId(rm.users, envOf(res).id, req.params.user_id);
-    if (!user) throw new NotFoundError(`User '${req.params.user_id}' not found`);
-    res.json(user);
-  });
+  route(
+    context,
+    { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users', response: userSchema },
+    async (req, res) => {
+      const user = await rm.byKeyOrId(rm.users, envOf(res).id, req.params.user_id);
+      if (!user) throw new NotFoundError(`User '${req.params.user_id}' not found`);
+      res.json(user);
+    },
+  );
 }

@@ -4,14 +4,17 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { paginationSchema } from '../http/validation';
+import { tupleListSchema, tupleSchema } from '../http/responses';
+import { INSTANCE_REF_PATTERN, paginationSchema } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
+/** `type:key` or an instance id; the form is checked with the instances (another form: 400), so the pattern is stated for the document. */
+const instanceRef = z.string().min(1).meta({ pattern: INSTANCE_REF_PATTERN, description: '`type:key` of an instance, or its id' });
 export const tupleCreateSchema = z.object({
-  subject: z.string().min(1),
+  subject: instanceRef,
   relation: z.string().min(1),
-  object: z.string().min(1),
+  object: instanceRef,
   tenant: z.string().min(1).optional(),
 });
 export const tupleDeleteSchema = tupleCreateSchema.omit({ tenant: true });
@@ -35,6 +38,7 @@ export function tupleRoutes(context: RouteContext): void {
       summary: 'Create a relationship tuple',
       tag: 'Relationship tuples',
       body: tupleCreateSchema,
+      response: tupleSchema,
     },
     async (req, res, input) => {
       const body = input.body();
@@ -53,7 +57,14 @@ export function tupleRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/relationship_tuples', summary: 'List relationship tuples', tag: 'Relationship tuples', query: tupleListQuery },
+    {
+      method: 'get',
+      path: '/relationship_tuples',
+      summary: 'List relationship tuples',
+      tag: 'Relationship tuples',
+      query: tupleListQuery,
+      response: tupleListSchema,
+    },
     async (_req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };

@@ -98,4 +98,21 @@ describe('SqliteDocumentStore compact collections', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('reads a field that reads as a number back as the string it was (its column is its only copy)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ds-compact-'));
+    try {
+      const store = new SqliteDocumentStore(join(dir, 'rm.sqlite'));
+      const grants = store.collection<Grant>({ ...spec, compact: true });
+      await grants.putMany([
+        { ...grant('a', null), user: '007' },
+        { ...grant('b', null), user: '7' },
+      ]);
+      expect((await grants.get('a'))?.user).toBe('007');
+      expect((await grants.find({ env: 'e', user: '007' })).map((g) => g.id)).toEqual(['a']);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -149,7 +149,11 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     this.compact = spec.compact === true;
     this.wholeColumns = ['id', ...spec.fields.map(column), 'doc'].join(', ');
     const db = store.writeConnection();
-    const columns = spec.fields.map((f) => `${column(f)} ANY`).join(', ');
+    // Field columns have no declared type, so no affinity: a value is stored and compared as it is. (`ANY` in a table that
+    // is not STRICT means NUMERIC affinity: the text '01' was stored as the integer 1, so a lookup of key '01', '1.0' or
+    // '0001' found key '1', and a compact collection read the user '007' back as the number 7. A file made before keeps
+    // its columns; delete the read-model file to have the projection rebuild it from the log.)
+    const columns = spec.fields.map((f) => column(f)).join(', ');
     db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)`);
     const declared = new Set<string>();
     spec.indexes.forEach((index) => {

@@ -59,6 +59,16 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect(await items.count({})).toBe(4);
     });
 
+    it('keeps a string that reads as a number a string: "01", "1", "1.0" and "1e0" are four values', async () => {
+      const kinds = ['1', '01', '1.0', '1e0', '0001'];
+      await items.putMany(kinds.map((kind, i) => item(`n${i}`, 'e1', kind)));
+      for (const [i, kind] of kinds.entries()) {
+        expect((await items.find({ kind })).map((found) => found.id)).toEqual([`n${i}`]);
+        expect((await items.get(`n${i}`))?.kind).toBe(kind);
+      }
+      expect((await items.find({ kind: { $in: ['01', '1e0'] } })).map((found) => found.id).sort()).toEqual(['n1', 'n3']);
+    });
+
     it('finds values greater than a bound ($gt), for keyset pagination', async () => {
       await items.putMany([item('a', 'e1', 'x', 1), item('b', 'e1', 'y', 2), item('c', 'e1', 'z', 3), item('d', 'e2', 'z', 4)]);
       expect((await items.find({ env: 'e1', kind: { $gt: 'x' } }, { sortBy: 'kind' })).map((i) => i.id)).toEqual(['b', 'c']);

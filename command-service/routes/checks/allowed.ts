@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import { authOf, keyEnvironment } from '../../http/auth';
+import { bulkCheckAnswerSchema, checkAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { CachedChecks } from './cached-checks';
@@ -26,6 +27,8 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       tag: 'Permission checks',
       body: checkSchema,
       query: explainQuery,
+      response: checkAnswerSchema,
+      readOnly: true,
       summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it)',
     },
     async (req, res, input) => {
@@ -46,6 +49,8 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       tag: 'Permission checks',
       body: bulkCheckSchema,
       query: explainQuery,
+      response: bulkCheckAnswerSchema,
+      readOnly: true,
       summary: 'Check many permissions; one answer per check, in order',
     },
     async (req, res, input) => {

@@ -1,5 +1,6 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import { authOf, keyEnvironment } from '../../http/auth';
+import { authorizedUsersAnswerSchema, userPermissionsAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
@@ -21,6 +22,8 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       path: '/user-permissions',
       tag: 'Permission checks',
       body: userPermissionsSchema,
+      response: userPermissionsAnswerSchema,
+      readOnly: true,
       summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}',
     },
     async (_req, res, input) => {
@@ -39,6 +42,8 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       path: '/authorized_users',
       tag: 'Permission checks',
       body: authorizedUsersSchema,
+      response: authorizedUsersAnswerSchema,
+      readOnly: true,
       summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}',
     },
     async (_req, res, input) => {

@@ -5,6 +5,7 @@ import type { EnvCommand } from './commands';
 import { findInstance, findResource, findRole, findTenant } from './lookup';
 import type { EnvState, InstanceState } from './state';
 import { assignmentKey, instanceRef, relationKey, tupleKey } from './state';
+import { isUuid } from '../../ids';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
@@ -87,8 +88,9 @@ function describeTarget(t: { tenant: string; resourceInstance: string | null }):
   return t.resourceInstance ? `on '${t.resourceInstance}'` : `in tenant '${t.tenant}'`;
 }
 
+/** `type:key` or an instance id: a UUID that names no instance is not found (404), anything else of another form is refused (400). */
 function parseInstanceRef(s: EnvState, ref: string, field: 'subject' | 'object'): InstanceState {
-  if (!ref.includes(':') && !s.ids.has(ref)) {
+  if (!ref.includes(':') && !isUuid(ref)) {
     throw new InvalidRequestError(`The ${field} '${ref}' must have the form '<resource_type>:<instance_key>'`);
   }
   return findInstance(s, ref);

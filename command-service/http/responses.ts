@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import { keySchema } from './validation';
+
+/**
+ * What the API answers, as zod schemas: each route declares its success body
+ * with one of these (`route(..., { response })`), `/openapi.json` renders them
+ * (each `id` becomes a `components/schemas` entry referenced with `$ref`), and
+ * the tests validate real answers against them. Objects are strict: a field
+ * the server sends must be declared here, so an internal field that leaks
+ * (read models keep theirs prefixed `_`) fails the tests and the fuzzer.
+ *
+ * Shapes follow Permit's v2 read models (`*-read.d.ts` in the `permitio` package).
+ */
+
+const id = z.uuid();
+const timestamp = z.iso.datetime();
+/** A free-form JSON object as it was stored (attributes, settings, jwks). */
+const json = z.record(z.string(), z.unknown());
+const count = z.number().int().min(0);
+
+const envScoped = {
+  id,
+  organization_id: id,
+  project_id: id,
+  environment_id: id,
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+/** The error object of every refused request but a 422, and of a failed task. */
+export const errorSchema = z
+  .strictObject({
+    id: z.string().describe('Names this occurrence (the task id for a failed task); quoted in the server log for a 5xx'),
+    error_code: z.string().describe('NOT_FOUND, DUPLICATE_ENTITY, UNAUTHORIZED, FORBIDDEN_ACCESS, …'),
+    title: z.string(),
+    message: z.string().describe('What went wrong, naming the object or field'),
+    support_link: z.string(),
+    additional_info: json.optional(),
+  })
+  .meta({ id: 'Error', description: "The error object (Permit's): every refused request but a 422 answers with it" });
+
+/** Permit's 422: what is wrong with the body or query, field by field. */
+export const validationErrorSchema = z
+  .strictObject({
+    detail: z.array(
+      z.strictObject({
+        loc: z.array(z.union([z.string(), z.number().int()])).describe("Where: ['body' | 'query', …path to the field]"),
+        msg: z.string(),
+        type: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'ValidationError', description: 'An invalid body or query: one entry per problem' });
+
+export const projectSchema = z
+  .strictObject({
+    id,
+    key: keySchema,
+    organization_id: id,
+    name: z.string(),
+    description: z.string(),
+    urn_namespace: z.string().nullable(),
+    settings: json,
+    active_policy_repo_id: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Project' });
+
+export const environmentSchema = z
+  .strictObject({
+    id,
+    key: keySchema,
+    organization_id: id,
+    project_id: id,
+    name: z.string(),
+    description: z.string(),
+    custom_branch_name: z.string(),
+    jwks: json,
+    settings: json,
+    avp_policy_store_id: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Environment' });
+
+const apiKeyFields = {
+  id,
+  organization_id: id,
+  project_id: id.nullable(),
+  environment_id: id.nullable(),
+  object_type: z.enum(['org', 'project', 'env']).describe('The scope: the organisation, one project, or one environment'),
+  access_level: z.enum(['admin', 'write', 'read']),
+  owner_type: z.enum(['pdp_config', 'member', 'elements']),
+  name: z.string(),
+  created_at: timestamp,
+};
+export const apiKeySchema = z.strictObject(apiKeyFields).meta({ id: 'ApiKey', description: 'An API key (never its secret)' });
+export const apiKeyCreatedSchema = z
+  .strictObject({ ...apiKeyFields, secret: z.string().describe('The key itself, for `Authorization: Bearer`; shown only here') })
+  .meta({ id: 'ApiKeyCreated' });
+export const apiKeyPageSchema = z
+  .strictObject({ data: z.array(apiKeySchema), total_count: count, page_count: count })
+  .meta({ id: 'ApiKeyPage', description: 'A page of API keys: they are always listed with their count' });
+export const apiKeyScopeSchema = z
+  .strictObject({ organization_id: id, project_id: id.optional(), environment_id: id.optional() })
+  .meta({ id: 'ApiKeyScope', description: "The calling key's scope: a project and environment only for keys bound to them" });
+
+const action = z.strictObject({ id, key: keySchema, name: z.string(), description: z.string() });
+export const resourceSchema = z
+  .strictObject({
+    ...envScoped,
+    key: keySchema,
+    name: z.string(),
+    description: z.string(),
+    urn: z.string().nullable(),
+    actions: z.record(z.string(), action),
+    attributes: json,
+    roles: json,
+    relations: z.record(z.string(), z.strictObject({ resource_id: id, resource: keySchema })),
+    action_groups: z.record(z.string(), z.array(z.string())),
+  })
+  .meta({ id: 'Resource', description: 'A resource type with its actions' });
+
+export const derivedRoleRuleSchema = z
+  .strictObject({
+    role_id: id,
+    resource_id: id,
+    relation_id: id,
+    role: keySchema,
+    on_resource: keySchema,
+    linked_by_relation: keySchema,
+  })
+  .meta({
+    id: 'DerivedRoleRule',
+    description: 'A role derivation: holders of `role` on `on_resource` get this role through `linked_by_relation`',
+  });
+
+const roleFields = {
+  ...envScoped,
+  key: keySchema,
+  name: z.string(),
+  description: z.string(),
+  permissions: z.array(z.string()),
+  attributes: json,
+  extends: z.array(z.string()),
+  granted_to: z.strictObject({ id, users_with_role: z.array(derivedRoleRuleSchema), when: json }),
+};
+export const roleSchema = z
+  .strictObject(roleFields)
+  .meta({ id: 'Role', description: 'A top-level (tenant) role; its permissions are `resource:action`' });
+export const resourceRoleSchema = z
+  .strictObject({ ...roleFields, resource: keySchema, resource_id: id })
+  .meta({ id: 'ResourceRole', description: "A role of a resource type; its permissions are that type's actions" });
+
+export const relationSchema = z
+  .strictObject({
+    ...envScoped,
+    key: keySchema,
+    name: z.string(),
+    description: z.string(),
+    subject_resource: keySchema,
+    subject_resource_id: id,
+    object_resource: keySchema,
+    object_resource_id: id,
+  })
+  .meta({ id: 'Relation' });
+
+export const tenantSchema = z
+  .strictObject({
+    ...envScoped,
+    key: keySchema,
+    name: z.string(),
+    description: z.string(),
+    attributes: json,
+    last_action_at: timestamp,
+  })
+  .meta({ id: 'Tenant' });
+
+export const userSchema = z
+  .strictObject({
+    ...envScoped,
+    key: z.string(),
+    email: z.string().nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    attributes: json,
+    roles: z.array(z.strictObject({ role: keySchema, tenant: keySchema })).describe('Top-level roles, per tenant'),
+  })
+  .meta({ id: 'User' });
+
+export const instanceSchema = z
+  .strictObject({
+    ...envScoped,
+    key: keySchema,
+    resource: keySchema,
+    resource_id: id,
+    tenant: keySchema,
+    tenant_id: id,
+    attributes: json,
+  })
+  .meta({ id: 'ResourceInstance' });
+
+export const assignmentSchema = z
+  .strictObject({
+    id,
+    user: z.string(),
+    role: keySchema,
+    tenant: keySchema,
+    resource_instance: z.string().nullable().describe('`type:key`; null for a top-level role in the tenant'),
+    resource_instance_id: id.nullable(),
+    user_id: id,
+    role_id: id,
+    tenant_id: id,
+    organization_id: id,
+    project_id: id,
+    environment_id: id,
+    created_at: timestamp,
+  })
+  .meta({ id: 'RoleAssignment' });
+
+export const tupleSchema = z
+  .strictObject({
+    ...envScoped,
+    subject: z.string().describe('`type:key`'),
+    relation: keySchema,
+    object: z.string().describe('`type:key`'),
+    subject_id: id,
+    relation_id: id,
+    object_id: id,
+    tenant: keySchema,
+    tenant_id: id,
+  })
+  .meta({ id: 'RelationshipTuple' });
+
+export const taskSchema = z
+  .strictObject({
+    task_id: id,
+    status: z.enum(['processing', 'success', 'failure']),
+    result: environmentSchema.nullable().describe('On success: the environment copied into'),
+    error: errorSchema.nullable().describe('On failure: why'),
+    progress: z.strictObject({ source_events_total: count, source_events_read: count, events_copied: count }),
+  })
+  .meta({ id: 'Task', description: 'A background task (environment copy)' });
+
+/**
+ * A list: a bare array by default, `{data, total_count, page_count}` with
+ * `include_total_count=true`.
+ */
+function listOf(item: z.ZodType, name: string) {
+  return z.union([z.array(item), z.strictObject({ data: z.array(item), total_count: count, page_count: count })]).meta({
+    id: `${name}List`,
+    description: `A page of ${name} objects: an array, or {data, total_count, page_count} with include_total_count=true`,
+  });
+}
+export const projectListSchema = listOf(projectSchema, 'Project');
+export const environmentListSchema = listOf(environmentSchema, 'Environment');
+export const resourceListSchema = listOf(resourceSchema, 'Resource');
+export const roleListSchema = listOf(roleSchema, 'Role');
+export const resourceRoleListSchema = listOf(resourceRoleSchema, 'ResourceRole');
+export const relationListSchema = listOf(relationSchema, 'Relation');
+export const tenantListSchema = listOf(tenantSchema, 'Tenant');
+export const instanceListSchema = listOf(instanceSchema, 'ResourceInstance');
+export const assignmentListSchema = listOf(assignmentSchema, 'RoleAssignment');
+export const tupleListSchema = listOf(tupleSchema, 'RelationshipTuple');
+/** Users are always listed with their count. */
+export const userPageSchema = z.strictObject({ data: z.array(userSchema), total_count: count, page_count: count }).meta({ id: 'UserPage' });
+
+/** How many items a bulk write applied (all of them, or it was refused). */
+export const bulkCountSchema = (field: string) => z.strictObject({ [field]: count });
+
+const chainStep = z.discriminatedUnion('step', [
+  z.strictObject({
+    step: z.literal('role_assignment'),
+    assignment_id: id,
+    user: z.string(),
+    role: z.string(),
+    resource_instance: z.string(),
+    tenant: z.string(),
+  }),
+  z.strictObject({
+    step: z.literal('role_derivation'),
+    role: z.string(),
+    resource_instance: z.string(),
+    from: z.strictObject({ role: z.string(), resource_instance: z.string() }),
+    tuple: z.strictObject({ subject: z.string(), relation: z.string(), object: z.string() }),
+    rule: z.strictObject({ role: z.string(), on_resource: z.string(), linked_by_relation: z.string() }),
+  }),
+  z.strictObject({ step: z.literal('missing_support'), grant_id: z.string() }),
+]);
+const explanationSchema = z
+  .strictObject({
+    decision: z.enum(['allow', 'deny']),
+    summary: z.string(),
+    resource: z.strictObject({ type: z.string(), key: z.string().nullable(), tenant: z.string(), instance_found: z.boolean() }),
+    granted_by: z.array(
+      z.discriminatedUnion('kind', [
+        z.strictObject({
+          kind: z.literal('resource_role'),
+          role: z.string(),
+          resource_instance: z.string(),
+          permissions: z.array(z.string()),
+          chain: z.array(chainStep),
+        }),
+        z.strictObject({ kind: z.literal('tenant_role'), role: z.string(), tenant: z.string(), permission: z.string(), assignment_id: id }),
+      ]),
+    ),
+    roles_held: z.array(
+      z.strictObject({ kind: z.enum(['resource_role', 'tenant_role']), role: z.string(), permissions: z.array(z.string()) }),
+    ),
+  })
+  .meta({ id: 'Explanation', description: 'Why a check was allowed or denied (explain=true)' });
+
+export const checkAnswerSchema = z
+  .strictObject({ allow: z.boolean(), explanation: explanationSchema.optional() })
+  .meta({ id: 'CheckAnswer' });
+export const bulkCheckAnswerSchema = z
+  .strictObject({ allow: z.array(checkAnswerSchema).describe('One answer per check, in order') })
+  .meta({ id: 'BulkCheckAnswer' });
+
+const permissionEntry = z.strictObject({
+  permissions: z.array(z.string()).describe('`type:action`'),
+  roles: z.array(z.string()),
+  resource: z.strictObject({ type: z.string(), key: z.string(), attributes: json }).optional(),
+  tenant: z.strictObject({ key: z.string(), attributes: json }).optional(),
+});
+export const userPermissionsAnswerSchema = z
+  .strictObject({
+    result: z.strictObject({
+      permissions: z.record(z.string(), permissionEntry).describe('Keyed by `type:key` per instance, `__tenant:<key>` per tenant'),
+    }),
+    next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
+  })
+  .meta({ id: 'UserPermissions' });
+export const authorizedUsersAnswerSchema = z
+  .strictObject({
+    result: z.strictObject({
+      resource: z.string(),
+      tenant: z.string(),
+      users: z.record(
+        z.string(),
+        z.array(z.strictObject({ user: z.string(), tenant: z.string(), resource: z.string(), role: z.string() })),
+      ),
+    }),
+    next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
+  })
+  .meta({ id: 'AuthorizedUsers' });

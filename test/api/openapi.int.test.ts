@@ -1,0 +1,406 @@
+import type { Express } from 'express';
+import type { z } from 'zod';
+import type { ApiRegistry, HttpMethod } from '../../command-service/http/openapi';
+import { errorSchema, validationErrorSchema } from '../../command-service/http/responses';
+import { INSTANCE_REF_PATTERN } from '../../command-service/http/validation';
+import {
+  ApiClient,
+  FACTS,
+  loadFolderFileExample,
+  SCHEMA,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../support/embedded-server';
+
+type Doc = {
+  components: { schemas: Record<string, unknown> };
+  paths: Record<string, Record<string, any>>;
+};
+
+/** The statuses every operation declares, with the error shape (422: the validation shape). */
+const ERRORS = ['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '503'];
+
+describe('/openapi.json is complete', () => {
+  let server: TestServer;
+  let doc: Doc;
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Doc;
+  });
+  afterAll(() => server.close());
+
+  it('declares every operation’s success answer with its body schema (204: none) and every error status with the error shape', () => {
+    expect(operations().length).toBeGreaterThan(50);
+    for (const { path, method, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const statuses = Object.keys(op.responses);
+      const success = statuses.find((s) => s.startsWith('2'));
+      expect([where, success]).toEqual([where, expect.stringMatching(/^20[024]$/)]);
+      const body = op.responses[success!].content?.['application/json']?.schema;
+      expect([where, success === '204' ? 'no body' : body]).toEqual([where, success === '204' ? 'no body' : expect.any(Object)]);
+
+      const writes = method !== 'get' && op.tags[0] !== 'Permission checks';
+      expect([where, statuses.filter((s) => !s.startsWith('2')).sort()]).toEqual([where, [...ERRORS, ...(writes ? ['409'] : [])].sort()]);
+      for (const status of [...ERRORS, ...(writes ? ['409'] : [])]) {
+        const schema = op.responses[status].content['application/json'].schema;
+        const shape = status === '422' ? 'ValidationError' : 'Error';
+        expect([where, status, schema]).toEqual([where, status, { $ref: `#/components/schemas/${shape}` }]);
+      }
+      expect(op.responses['429'].headers['Retry-After'].required).toBe(true);
+      expect(op.responses['405'].headers.Allow.required).toBe(true);
+    }
+  });
+
+  it('gives every operation a unique operationId and resolves every $ref to a component', () => {
+    const ids = operations().map(({ op }) => op.operationId as string);
+    expect(new Set(ids).size).toBe(ids.length);
+    const refs = new Set<string>();
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === 'object') {
+        for (const [key, item] of Object.entries(value)) {
+          if (key === '$ref') refs.add(item as string);
+          else walk(item);
+        }
+      }
+    };
+    walk(doc);
+    expect(refs.size).toBeGreaterThan(20);
+    for (const ref of refs)
+      expect([ref, doc.components.schemas[ref.replace('#/components/schemas/', '')]]).toEqual([ref, expect.any(Object)]);
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Error', 'ValidationError', 'Project', 'Environment', 'ApiKeyCreated', 'Resource', 'ResourceRole', 'Role']),
+    );
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Relation', 'Tenant', 'User', 'UserPage', 'ResourceInstance', 'RoleAssignment', 'RelationshipTuple', 'Task']),
+    );
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['CheckAnswer', 'TenantList', 'UserPermissions']));
+  });
+
+  it('states the rules the server enforces where a schema can say them', () => {
+    const body = (path: string, method = 'post') => doc.paths[path]![method].requestBody.content['application/json'].schema;
+    const query = (path: string, name: string, method = 'get') =>
+      doc.paths[path]![method].parameters.find((p: { name: string; in: string }) => p.in === 'query' && p.name === name);
+    const pathParameter = (path: string, name: string, method = 'get') =>
+      doc.paths[path]![method].parameters.find((p: { name: string; in: string }) => p.in === 'path' && p.name === name);
+
+    // `type:key` references, and a tenant or a resource instance.
+    const tuple = body(`/v2/facts/{proj_id}/{env_id}/relationship_tuples`);
+    expect(tuple.properties.subject.pattern).toBe(INSTANCE_REF_PATTERN);
+    expect(tuple.properties.object.pattern).toBe(INSTANCE_REF_PATTERN);
+    const assignment = body(`/v2/facts/{proj_id}/{env_id}/role_assignments`);
+    expect(assignment.anyOf).toEqual([{ required: ['tenant'] }, { required: ['resource_instance'] }]);
+    expect(pathParameter('/v2/facts/{proj_id}/{env_id}/resource_instances/{instance_id}', 'instance_id').schema.pattern).toBe(
+      INSTANCE_REF_PATTERN,
+    );
+    // Key patterns and bounds, in bodies and paths.
+    expect(body('/v2/facts/{proj_id}/{env_id}/tenants').properties.key).toMatchObject({ pattern: '^[A-Za-z0-9\\-_]+$', maxLength: 256 });
+    expect(pathParameter('/v2/facts/{proj_id}/{env_id}/tenants/{tenant_id}', 'tenant_id').schema.pattern).toBe('^[A-Za-z0-9\\-_]+$');
+    expect(body('/allowed/bulk').maxItems).toBe(1000);
+    expect(body('/v2/facts/{proj_id}/{env_id}/relationship_tuples/bulk').properties.operations.maxItems).toBe(10_000);
+    // Query enums and bounds.
+    expect(query('/allowed', 'explain', 'post').schema).toEqual({ type: 'string', enum: ['true', 'false'] });
+    expect(query('/v2/facts/{proj_id}/{env_id}/tenants', 'per_page').schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 100,
+    });
+    expect(query('/v2/projects/{proj_id}/envs/{env_id}/copy/async', 'wait', 'post').schema).toMatchObject({ minimum: 0, maximum: 60 });
+    // Top-level roles: `resource:action` permissions, no derivations.
+    const topLevelRole = body('/v2/schema/{proj_id}/{env_id}/roles');
+    expect(topLevelRole.properties.permissions.items.pattern).toBe('^[^:]+:[^:]+$');
+    expect(topLevelRole.properties.granted_to.properties.users_with_role.maxItems).toBe(0);
+    // A key's scope is said: the body is required, and so is one of organization_id, project_id, object_type.
+    const apiKey = doc.paths['/v2/api-key']!.post.requestBody;
+    expect(apiKey.required).toBe(true);
+    expect(apiKey.content['application/json'].schema.allOf[0]).toEqual({
+      anyOf: [{ required: ['organization_id'] }, { required: ['project_id'] }, { required: ['object_type'] }],
+    });
+  });
+});
+
+/**
+ * A client that checks every answer against what the route declared: the
+ * success body against its response schema, an error against the error shape.
+ * The schemas are strict, so a field the server sends and the document does not
+ * declare fails here too.
+ */
+class CheckedClient extends ApiClient {
+  readonly seen = new Map<string, number>();
+
+  constructor(
+    url: string,
+    key: string,
+    private readonly api: ApiRegistry,
+  ) {
+    super(url, key);
+  }
+
+  override withKey(key: string): CheckedClient {
+    return new CheckedClient(this.url, key, this.api);
+  }
+
+  override async request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>> {
+    const response = await super.request<T>(method, path, body, headers);
+    const requestPath = path.split('?')[0]!;
+    const op = this.api.operationFor(method.toLowerCase() as HttpMethod, requestPath);
+    if (!op) throw new Error(`no operation declared for ${method} ${requestPath}`);
+    const success = op.status ?? 200;
+    const schema: z.ZodType | undefined =
+      response.status === success
+        ? op.response
+        : (op.responses?.[response.status]?.schema ?? (response.status === 422 ? validationErrorSchema : errorSchema));
+    const label = `${method} ${op.path} → ${response.status}`;
+    if (response.status === 204) expect([label, response.body]).toEqual([label, undefined]);
+    else {
+      const checked = schema!.safeParse(response.body);
+      if (!checked.success) throw new Error(`${label}: the answer does not match the declared schema: ${checked.error.message}`);
+    }
+    this.seen.set(`${method} ${op.path} ${response.status}`, (this.seen.get(`${method} ${op.path} ${response.status}`) ?? 0) + 1);
+    return response;
+  }
+}
+
+describe('real answers match the declared response schemas', () => {
+  let server: TestServer;
+  let admin: CheckedClient;
+  let env: CheckedClient;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const app = server.service.server.listeners('request')[0] as Express;
+    admin = new CheckedClient(server.url, server.adminKey, app.locals.api as ApiRegistry);
+    const key = await admin.post('/v2/api-key', {
+      project_id: 'default',
+      environment_id: 'production',
+      object_type: 'env',
+      name: 'checks',
+    });
+    env = admin.withKey(key.body.secret as string);
+  });
+  afterAll(() => server.close());
+
+  it('the policy and facts: creates, gets, lists (both forms), updates, deletes', async () => {
+    await loadFolderFileExample(admin);
+    await admin.post(`${SCHEMA}/roles`, { key: 'member', name: 'Member', permissions: ['file:read'] });
+    await admin.post(`${FACTS}/users`, { key: 'bob', email: 'bob@example.com', first_name: 'Bob' });
+    await admin.post(`${FACTS}/role_assignments`, { user: 'bob', role: 'member', tenant: 'acme' });
+    for (const path of [
+      `${SCHEMA}/resources`,
+      `${SCHEMA}/resources/folder/roles`,
+      `${SCHEMA}/roles`,
+      `${SCHEMA}/resources/file/relations`,
+      `${FACTS}/tenants`,
+      `${FACTS}/users`,
+      `${FACTS}/resource_instances`,
+      `${FACTS}/role_assignments`,
+      `${FACTS}/relationship_tuples`,
+      '/v2/projects',
+      '/v2/projects/default/envs',
+    ]) {
+      expect((await admin.get(path)).status).toBe(200);
+      expect((await admin.get(`${path}?include_total_count=true&per_page=1`)).status).toBe(200);
+    }
+    for (const path of [
+      `${SCHEMA}/resources/file`,
+      `${SCHEMA}/resources/file/roles/editor`,
+      `${SCHEMA}/roles/member`,
+      `${SCHEMA}/resources/file/relations/parent`,
+      `${FACTS}/tenants/acme`,
+      `${FACTS}/users/alice`,
+      `${FACTS}/resource_instances/file:readme`,
+      '/v2/projects/default',
+      '/v2/projects/default/envs/production',
+      '/v2/api-key/scope',
+    ]) {
+      expect((await admin.get(path)).status).toBe(200);
+    }
+    expect((await env.get('/v2/api-key/scope')).status).toBe(200);
+    expect((await admin.patch(`${SCHEMA}/roles/member`, { description: 'Members of a tenant' })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/role_assignments`, { user: 'bob', role: 'member', tenant: 'acme' })).status).toBe(204);
+    expect(
+      (await admin.delete(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: 'file:readme' })).status,
+    ).toBe(204);
+    expect(
+      (
+        await admin.delete(`${SCHEMA}/resources/file/roles/viewer/implicit_grants`, {
+          role: 'viewer',
+          on_resource: 'folder',
+          linked_by_relation: 'parent',
+        })
+      ).status,
+    ).toBe(204);
+    expect((await admin.post('/v2/projects', { key: 'second', name: 'Second' })).status).toBe(200);
+    expect((await admin.post('/v2/projects/second/envs', { key: 'staging', name: 'Staging' })).status).toBe(200);
+  });
+
+  it('bulk writes, checks with and without explanations, permission pages', async () => {
+    expect(
+      (await admin.request('PUT', `${FACTS}/bulk/resource_instances`, { operations: [{ key: 'b1', resource: 'file', tenant: 'acme' }] }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await admin.post(`${FACTS}/relationship_tuples/bulk`, {
+          operations: [{ subject: 'folder:docs', relation: 'parent', object: 'file:b1' }],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await admin.post(`${FACTS}/role_assignments/bulk`, [{ user: 'carol', role: 'viewer', resource_instance: 'file:b1' }])).status,
+    ).toBe(200);
+    expect(
+      (await admin.delete(`${FACTS}/role_assignments/bulk`, [{ user: 'carol', role: 'viewer', resource_instance: 'file:b1' }])).status,
+    ).toBe(200);
+    expect(
+      (
+        await admin.delete(`${FACTS}/relationship_tuples/bulk`, {
+          idents: [{ subject: 'folder:docs', relation: 'parent', object: 'file:b1' }],
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin.delete(`${FACTS}/bulk/resource_instances`, { idents: ['file:b1'] })).status).toBe(200);
+
+    await admin.post(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: 'file:readme' });
+    await admin.post(`${FACTS}/role_assignments`, { user: 'dave', role: 'member', tenant: 'acme' });
+    const check = { user: 'alice', action: 'write', resource: 'file:readme' };
+    expect((await env.post('/allowed', check)).body).toEqual({ allow: true });
+    expect((await env.post('/allowed?explain=true', check)).body.explanation.decision).toBe('allow');
+    expect((await env.post('/allowed?explain=true', { ...check, user: 'nobody' })).body.explanation.decision).toBe('deny');
+    expect((await env.post('/allowed?explain=true', { user: 'dave', action: 'read', resource: 'file:readme' })).body.allow).toBe(true);
+    expect((await env.post('/allowed/bulk?explain=true', [check, { ...check, user: 'nobody' }])).body.allow).toHaveLength(2);
+    expect((await env.post('/allowed/bulk', [check])).status).toBe(200);
+    const permissions = await env.post('/user-permissions', { user: 'alice', limit: 1 });
+    expect(permissions.body.next_cursor).toEqual(expect.any(String));
+    expect((await env.post('/user-permissions', { user: 'dave' })).status).toBe(200);
+    expect((await env.post('/authorized_users', { action: 'read', resource: 'file:readme', limit: 1 })).status).toBe(200);
+  });
+
+  it('deletes', async () => {
+    expect((await admin.delete(`${FACTS}/resource_instances/file:readme`)).status).toBe(204);
+    expect((await admin.delete(`${SCHEMA}/resources/file/relations/parent`)).status).toBe(204);
+    expect((await admin.delete(`${SCHEMA}/resources/folder/roles/viewer`)).status).toBe(204);
+    expect((await admin.delete(`${SCHEMA}/roles/member`)).status).toBe(204);
+    await admin.post(`${FACTS}/tenants`, { key: 'gone', name: 'Gone' });
+    expect((await admin.delete(`${FACTS}/tenants/gone`)).status).toBe(204);
+    await admin.post(`${SCHEMA}/resources`, { key: 'gone', name: 'Gone', actions: {} });
+    expect((await admin.delete(`${SCHEMA}/resources/gone`)).status).toBe(204);
+  });
+
+  it('API key management: list, get, rotate, the environment key, delete', async () => {
+    expect((await admin.get('/v2/api-key')).status).toBe(200);
+    const made = await admin.post('/v2/api-key', {
+      project_id: 'default',
+      environment_id: 'production',
+      object_type: 'env',
+      name: 'spare',
+    });
+    expect((await admin.get(`/v2/api-key/${made.body.id}`)).status).toBe(200);
+    expect((await admin.request('POST', `/v2/api-key/${made.body.id}/rotate-secret`)).status).toBe(200);
+    expect((await admin.get('/v2/api-key/default/production')).status).toBe(200);
+    expect((await admin.delete(`/v2/api-key/${made.body.id}`)).status).toBe(204);
+  });
+
+  it('an environment copy: the task while it runs, and its result', async () => {
+    const started = await admin.post('/v2/projects/default/envs/production/copy/async', {
+      target_env: { new: { key: 'copied', name: 'Copied' } },
+    });
+    expect(started.status).toBe(202);
+    const result = await admin.get(`/v2/projects/default/envs/production/copy/async/${started.body.task_id}/result?wait=30`);
+    expect(result.body.status).toBe('success');
+    const copied = await admin.post('/v2/projects/default/envs/production/copy', {
+      target_env: { new: { key: 'copied-again', name: 'Again' } },
+    });
+    expect(copied.status).toBe(200);
+  });
+
+  it('errors, in the error shape or the validation shape', async () => {
+    expect((await admin.get(`${FACTS}/tenants/nope`)).status).toBe(404);
+    expect((await admin.post(`${FACTS}/tenants`, { key: 'acme', name: 'Again' })).status).toBe(409);
+    expect((await admin.post(`${FACTS}/tenants`, { key: 'bad key', name: 'Bad' })).status).toBe(422);
+    expect((await admin.get(`${FACTS}/tenants?per_page=500`)).status).toBe(422);
+    expect((await admin.withKey('permit_key_wrong').get(`${FACTS}/tenants`)).status).toBe(401);
+    expect((await env.post('/v2/projects', { key: 'nope', name: 'No' })).status).toBe(403);
+    expect(
+      (await admin.post(`${FACTS}/relationship_tuples`, { subject: 'nocolon', relation: 'parent', object: 'file:readme' })).status,
+    ).toBe(400);
+    expect((await admin.post('/allowed', { user: 'alice', action: 'read', resource: 'file:readme' })).status).toBe(403);
+  });
+
+  it('went through every declared operation', () => {
+    const app = server.service.server.listeners('request')[0] as Express;
+    const declared = (app.locals.api as ApiRegistry).declared().map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    const answered = new Set([...admin.seen.keys(), ...env.seen.keys()].map((k) => k.split(' ').slice(0, 2).join(' ')));
+    expect(declared.filter((op) => !answered.has(op))).toEqual([]);
+  });
+});
+
+describe('request bodies', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it('an empty body is no body: refused with 422 where one is required', async () => {
+    for (const [method, path] of [
+      ['POST', '/v2/api-key'],
+      ['PATCH', `${SCHEMA}/roles/anything`],
+      ['POST', `${FACTS}/tenants`],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${server.adminKey}`, 'content-type': 'application/json', 'content-length': '0' },
+      });
+      expect([method, path, response.status]).toEqual([method, path, 422]);
+      expect(await response.json()).toEqual({ detail: [{ loc: ['body'], msg: expect.any(String), type: 'invalid_type' }] });
+    }
+  });
+
+  it('POST /v2/api-key needs the scope said: `{}` mints nothing; contradictions are refused', async () => {
+    const api = server.api;
+    const locs = (r: ApiResponse) => (r.body.detail as Array<{ loc: unknown[] }>).map((d) => d.loc.join('.'));
+    const empty = await api.post('/v2/api-key', {});
+    expect(empty.status).toBe(422);
+    expect(locs(empty)).toEqual(['body']);
+    expect(locs(await api.post('/v2/api-key', { environment_id: 'production' }))).toEqual(['body', 'body.project_id']);
+    expect(locs(await api.post('/v2/api-key', { organization_id: 'any', environment_id: 'production' }))).toEqual(['body.project_id']);
+    expect(locs(await api.post('/v2/api-key', { project_id: 'default', object_type: 'env' }))).toEqual(['body.environment_id']);
+    expect(locs(await api.post('/v2/api-key', { project_id: 'default', environment_id: 'production', object_type: 'project' }))).toEqual([
+      'body.environment_id',
+    ]);
+    expect(locs(await api.post('/v2/api-key', { project_id: 'default', object_type: 'org' }))).toEqual(['body.object_type']);
+
+    const org = await api.post('/v2/api-key', { object_type: 'org', name: 'org' });
+    expect(org.body).toMatchObject({ object_type: 'org', project_id: null, environment_id: null });
+    const byOrganization = await api.post('/v2/api-key', { organization_id: org.body.organization_id });
+    expect(byOrganization.body).toMatchObject({ object_type: 'org' });
+    expect((await api.post('/v2/api-key', { project_id: 'default' })).body).toMatchObject({ object_type: 'project', environment_id: null });
+  });
+
+  it('query integers are decimal digits: an empty, hexadecimal or exponent form is refused', async () => {
+    for (const page of ['', '0x1', '1e1', '%201', '1.0']) {
+      expect([page, (await server.api.get(`${FACTS}/tenants?page=${page}`)).status]).toEqual([page, 422]);
+    }
+    expect((await server.api.get(`${FACTS}/tenants?page=2&per_page=10`)).status).toBe(200);
+  });
+
+  it('a tuple naming an instance id that does not exist is 404, as a `type:key` that does not exist is', async () => {
+    await loadFolderFileExample(server.api);
+    const missing = await server.api.post(`${FACTS}/relationship_tuples`, {
+      subject: '3f0c9c0e-0000-4000-8000-000000000000',
+      relation: 'parent',
+      object: 'file:readme',
+    });
+    expect(missing.status).toBe(404);
+    const byId = (await server.api.get(`${FACTS}/resource_instances/folder:docs`)).body.id as string;
+    expect(
+      (await server.api.delete(`${FACTS}/relationship_tuples`, { subject: byId, relation: 'parent', object: 'file:readme' })).status,
+    ).toBe(204);
+  });
+});
