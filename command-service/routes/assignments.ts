@@ -5,7 +5,8 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
 import { executeEnvCommand } from '../http/services';
-import { paginationSchema, queryBoolean } from '../http/validation';
+import { queryBoolean } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -15,7 +16,7 @@ export const assignmentSchema = z.object({
   tenant: z.string().min(1).optional(),
   resource_instance: z.string().min(1).optional(),
 });
-const assignmentListQuery = paginationSchema.extend({
+const assignmentListQuery = pastPaginationSchema.extend({
   user: z.string().optional(),
   role: z.string().optional(),
   tenant: z.string().optional(),
@@ -56,11 +57,11 @@ export function assignmentRoutes(context: RouteContext): void {
   route(
     context,
     { method: 'get', path: '/role_assignments', summary: 'List role assignments', tag: 'Role assignments', query: assignmentListQuery },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };
       for (const field of ['user', 'role', 'tenant', 'resource_instance'] as const) if (query[field]) filter[field] = query[field];
-      res.json(await listPage(rm.assignments, filter, query, present));
+      res.json(await listPage((await readModelsAsOf(services, req, res)).assignments, filter, query, present));
     },
   );
 

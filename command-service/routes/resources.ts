@@ -4,7 +4,9 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -54,17 +56,19 @@ export function resourceRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/resources', summary: 'List resource types', tag: 'Resources', query: paginationSchema },
-    async (_req, res, input) => {
-      res.json(await listPage(rm.resources, { environment_id: envOf(res).id }, input.query()));
+    { method: 'get', path: '/resources', summary: 'List resource types', tag: 'Resources', query: pastPaginationSchema },
+    async (req, res, input) => {
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await listPage(reads.resources, { environment_id: envOf(res).id }, input.query()));
     },
   );
 
   route(
     context,
-    { method: 'get', path: '/resources/{resource_id}', summary: 'Get a resource type', tag: 'Resources' },
+    { method: 'get', path: '/resources/{resource_id}', summary: 'Get a resource type', tag: 'Resources', query: asOfQuery },
     async (req, res) => {
-      const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, req.params.resource_id);
+      const reads = await readModelsAsOf(services, req, res);
+      const resource = await reads.byKeyOrId(reads.resources, envOf(res).id, req.params.resource_id);
       if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);
       res.json(resource);
     },

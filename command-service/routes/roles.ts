@@ -8,7 +8,10 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import type { ReadModels } from '../../shared/read-models/read-models';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -48,17 +51,17 @@ export function roleRoutes(context: RouteContext): void {
   const rm = services.readModels;
 
   /** The resource key of the path, or null for top-level roles (no `resource_id`); 404 if the resource does not exist. */
-  async function resourceOf(params: { resource_id?: string }, res: Response): Promise<string | null> {
+  async function resourceOf(params: { resource_id?: string }, res: Response, reads: ReadModels = rm): Promise<string | null> {
     if (params.resource_id === undefined) return null;
-    const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, params.resource_id);
+    const resource = await reads.byKeyOrId(reads.resources, envOf(res).id, params.resource_id);
     if (!resource) throw new NotFoundError(`Resource '${params.resource_id}' not found`);
     return resource.key;
   }
-  async function findRole(res: Response, resource: string | null, ref: string): Promise<RoleDoc> {
+  async function findRole(res: Response, resource: string | null, ref: string, reads: ReadModels = rm): Promise<RoleDoc> {
     const role =
       resource === null
-        ? await rm.byKeyOrId(rm.roles, envOf(res).id, ref)
-        : await rm.byKeyOrId(rm.resourceRoles, envOf(res).id, ref, { resource });
+        ? await reads.byKeyOrId(reads.roles, envOf(res).id, ref)
+        : await reads.byKeyOrId(reads.resourceRoles, envOf(res).id, ref, { resource });
     if (!role) throw new NotFoundError(`Role '${ref}' not found ${resource === null ? '' : `on resource '${resource}'`}`.trim());
     return role;
   }
@@ -86,15 +89,21 @@ export function roleRoutes(context: RouteContext): void {
       res.json(await findRole(res, resource, id));
     });
 
-    route(context, { method: 'get', path, summary: `List ${scope} roles`, tag, query: paginationSchema }, async (req, res, input) => {
-      const resource = await resourceOf(req.params, res);
+    route(context, { method: 'get', path, summary: `List ${scope} roles`, tag, query: pastPaginationSchema }, async (req, res, input) => {
+      const reads = await readModelsAsOf(services, req, res);
+      const resource = await resourceOf(req.params, res, reads);
       const filter: Filter = resource === null ? { environment_id: envOf(res).id } : { environment_id: envOf(res).id, resource };
-      res.json(await listPage(resource === null ? rm.roles : rm.resourceRoles, filter, input.query()));
+      res.json(await listPage(resource === null ? reads.roles : reads.resourceRoles, filter, input.query()));
     });
 
-    route(context, { method: 'get', path: `${path}/{role_id}`, summary: `Get a ${scope} role`, tag }, async (req, res) => {
-      res.json(await findRole(res, await resourceOf(req.params, res), req.params.role_id));
-    });
+    route(
+      context,
+      { method: 'get', path: `${path}/{role_id}`, summary: `Get a ${scope} role`, tag, query: asOfQuery },
+      async (req, res) => {
+        const reads = await readModelsAsOf(services, req, res);
+        res.json(await findRole(res, await resourceOf(req.params, res, reads), req.params.role_id, reads));
+      },
+    );
 
     route(
       context,

@@ -4,7 +4,9 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -47,17 +49,23 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: paginationSchema },
-    async (_req, res, input) => {
-      res.json(await listPage(rm.tenants, { environment_id: envOf(res).id }, input.query()));
+    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: pastPaginationSchema },
+    async (req, res, input) => {
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await listPage(reads.tenants, { environment_id: envOf(res).id }, input.query()));
     },
   );
 
-  route(context, { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants' }, async (req, res) => {
-    const tenant = await rm.byKeyOrId(rm.tenants, envOf(res).id, req.params.tenant_id);
-    if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
-    res.json(tenant);
-  });
+  route(
+    context,
+    { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants', query: asOfQuery },
+    async (req, res) => {
+      const reads = await readModelsAsOf(services, req, res);
+      const tenant = await reads.byKeyOrId(reads.tenants, envOf(res).id, req.params.tenant_id);
+      if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
+      res.json(tenant);
+    },
+  );
 
   route(
     context,
@@ -101,15 +109,17 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/users', summary: 'List users ({data, total_count, page_count})', tag: 'Users', query: paginationSchema },
-    async (_req, res, input) => {
+    { method: 'get', path: '/users', summary: 'List users ({data, total_count, page_count})', tag: 'Users', query: pastPaginationSchema },
+    async (req, res, input) => {
       const page = { ...input.query(), include_total_count: true };
-      res.json(await listPage(rm.users, { environment_id: envOf(res).id }, page));
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await listPage(reads.users, { environment_id: envOf(res).id }, page));
     },
   );
 
-  route(context, { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users' }, async (req, res) => {
-    const user = await rm.byKeyOrId(rm.users, envOf(res).id, req.params.user_id);
+  route(context, { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users', query: asOfQuery }, async (req, res) => {
+    const reads = await readModelsAsOf(services, req, res);
+    const user = await reads.byKeyOrId(reads.users, envOf(res).id, req.params.user_id);
     if (!user) throw new NotFoundError(`User '${req.params.user_id}' not found`);
     res.json(user);
   });
