@@ -120,6 +120,11 @@ export class TimeTravel {
     return position;
   }
 
+  /** The first position `env` can be read as of: its creation, or the start of the history if later. */
+  async earliest(env: EnvironmentDoc): Promise<number> {
+    return Math.max(await this.createdAt(env), (await this.history.since()) ?? 0);
+  }
+
   private async reach(position: number): Promise<void> {
     const { freshness, config } = this.deps;
     if (position <= freshness.position) return;

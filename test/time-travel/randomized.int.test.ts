@@ -1,7 +1,8 @@
 import { historyProjection } from '../../projection-service/history/projection';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
 import type { ChainStep } from '../../command-service/grant-queries/explain';
-import { AsOfDocumentStore } from '../../shared/read-models/history/history';
+import { decisionHistory } from '../../command-service/time-travel/decision-history';
+import { AsOfDocumentStore, HistoryCollections } from '../../shared/read-models/history/history';
 import { ReadModels } from '../../shared/read-models/read-models';
 import { ENV, GrantsHarness } from '../grants/support/harness';
 import { Random } from '../grants/support/random';
@@ -54,12 +55,60 @@ describe('as_of answers under a random sequence of adds and deletes', () => {
           }
         }
         expect(allowed).toBeGreaterThan(20);
+
+        // Decision histories: the changes found evaluating only where it can matter are those of evaluating everywhere.
+        const since = moments[0]!.position;
+        const until = moments.at(-1)!.position;
+        const deps = {
+          history: new HistoryCollections(h.read.store),
+          eventStore: h.events,
+          readsAt: (p: number) => new ReadModels(new AsOfDocumentStore(h.read.store, p)),
+        };
+        const rolesAt = async (question: Question, p: number) => {
+          const { allow, explanation } = await GrantQueries.over(deps.readsAt(p)).check(ENV, question, true);
+          return `${allow} ${explanation!.granted_by
+            .map((g) => (g.kind === 'tenant_role' ? g.role : `${g.role}@${g.resource_instance}`))
+            .sort()
+            .join(',')}`;
+        };
+        let changes = 0;
+        for (const question of questions(new Random(seed))) {
+          const found = await decisionHistory(deps, ENV, question, since, until);
+          const everywhere: number[] = [];
+          let previous = await rolesAt(question, since);
+          for (let p = since + 1; p <= until; p++) {
+            const now = await rolesAt(question, p);
+            if (now !== previous) everywhere.push(p);
+            previous = now;
+          }
+          expect({ question, changes: found.changes.map((c) => c.position) }).toEqual({ question, changes: everywhere });
+          expect(found.evaluated).toBeLessThan(until - since);
+          changes += everywhere.length;
+        }
+        expect(changes).toBeGreaterThan(5);
       } finally {
         await h.close();
       }
     });
   }
 });
+
+type Question = { user: string; action: string; resource: { type: string; key: string; tenant: null } };
+
+/** A few questions about instances of every type (files, at the end of the longest paths, twice). */
+function questions(r: Random): Question[] {
+  const files = WORLD.KEYS.file!;
+  return [
+    { user: r.pick([...WORLD.USERS]), action: 'read', resource: { type: 'file', key: r.pick([...files]), tenant: null } },
+    { user: r.pick([...WORLD.USERS]), action: 'read', resource: { type: 'file', key: r.pick([...files]), tenant: null } },
+    { user: r.pick([...WORLD.USERS]), action: 'read', resource: { type: 'folder', key: r.pick([...WORLD.KEYS.folder!]), tenant: null } },
+    {
+      user: r.pick([...WORLD.USERS]),
+      action: 'manage',
+      resource: { type: 'account', key: r.pick([...WORLD.KEYS.account!]), tenant: null },
+    },
+  ];
+}
 
 interface Moment {
   position: number;
