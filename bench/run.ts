@@ -27,6 +27,7 @@ import { createScenarios } from './scenarios/creates';
 import { fanOutScenario } from './scenarios/fan-out';
 import { peerScenario } from './scenarios/peer';
 import { storeScaleScenarios } from './scenarios/store-scale';
+import { timeTravelScenarios } from './scenarios/time-travel';
 
 const TITLES: Record<ScenarioName, string> = {
   check: 'POST /allowed (mixed, derived roles)',
@@ -38,6 +39,7 @@ const TITLES: Record<ScenarioName, string> = {
   memory: 'memory',
   'cold-start': 'cold start',
   peer: 'check throughput vs OpenFGA',
+  'time-travel': 'as_of checks and decision history',
 };
 
 async function main(): Promise<void> {
@@ -150,6 +152,7 @@ async function main(): Promise<void> {
       await guarded('copy', () => copyScenario(standalone, 'isolated'));
       await guarded('copy', () => copyScenario(standalone, 'embedded'));
     }
+    if (want('time-travel')) await guarded('time-travel', () => timeTravelScenarios(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

@@ -1,6 +1,17 @@
 import type { DatasetSize } from './dataset';
 
-export const SCENARIOS = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'copy', 'memory', 'cold-start', 'peer'] as const;
+export const SCENARIOS = [
+  'check',
+  'bulk-check',
+  'creates',
+  'bulk-import',
+  'fanout',
+  'copy',
+  'memory',
+  'cold-start',
+  'peer',
+  'time-travel',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -18,6 +29,8 @@ export interface BenchOptions {
   copyEvents: number;
   /** Tuples in the store for the memory and cold-start scenarios. */
   memoryTuples: number;
+  /** Events in the environment of the time-travel rows (as_of checks, decision history). */
+  timeTravelEvents: number;
   /** Items per bulk request when loading. */
   bulkChunk: number;
   only: Set<ScenarioName>;
@@ -41,6 +54,7 @@ const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peerDatastores' 
   fanoutFiles: 100_000,
   copyEvents: 1_000_000,
   memoryTuples: 1_000_000,
+  timeTravelEvents: 1_000_000,
   bulkChunk: 5_000,
 };
 
@@ -55,6 +69,7 @@ const QUICK: typeof FULL = {
   fanoutFiles: 10_000,
   copyEvents: 50_000,
   memoryTuples: 50_000,
+  timeTravelEvents: 100_000,
   bulkChunk: 5_000,
 };
 

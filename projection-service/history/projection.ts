@@ -4,12 +4,12 @@ import type { Collection } from '../../shared/docstore/port';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import {
-  clockHeadId,
+  clockId,
   HistoryCollections,
   SINCE,
   versionOf,
+  type ClockDoc,
   type HistoryCollection,
-  type HistoryMetaDoc,
   type VersionedName,
 } from '../../shared/read-models/history/history';
 
@@ -108,7 +108,7 @@ const COPY_PAGE = 1000;
 export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   const history = new HistoryCollections(rm.store);
   let started = false;
-  const clockHeads = new Map<string, HistoryMetaDoc>();
+  const clockHeads = new Map<string, ClockDoc | null>();
   return {
     name: 'history',
     handles,
@@ -129,22 +129,26 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   };
 }
 
-/** Moves the environment's clock when this event is later than every event of its stream before it. */
-async function tick(history: HistoryCollections, heads: Map<string, HistoryMetaDoc>, environmentId: string, event: RecordedEvent) {
+/**
+ * Moves the environment's clock when this event is later than every event of
+ * its stream before it. The latest entry is kept in memory; after a restart it
+ * is read back from the entries at or after the event's time (usually none).
+ */
+async function tick(history: HistoryCollections, heads: Map<string, ClockDoc | null>, environmentId: string, event: RecordedEvent) {
   const at = utc(event.metadata.timestamp);
   if (at === null) return;
   let head = heads.get(environmentId);
-  if (!head) {
-    head = (await history.meta.get(clockHeadId(environmentId))) ?? { id: clockHeadId(environmentId) };
+  if (head === undefined) {
+    const later = await history.clock.find({ environment_id: environmentId, at: { $gt: at } }, { sortBy: 'at' });
+    head = later.at(-1) ?? (await history.clock.get(clockId(environmentId, at)));
     if (heads.size >= 10_000) heads.clear();
     heads.set(environmentId, head);
   }
-  // A replayed event (position already reached) never moves the clock.
-  if ((head.at !== undefined && at <= head.at) || (head.first !== undefined && event.position <= head.first)) return;
-  head.at = at;
-  head.first = event.position;
-  await history.clock.put({ id: `${environmentId} ${at}`, environment_id: environmentId, at, first: event.position });
-  await history.meta.put({ ...head });
+  // A replayed event (its position or time already reached) never moves the clock.
+  if (head !== null && (at <= head.at || event.position <= head.first)) return;
+  const entry = { id: clockId(environmentId, at), environment_id: environmentId, at, first: event.position };
+  heads.set(environmentId, entry);
+  await history.clock.put(entry);
 }
 
 /** ISO 8601 in UTC with milliseconds (`toISOString()`), so that times compare as strings; null if it is no time. */

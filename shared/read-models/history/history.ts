@@ -112,14 +112,11 @@ export class HistoryCollection<T extends { id: string }> {
   }
 }
 
-/** Where the history starts (`since`), and each environment's clock (see HistoryCollections.clock). */
+/** Where the history starts. */
 export interface HistoryMetaDoc {
   id: string;
-  /** Global: the position the history starts at (0: from the beginning of the log). */
-  since?: number;
-  /** Per environment (`clock <env>`): the latest event time of its stream so far, and the first position that reached it. */
-  at?: string;
-  first?: number;
+  /** The position the history starts at (0: from the beginning of the log). */
+  since: number;
 }
 
 /**
@@ -184,7 +181,7 @@ export class HistoryCollections {
 }
 
 export const SINCE = 'since';
-export const clockHeadId = (environmentId: string): string => `clock ${environmentId}`;
+export const clockId = (environmentId: string, at: string): string => `${environmentId} ${at}`;
 
 /**
  * A read-only view of one history collection at one position: the versions
