@@ -105,11 +105,6 @@ export class HistoryCollection<T extends { id: string }> {
   overlapping(filter: Filter, from: number, to: number, options: FindOptions = {}): Promise<Array<Version<T>>> {
     return this.versions.find({ ...filter, _from: { $lte: to }, _to: { $gt: from } }, options);
   }
-
-  /** The collection as it was at `position`: read-only, answering as the current collection did then. */
-  at(position: number): Collection<T> {
-    return new AsOfCollection(this.versions, position);
-  }
 }
 
 /** Where the history starts. */
