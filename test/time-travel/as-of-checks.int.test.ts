@@ -141,6 +141,27 @@ describe('checks as of a past position', () => {
     ).toEqual(denied.body);
   });
 
+  it('continues a page of /user-permissions as of the first page’s receipt, whatever was written since', async () => {
+    const s = await Scenario.create(server, 'checks-4');
+    await documentSchema(s);
+    for (const key of ['d1', 'd3', 'd5']) {
+      await s.instance(`document:${key}`, 'acme');
+      await s.assign('alice', 'viewer', `document:${key}`);
+    }
+    const first = await s.api.post('/user-permissions', { user: 'alice', limit: 1 });
+    const receipt = Number(first.headers.get('x-event-position'));
+    const secondThen = (await s.api.post('/user-permissions', { user: 'alice', limit: 1, cursor: first.body.next_cursor })).body;
+    // A grant that would sort onto the second page now, and one that goes.
+    await s.instance('document:d2', 'acme');
+    await s.assign('alice', 'viewer', 'document:d2');
+    await s.unassign('alice', 'viewer', 'document:d3');
+    const secondNow = (await s.api.post('/user-permissions', { user: 'alice', limit: 1, cursor: first.body.next_cursor })).body;
+    expect(Object.keys(secondNow.result.permissions)).toEqual(['document:d2']);
+    const secondAsOf = await s.api.post('/user-permissions', { user: 'alice', limit: 1, cursor: first.body.next_cursor, as_of: receipt });
+    expect(Object.keys(secondAsOf.body.result.permissions)).toEqual(['document:d3']);
+    expect(secondAsOf.body).toEqual(secondThen);
+  });
+
   it('refuses an as_of beyond the log (422 at the field) and answers 404 before the environment existed', async () => {
     const before = server.service.runner.position;
     const s = await Scenario.create(server, 'checks-3');
