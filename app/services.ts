@@ -8,6 +8,7 @@ import { envDecider } from '../shared/domain/env/decider';
 import { orgDecider } from '../shared/domain/org/decider';
 import type { EventStore } from '../shared/eventstore/port';
 import type { ReadModels } from '../shared/read-models/read-models';
+import { TimeTravel } from '../command-service/time-travel/time-travel';
 
 /** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
 export function buildServices(
@@ -28,6 +29,7 @@ export function buildServices(
     envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' }), undefined, snapshots),
     orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
     freshness,
+    timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config }),
   };
 }
 

@@ -28,6 +28,7 @@ import { fanOutScenario } from './scenarios/fan-out';
 import { peerScenario } from './scenarios/peer';
 import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
+import { timeTravelScenarios } from './scenarios/time-travel';
 
 const TITLES: Record<ScenarioName, string> = {
   check: 'POST /allowed (mixed, derived roles)',
@@ -40,6 +41,7 @@ const TITLES: Record<ScenarioName, string> = {
   'cold-start': 'cold start',
   peer: 'check throughput vs OpenFGA',
   soak: 'soak (mixed load, 10 min)',
+  'time-travel': 'as_of checks and decision history',
 };
 
 async function main(): Promise<void> {
@@ -153,6 +155,7 @@ async function main(): Promise<void> {
       await guarded('copy', () => copyScenario(standalone, 'embedded'));
     }
     if (want('soak')) await guarded('soak', () => soakScenario(standalone));
+    if (want('time-travel')) await guarded('time-travel', () => timeTravelScenarios(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

@@ -11,6 +11,7 @@ export const SCENARIOS = [
   'cold-start',
   'peer',
   'soak',
+  'time-travel',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that run only when named with --only (the soak takes ten minutes on its own). */
@@ -31,6 +32,8 @@ export interface BenchOptions {
   copyEvents: number;
   /** Tuples in the store for the memory and cold-start scenarios. */
   memoryTuples: number;
+  /** Events in the environment of the time-travel rows (as_of checks, decision history). */
+  timeTravelEvents: number;
   /** Items per bulk request when loading. */
   bulkChunk: number;
   /** Seconds of mixed load in the soak scenario. */
@@ -56,6 +59,7 @@ const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peerDatastores' 
   fanoutFiles: 100_000,
   copyEvents: 1_000_000,
   memoryTuples: 1_000_000,
+  timeTravelEvents: 1_000_000,
   bulkChunk: 5_000,
   soakDurationS: 600,
 };
@@ -71,6 +75,7 @@ const QUICK: typeof FULL = {
   fanoutFiles: 10_000,
   copyEvents: 50_000,
   memoryTuples: 50_000,
+  timeTravelEvents: 100_000,
   bulkChunk: 5_000,
   soakDurationS: 60,
 };

@@ -2,6 +2,7 @@ import type { ReadModels } from '../../shared/read-models/read-models';
 import type { GrantCollections } from '../../shared/read-models/grants/collections';
 import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
 import { check, type CheckResult } from './check';
+import { GrantsAsOf } from './grants-as-of';
 import { cachedRolePermissions, storedRolePermissions, type RolePermissions } from './role-permissions';
 import type { QueryDeps, CheckRequest } from './types';
 import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
@@ -10,8 +11,19 @@ import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest 
 export class GrantQueries {
   private readonly deps: QueryDeps;
 
-  constructor(rm: ReadModels, grants: GrantCollections, roles: RolePermissions = storedRolePermissions(rm)) {
+  constructor(rm: ReadModels, grants: Pick<GrantCollections, 'grants'>, roles: RolePermissions = storedRolePermissions(rm)) {
     this.deps = { rm, grants, roles };
+  }
+
+  /**
+   * The same queries over other read models that keep no derived grants (the
+   * read models as of a past position): grants are derived on the fly from
+   * their assignments, tuples and role definitions (GrantsAsOf). For one
+   * request: what it derives is kept until it is dropped.
+   */
+  static over(rm: ReadModels): GrantQueries {
+    const grants = new GrantsAsOf(rm);
+    return new GrantQueries(rm, { grants }, grants.rolePermissions());
   }
 
   /** The same queries, with role definitions kept while the read models stay at `position` (see ReadCache). */

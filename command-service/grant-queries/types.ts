@@ -5,7 +5,8 @@ import type { RolePermissions } from './role-permissions';
 /** What the grant queries read: the core read models (roles, instances, assignments) and the derived grants. */
 export interface QueryDeps {
   rm: ReadModels;
-  grants: GrantCollections;
+  /** The derived grants: materialised (the current read models), or derived on the fly (as of a past position, GrantsAsOf). */
+  grants: Pick<GrantCollections, 'grants'>;
   roles: RolePermissions;
 }
 

@@ -345,3 +345,51 @@ export const authorizedUsersAnswerSchema = z
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'AuthorizedUsers' });
+
+const grantedBy = explanationSchema.shape.granted_by.element;
+const position = z.number().int().min(0).describe('A log position');
+/** `POST /allowed/history`: the answer at `since`, then each change until `until` with its cause and the explanation then. */
+export const decisionHistoryAnswerSchema = z
+  .strictObject({
+    user: z.unknown(),
+    action: z.string(),
+    resource: z.unknown(),
+    since: z.strictObject({ position, time: z.string().optional() }),
+    until: z.strictObject({ position, time: z.string().optional() }),
+    initial: z.strictObject({ position, allow: z.boolean(), explanation: explanationSchema }),
+    changes: z.array(
+      z.strictObject({
+        position,
+        time: z.string(),
+        allow: z.boolean(),
+        decision_changed: z.boolean(),
+        roles_gained: z.array(grantedBy),
+        roles_lost: z.array(grantedBy),
+        event: z.strictObject({
+          type: z.string(),
+          actor: z.string().nullable(),
+          request_id: z.string().nullable(),
+          correlation_id: z.string().nullable(),
+          audit_metadata: z.unknown().optional(),
+          data: z.unknown(),
+        }),
+        cascade_of: z.strictObject({ type: z.string(), position, data: z.unknown() }).optional(),
+        cause: z.strictObject({
+          summary: z.string(),
+          links: z.array(
+            z.strictObject({
+              what: z.enum(['tuple', 'assignment', 'rule', 'permissions', 'role', 'instance']),
+              role: z.string(),
+              on: z.string(),
+              side: z.enum(['gained', 'lost']),
+              step: z.number().int().optional(),
+              hops_up: z.number().int().optional(),
+            }),
+          ),
+        }),
+        explanation: explanationSchema,
+      }),
+    ),
+    evaluated: z.number().int().min(0).describe('How many log positions were evaluated'),
+  })
+  .meta({ id: 'DecisionHistory' });

@@ -9,6 +9,7 @@ import type { OrgCommand, OrgState } from '../../shared/domain/org/decider';
 import { UnavailableError } from '../../shared/errors';
 import type { EnvEvent, EventMetadata, OrgEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
+import type { TimeTravel } from '../time-travel/time-travel';
 import { authOf } from './auth';
 
 /** How far the read models are: lets a write wait until its own events are visible. */
@@ -33,6 +34,8 @@ export interface Services {
   envCommands: CommandPipeline<EnvCommand, EnvState, EnvEvent>;
   orgCommands: CommandPipeline<OrgCommand, OrgState, OrgEvent>;
   freshness: Freshness;
+  /** Reads and checks `as_of` a past log position (the history read model). */
+  timeTravel: TimeTravel;
 }
 
 /** The header that carries a write's log position, and that a read may send back to be at least that fresh. */

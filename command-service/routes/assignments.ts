@@ -6,9 +6,10 @@ import { listPage } from '../http/pagination';
 import { present } from '../http/present';
 import { assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
-import { INSTANCE_REF_PATTERN, paginationSchema, queryBoolean } from '../http/validation';
+import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 
 /**
  * A tenant (for a top-level role) or a resource instance (for a role of its
@@ -27,7 +28,7 @@ export const assignmentSchema = z
       .optional(),
   })
   .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
-const assignmentListQuery = paginationSchema.extend({
+const assignmentListQuery = pastPaginationSchema.extend({
   user: z.string().optional(),
   role: z.string().optional(),
   tenant: z.string().optional(),
@@ -76,11 +77,11 @@ export function assignmentRoutes(context: RouteContext): void {
       query: assignmentListQuery,
       response: assignmentListSchema,
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };
       for (const field of ['user', 'role', 'tenant', 'resource_instance'] as const) if (query[field]) filter[field] = query[field];
-      res.json(await listPage(rm.assignments, filter, query, present));
+      res.json(await listPage((await readModelsAsOf(services, req, res)).assignments, filter, query, present));
     },
   );
 

@@ -6,7 +6,10 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { instanceListSchema, instanceSchema } from '../http/responses';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
+import type { ReadModels } from '../../shared/read-models/read-models';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 import type { Filter } from '../../shared/docstore/port';
@@ -17,7 +20,7 @@ export const instanceCreateSchema = z.object({
   tenant: z.string().min(1),
   attributes: boundedJson.optional(),
 });
-const instanceListQuery = paginationSchema.extend({ resource: z.string().optional(), tenant: z.string().optional() });
+const instanceListQuery = pastPaginationSchema.extend({ resource: z.string().optional(), tenant: z.string().optional() });
 
 /** Resource instances: `/v2/facts/{proj_id}/{env_id}/resource_instances`. */
 export function instanceRoutes(context: RouteContext): void {
@@ -25,9 +28,10 @@ export function instanceRoutes(context: RouteContext): void {
   const rm = services.readModels;
 
   /** `type:key` or an instance id. */
-  async function findInstance(envId: string, ref: string) {
+  async function findInstance(envId: string, ref: string, reads: ReadModels = rm) {
     const [resource, key] = splitRef(ref);
-    const instance = (key ? await rm.instances.findOne({ environment_id: envId, resource, key }) : null) ?? (await rm.instances.get(ref));
+    const instance =
+      (key ? await reads.instances.findOne({ environment_id: envId, resource, key }) : null) ?? (await reads.instances.get(ref));
     if (!instance || instance.environment_id !== envId) throw new NotFoundError(`Resource instance '${ref}' not found`);
     return instance;
   }
@@ -67,12 +71,12 @@ export function instanceRoutes(context: RouteContext): void {
       query: instanceListQuery,
       response: instanceListSchema,
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };
       if (query.resource) filter.resource = query.resource;
       if (query.tenant) filter.tenant = query.tenant;
-      res.json(await listPage(rm.instances, filter, query));
+      res.json(await listPage((await readModelsAsOf(services, req, res)).instances, filter, query));
     },
   );
 
@@ -81,12 +85,14 @@ export function instanceRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/resource_instances/{instance_id}',
+      query: asOfQuery,
       summary: 'Get a resource instance (id or type:key)',
       tag: 'Resource instances',
       response: instanceSchema,
     },
     async (req, res) => {
-      res.json(await findInstance(envOf(res).id, req.params.instance_id));
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await findInstance(envOf(res).id, req.params.instance_id, reads));
     },
   );
 

@@ -5,7 +5,10 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { relationListSchema, relationSchema } from '../http/responses';
-import { keySchema, paginationSchema } from '../http/validation';
+import { keySchema } from '../http/validation';
+import type { ReadModels } from '../../shared/read-models/read-models';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -21,8 +24,8 @@ export function relationRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
 
-  async function objectResource(envId: string, ref: string): Promise<string> {
-    const resource = await rm.byKeyOrId(rm.resources, envId, ref);
+  async function objectResource(envId: string, ref: string, reads: ReadModels = rm): Promise<string> {
+    const resource = await reads.byKeyOrId(reads.resources, envId, ref);
     if (!resource) throw new NotFoundError(`Resource '${ref}' not found`);
     return resource.key;
   }
@@ -60,13 +63,14 @@ export function relationRoutes(context: RouteContext): void {
       path: '/resources/{resource_id}/relations',
       summary: 'List the relations of a resource type',
       tag: 'Relations',
-      query: paginationSchema,
+      query: pastPaginationSchema,
       response: relationListSchema,
     },
     async (req, res, input) => {
       const env = envOf(res).id;
-      const filter = { environment_id: env, object_resource: await objectResource(env, req.params.resource_id) };
-      res.json(await listPage(rm.relations, filter, input.query()));
+      const reads = await readModelsAsOf(services, req, res);
+      const filter = { environment_id: env, object_resource: await objectResource(env, req.params.resource_id, reads) };
+      res.json(await listPage(reads.relations, filter, input.query()));
     },
   );
 
@@ -75,14 +79,16 @@ export function relationRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/resources/{resource_id}/relations/{relation_id}',
+      query: asOfQuery,
       summary: 'Get a relation',
       tag: 'Relations',
       response: relationSchema,
     },
     async (req, res) => {
       const env = envOf(res).id;
-      const object = await objectResource(env, req.params.resource_id);
-      const relation = await rm.byKeyOrId(rm.relations, env, req.params.relation_id, { object_resource: object });
+      const reads = await readModelsAsOf(services, req, res);
+      const object = await objectResource(env, req.params.resource_id, reads);
+      const relation = await reads.byKeyOrId(reads.relations, env, req.params.relation_id, { object_resource: object });
       if (!relation) throw new NotFoundError(`Relation '${req.params.relation_id}' not found on resource '${object}'`);
       res.json(relation);
     },

@@ -5,7 +5,9 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { resourceListSchema, resourceSchema } from '../http/responses';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -67,19 +69,28 @@ export function resourceRoutes(context: RouteContext): void {
       path: '/resources',
       summary: 'List resource types',
       tag: 'Resources',
-      query: paginationSchema,
+      query: pastPaginationSchema,
       response: resourceListSchema,
     },
-    async (_req, res, input) => {
-      res.json(await listPage(rm.resources, { environment_id: envOf(res).id }, input.query()));
+    async (req, res, input) => {
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await listPage(reads.resources, { environment_id: envOf(res).id }, input.query()));
     },
   );
 
   route(
     context,
-    { method: 'get', path: '/resources/{resource_id}', summary: 'Get a resource type', tag: 'Resources', response: resourceSchema },
+    {
+      method: 'get',
+      path: '/resources/{resource_id}',
+      summary: 'Get a resource type',
+      tag: 'Resources',
+      query: asOfQuery,
+      response: resourceSchema,
+    },
     async (req, res) => {
-      const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, req.params.resource_id);
+      const reads = await readModelsAsOf(services, req, res);
+      const resource = await reads.byKeyOrId(reads.resources, envOf(res).id, req.params.resource_id);
       if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);
       res.json(resource);
     },

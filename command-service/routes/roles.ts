@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import type { RoleDoc } from '../../shared/read-models/read-models';
+import type { ReadModels, RoleDoc } from '../../shared/read-models/read-models';
 import type { Filter } from '../../shared/docstore/port';
 import { NotFoundError } from '../../shared/errors';
 import type { DerivationRule } from '../../shared/events';
@@ -9,7 +9,9 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { derivedRoleRuleSchema, resourceRoleListSchema, resourceRoleSchema, roleListSchema, roleSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -70,17 +72,17 @@ export function roleRoutes(context: RouteContext): void {
   const rm = services.readModels;
 
   /** The resource key of the path, or null for top-level roles (no `resource_id`); 404 if the resource does not exist. */
-  async function resourceOf(params: { resource_id?: string }, res: Response): Promise<string | null> {
+  async function resourceOf(params: { resource_id?: string }, res: Response, reads: ReadModels = rm): Promise<string | null> {
     if (params.resource_id === undefined) return null;
-    const resource = await rm.byKeyOrId(rm.resources, envOf(res).id, params.resource_id);
+    const resource = await reads.byKeyOrId(reads.resources, envOf(res).id, params.resource_id);
     if (!resource) throw new NotFoundError(`Resource '${params.resource_id}' not found`);
     return resource.key;
   }
-  async function findRole(res: Response, resource: string | null, ref: string): Promise<RoleDoc> {
+  async function findRole(res: Response, resource: string | null, ref: string, reads: ReadModels = rm): Promise<RoleDoc> {
     const role =
       resource === null
-        ? await rm.byKeyOrId(rm.roles, envOf(res).id, ref)
-        : await rm.byKeyOrId(rm.resourceRoles, envOf(res).id, ref, { resource });
+        ? await reads.byKeyOrId(reads.roles, envOf(res).id, ref)
+        : await reads.byKeyOrId(reads.resourceRoles, envOf(res).id, ref, { resource });
     if (!role) throw new NotFoundError(`Role '${ref}' not found ${resource === null ? '' : `on resource '${resource}'`}`.trim());
     return role;
   }
@@ -118,19 +120,21 @@ export function roleRoutes(context: RouteContext): void {
 
     route(
       context,
-      { method: 'get', path, summary: `List ${scope} roles`, tag, query: paginationSchema, response: schemas.list },
+      { method: 'get', path, summary: `List ${scope} roles`, tag, query: pastPaginationSchema, response: schemas.list },
       async (req, res, input) => {
-        const resource = await resourceOf(req.params, res);
+        const reads = await readModelsAsOf(services, req, res);
+        const resource = await resourceOf(req.params, res, reads);
         const filter: Filter = resource === null ? { environment_id: envOf(res).id } : { environment_id: envOf(res).id, resource };
-        res.json(await listPage(resource === null ? rm.roles : rm.resourceRoles, filter, input.query()));
+        res.json(await listPage(resource === null ? reads.roles : reads.resourceRoles, filter, input.query()));
       },
     );
 
     route(
       context,
-      { method: 'get', path: `${path}/{role_id}`, summary: `Get a ${scope} role`, tag, response: schemas.one },
+      { method: 'get', path: `${path}/{role_id}`, summary: `Get a ${scope} role`, tag, query: asOfQuery, response: schemas.one },
       async (req, res) => {
-        res.json(await findRole(res, await resourceOf(req.params, res), req.params.role_id));
+        const reads = await readModelsAsOf(services, req, res);
+        res.json(await findRole(res, await resourceOf(req.params, res, reads), req.params.role_id, reads));
       },
     );
 

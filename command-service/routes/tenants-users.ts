@@ -5,7 +5,9 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { tenantListSchema, tenantSchema, userPageSchema, userSchema } from '../http/responses';
-import { boundedJson, keySchema, paginationSchema } from '../http/validation';
+import { boundedJson, keySchema } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -48,17 +50,19 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: paginationSchema, response: tenantListSchema },
-    async (_req, res, input) => {
-      res.json(await listPage(rm.tenants, { environment_id: envOf(res).id }, input.query()));
+    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: pastPaginationSchema, response: tenantListSchema },
+    async (req, res, input) => {
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await listPage(reads.tenants, { environment_id: envOf(res).id }, input.query()));
     },
   );
 
   route(
     context,
-    { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants', response: tenantSchema },
+    { method: 'get', path: '/tenants/{tenant_id}', summary: 'Get a tenant', tag: 'Tenants', query: asOfQuery, response: tenantSchema },
     async (req, res) => {
-      const tenant = await rm.byKeyOrId(rm.tenants, envOf(res).id, req.params.tenant_id);
+      const reads = await readModelsAsOf(services, req, res);
+      const tenant = await reads.byKeyOrId(reads.tenants, envOf(res).id, req.params.tenant_id);
       if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
       res.json(tenant);
     },
@@ -112,20 +116,22 @@ export function tenantAndUserRoutes(context: RouteContext): void {
       path: '/users',
       summary: 'List users ({data, total_count, page_count})',
       tag: 'Users',
-      query: paginationSchema,
+      query: pastPaginationSchema,
       response: userPageSchema,
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const page = { ...input.query(), include_total_count: true };
-      res.json(await listPage(rm.users, { environment_id: envOf(res).id }, page));
+      const reads = await readModelsAsOf(services, req, res);
+      res.json(await listPage(reads.users, { environment_id: envOf(res).id }, page));
     },
   );
 
   route(
     context,
-    { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users', response: userSchema },
+    { method: 'get', path: '/users/{user_id}', summary: 'Get a user', tag: 'Users', query: asOfQuery, response: userSchema },
     async (req, res) => {
-      const user = await rm.byKeyOrId(rm.users, envOf(res).id, req.params.user_id);
+      const reads = await readModelsAsOf(services, req, res);
+      const user = await reads.byKeyOrId(reads.users, envOf(res).id, req.params.user_id);
       if (!user) throw new NotFoundError(`User '${req.params.user_id}' not found`);
       res.json(user);
     },

@@ -5,7 +5,8 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { tupleListSchema, tupleSchema } from '../http/responses';
-import { INSTANCE_REF_PATTERN, paginationSchema } from '../http/validation';
+import { INSTANCE_REF_PATTERN } from '../http/validation';
+import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -18,7 +19,7 @@ export const tupleCreateSchema = z.object({
   tenant: z.string().min(1).optional(),
 });
 export const tupleDeleteSchema = tupleCreateSchema.omit({ tenant: true });
-const tupleListQuery = paginationSchema.extend({
+const tupleListQuery = pastPaginationSchema.extend({
   subject: z.string().optional(),
   relation: z.string().optional(),
   object: z.string().optional(),
@@ -65,11 +66,11 @@ export function tupleRoutes(context: RouteContext): void {
       query: tupleListQuery,
       response: tupleListSchema,
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const query = input.query();
       const filter: Filter = { environment_id: envOf(res).id };
       for (const field of ['subject', 'relation', 'object', 'tenant'] as const) if (query[field]) filter[field] = query[field];
-      res.json(await listPage(rm.tuples, filter, query));
+      res.json(await listPage((await readModelsAsOf(services, req, res)).tuples, filter, query));
     },
   );
 

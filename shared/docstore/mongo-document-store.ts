@@ -267,7 +267,12 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     for (const [field, condition] of Object.entries(filter)) {
       const name = this.fieldName(field);
       if (condition !== null && typeof condition === 'object') {
-        query[name] = '$gt' in condition ? { $gt: toFieldValue(condition.$gt) } : { $in: condition.$in.map(toFieldValue) };
+        query[name] =
+          '$gt' in condition
+            ? { $gt: toFieldValue(condition.$gt) }
+            : '$lte' in condition
+              ? { $lte: toFieldValue(condition.$lte) }
+              : { $in: condition.$in.map(toFieldValue) };
       } else {
         query[name] = toFieldValue(condition);
       }

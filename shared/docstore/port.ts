@@ -8,9 +8,11 @@ export type FieldValue = string | number | boolean | null;
 /**
  * Equality on declared fields; `{$in: [...]}` matches any of the values;
  * `{$gt: v}` matches values strictly greater than `v` (keyset pagination, with
- * `sortBy` on the same field).
+ * `sortBy` on the same field); `{$lte: v}` matches values at most `v` (with
+ * `$gt` on another field: the versions of the history read model valid at a
+ * position, `from <= p < to`).
  */
-export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | { $gt: FieldValue }>;
+export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | { $gt: FieldValue } | { $lte: FieldValue }>;
 
 export interface CollectionSpec {
   name: string;

@@ -286,6 +286,9 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
       if (condition !== null && typeof condition === 'object' && '$gt' in condition) {
         clauses.push(`${col} > ?`);
         params.push(toSqlValue(condition.$gt));
+      } else if (condition !== null && typeof condition === 'object' && '$lte' in condition) {
+        clauses.push(`${col} <= ?`);
+        params.push(toSqlValue(condition.$lte));
       } else if (condition !== null && typeof condition === 'object') {
         if (condition.$in.length === 0) {
           clauses.push('0');

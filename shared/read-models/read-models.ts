@@ -254,3 +254,6 @@ export class ReadModels {
     return byId;
   }
 }
+
+/** The collections' declarations (the history read model keeps versions of the environment-scoped ones). */
+export { specs as readModelSpecs };

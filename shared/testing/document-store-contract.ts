@@ -76,6 +76,21 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect(await items.count({ kind: { $gt: 'z' } })).toBe(0);
     });
 
+    it('finds values at most a bound ($lte), with $gt on another field (a validity interval)', async () => {
+      const versions = [
+        item('v1', 'e1', 'x', 1, '5'),
+        item('v2', 'e1', 'x', 5, '9'),
+        item('v3', 'e1', 'x', 9, null),
+        item('w', 'e2', 'x', 1),
+      ];
+      await items.putMany(versions);
+      const validAt = (p: number) => items.find({ env: 'e1', rank: { $lte: p }, parent: { $gt: String(p) } }, { sortBy: 'rank' });
+      expect((await validAt(4)).map((i) => i.id)).toEqual(['v1']);
+      expect((await validAt(5)).map((i) => i.id)).toEqual(['v2']);
+      expect((await items.find({ env: 'e1', rank: { $lte: 5 } }, { sortBy: 'rank' })).map((i) => i.id)).toEqual(['v1', 'v2']);
+      expect(await items.count({ rank: { $lte: 0 } })).toBe(0);
+    });
+
     it('refuses filters on undeclared fields', async () => {
       await expect(items.find({ payload: 'x' })).rejects.toThrow(/not declared/);
     });

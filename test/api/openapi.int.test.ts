@@ -279,6 +279,7 @@ describe('real answers match the declared response schemas', () => {
     expect(permissions.body.next_cursor).toEqual(expect.any(String));
     expect((await env.post('/user-permissions', { user: 'dave' })).status).toBe(200);
     expect((await env.post('/authorized_users', { action: 'read', resource: 'file:readme', limit: 1 })).status).toBe(200);
+    expect((await env.post('/allowed/history', { user: 'dave', action: 'read', resource: 'file:readme' })).status).toBe(200);
   });
 
   it('deletes', async () => {

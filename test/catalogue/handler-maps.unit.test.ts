@@ -7,6 +7,7 @@ import { factsProjectionHandlers } from '../../projection-service/projections/fa
 import { orgProjectionHandlers } from '../../projection-service/projections/org-projection';
 import { schemaProjectionHandlers } from '../../projection-service/projections/schema-projection';
 import { grantsProjectionHandlers } from '../../projection-service/grants/projection';
+import { historyProjectionHandlers } from '../../projection-service/history/projection';
 import { taskProjectionHandlers } from '../../task-service/task-projection';
 import { idRemapping } from '../../task-service/copy/remap';
 import { copyPartOf } from '../../task-service/copy/scope';
@@ -17,6 +18,7 @@ const maps: Array<{ name: string; kind: StreamKind; map: object }> = [
   { name: 'schema projection', kind: 'env', map: schemaProjectionHandlers },
   { name: 'facts projection', kind: 'env', map: factsProjectionHandlers },
   { name: 'grants projection', kind: 'env', map: grantsProjectionHandlers },
+  { name: 'history projection', kind: 'env', map: historyProjectionHandlers },
   { name: 'copy: id remapping', kind: 'env', map: idRemapping },
   { name: 'copy: policy or facts', kind: 'env', map: copyPartOf },
   { name: 'organisation fold', kind: 'org', map: orgFold },

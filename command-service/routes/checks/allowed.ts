@@ -5,6 +5,7 @@ import { bulkCheckAnswerSchema, checkAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { CachedChecks } from './cached-checks';
+import { atOnePosition, queriesAsOf, queryAsOf } from './positions';
 import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
 
 /**
@@ -13,6 +14,11 @@ import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
  * check in order for bulk, as `{allow: [{allow}, …]}`); an unknown user,
  * instance or action is `allow: false`, never an error. Decisions come from a
  * cache that is exact (see CachedChecks); `Cache-Control: no-cache` reads the store.
+ *
+ * Every answer says in `X-Event-Position` the log position it was decided at
+ * (a receipt: the same check with that `as_of` and `explain` re-derives it).
+ * With `as_of` (body or query), the check is decided as of that past position
+ * or time, from the history read model.
  */
 export function allowedRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
@@ -29,15 +35,25 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       query: explainQuery,
       response: checkAnswerSchema,
       readOnly: true,
-      summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it)',
+      summary: 'Check one permission; explain=true adds the derivation chain (or why nothing grants it); as_of decides as of then',
     },
     async (req, res, input) => {
       const body = input.body();
       // `explain` in the body wins; the query is read only without it.
       const explain = body.explain ?? input.query().explain ?? false;
       const env = await keyEnvironment(rm, authOf(res));
-      const { explain: _explain, context: _context, ...check } = body;
-      res.json(explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) });
+      const { explain: _explain, context: _context, as_of: bodyAsOf, ...check } = body;
+      const asOf = bodyAsOf ?? queryAsOf(req);
+      if (asOf !== undefined) {
+        const past = await queriesAsOf(services, res, env, asOf, [bodyAsOf !== undefined ? 'body' : 'query', 'as_of']);
+        res.json(await past.check(env.id, check, explain));
+        return;
+      }
+      res.json(
+        await atOnePosition(services, res, async () =>
+          explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) },
+        ),
+      );
     },
   );
 
@@ -51,22 +67,41 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       query: explainQuery,
       response: bulkCheckAnswerSchema,
       readOnly: true,
-      summary: 'Check many permissions; one answer per check, in order',
+      summary: 'Check many permissions; one answer per check, in order; ?as_of= (or as_of per check) decides as of then',
     },
     async (req, res, input) => {
       const checks = input.body();
-      const explainAll = input.query().explain ?? false;
+      const { explain: explainAll = false, as_of: allAsOf } = input.query();
       const env = await keyEnvironment(rm, authOf(res));
       const explained = (c: (typeof checks)[number]) => c.explain ?? explainAll;
-      const decided = await decisions.allowedAll(
-        env.id,
-        checks.filter((c) => !explained(c)),
-        noCache(req),
-      );
-      const answers = [];
-      let next = 0;
-      for (const check of checks) answers.push(explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! });
-      res.json({ allow: answers });
+      // Checks as of a past position (the query's, or their own), each position's queries made once.
+      const past = new Map<string, Promise<GrantQueries>>();
+      const pastQueries = (asOf: NonNullable<typeof allAsOf>, index: number) => {
+        const key = JSON.stringify(asOf);
+        let found = past.get(key);
+        if (!found) {
+          const where = asOf === checks[index]!.as_of ? ['body', index, 'as_of'] : ['query', 'as_of'];
+          found = queriesAsOf(services, res, env, asOf, where, asOf === allAsOf);
+          past.set(key, found);
+        }
+        return found;
+      };
+      const asOfOf = (c: (typeof checks)[number]) => c.as_of ?? allAsOf;
+      const decide = async () => {
+        const current = checks.filter((c) => asOfOf(c) === undefined && !explained(c));
+        const decided = await decisions.allowedAll(env.id, current, noCache(req));
+        const out = [];
+        let next = 0;
+        for (const [index, check] of checks.entries()) {
+          const { explain: _explain, context: _context, as_of: _asOf, ...question } = check;
+          const asOf = asOfOf(check);
+          if (asOf !== undefined) out.push(await (await pastQueries(asOf, index)).check(env.id, question, explained(check)));
+          else out.push(explained(check) ? await queries.check(env.id, question, true) : { allow: decided[next++]! });
+        }
+        return out;
+      };
+      // With the query's as_of every check is a past one, and the header says its position.
+      res.json({ allow: allAsOf !== undefined ? await decide() : await atOnePosition(services, res, decide) });
     },
   );
 }

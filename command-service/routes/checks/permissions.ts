@@ -3,6 +3,7 @@ import { authOf, keyEnvironment } from '../../http/auth';
 import { authorizedUsersAnswerSchema, userPermissionsAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
+import { atOnePosition, queriesAsOf } from './positions';
 import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
 
 /**
@@ -13,7 +14,8 @@ import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
  * `result` as Permit's PDP does, which the SDK's getUserPermissions unwraps.
  */
 export function permissionRoutes(context: RouteContext, queries: GrantQueries): void {
-  const rm = context.services.readModels;
+  const { services } = context;
+  const rm = services.readModels;
 
   route(
     context,
@@ -24,13 +26,17 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       body: userPermissionsSchema,
       response: userPermissionsAnswerSchema,
       readOnly: true,
-      summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}',
+      summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}; as_of answers as of then',
     },
     async (_req, res, input) => {
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
-      const { context: _context, ...request } = body;
-      const page = await queries.userPermissions(env.id, request);
+      // A cursor does not name the position: a page of an answer continues as of its receipt (X-Event-Position).
+      const { context: _context, as_of: asOf, ...request } = body;
+      const page =
+        asOf === undefined
+          ? await atOnePosition(services, res, () => queries.userPermissions(env.id, request))
+          : await (await queriesAsOf(services, res, env, asOf, ['body', 'as_of'])).userPermissions(env.id, request);
       res.json({ result: { permissions: page.permissions }, next_cursor: page.next_cursor });
     },
   );
@@ -44,13 +50,16 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       body: authorizedUsersSchema,
       response: authorizedUsersAnswerSchema,
       readOnly: true,
-      summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}',
+      summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}; as_of answers as of then',
     },
     async (_req, res, input) => {
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
-      const { context: _context, ...request } = body;
-      const { next_cursor, ...result } = await queries.authorizedUsers(env.id, request);
+      const { context: _context, as_of: asOf, ...request } = body;
+      const { next_cursor, ...result } =
+        asOf === undefined
+          ? await atOnePosition(services, res, () => queries.authorizedUsers(env.id, request))
+          : await (await queriesAsOf(services, res, env, asOf, ['body', 'as_of'])).authorizedUsers(env.id, request);
       res.json({ result, next_cursor });
     },
   );

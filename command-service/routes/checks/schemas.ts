@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ResourceRef } from '../../grant-queries/types';
 import { boundedJson, boundedJsonValue, queryBoolean } from '../../http/validation';
+import { asOfQuery, asOfSchema } from '../../time-travel/time-travel';
 
 /**
  * Request bodies of the PDP endpoints, as Permit's SDK sends them: `user` is a
@@ -35,13 +36,15 @@ export const checkSchema = z.object({
   context: boundedJson.optional(),
   /** Our extension: answer with the derivation chain (or why nothing grants it). Same as `?explain=true`. */
   explain: z.boolean().optional(),
+  /** Our extension: decide as of a past log position or time (docs/audit.md, "Time travel"). Same as `?as_of=`. */
+  as_of: asOfSchema.optional(),
 });
 
 /** Most checks in one `/allowed/bulk` request; a longer list is refused (422), never cut short. */
 export const MAX_BULK_CHECKS = 1000;
 export const bulkCheckSchema = z.array(checkSchema).max(MAX_BULK_CHECKS);
 
-export const explainQuery = z.object({ explain: queryBoolean.optional() });
+export const explainQuery = z.object({ explain: queryBoolean.optional() }).extend(asOfQuery.shape);
 
 const keyList = z.array(z.string().min(1)).max(1000);
 
@@ -51,6 +54,7 @@ export const userPermissionsSchema = z.object({
   resources: keyList.optional(),
   resource_types: keyList.optional(),
   context: boundedJson.optional(),
+  as_of: asOfSchema.optional(),
   /** `next_cursor` of the previous page. */
   cursor: z.string().optional(),
   /** Instances per page. Large by default because Permit's SDK cannot follow a cursor. */
@@ -61,6 +65,7 @@ export const authorizedUsersSchema = z.object({
   action: z.string().min(1),
   resource: resourceSchema,
   context: boundedJson.optional(),
+  as_of: asOfSchema.optional(),
   cursor: z.string().optional(),
   /** Users per page. */
   limit: z.number().int().min(1).max(1000).default(100),

@@ -9,6 +9,7 @@ import { grantsProjection } from '../../../projection-service/grants/projection'
 import { GrantQueries } from '../../../command-service/grant-queries/grant-queries';
 import { GrantStats } from '../../../projection-service/grants/stats';
 import { ReadModels } from '../../../shared/read-models/read-models';
+import type { Projection } from '../../../shared/read-models/projection';
 import { ProjectionRunner } from '../../../projection-service/runner';
 import { CommandPipeline } from '../../../shared/cqrs/command-pipeline';
 import type { DocumentStore } from '../../../shared/docstore/port';
@@ -34,7 +35,8 @@ export class ReadSide {
   readonly stats = new GrantStats();
   readonly runner: ProjectionRunner;
 
-  constructor(store: DocumentStore, events: SqliteEventStore) {
+  /** `extra`: projections run after the grants projection (e.g. the history's). */
+  constructor(store: DocumentStore, events: SqliteEventStore, extra: (rm: ReadModels) => Projection[] = () => []) {
     this.store = store;
     this.rm = new ReadModels(store);
     this.grants = new GrantCollections(store);
@@ -42,7 +44,7 @@ export class ReadSide {
     this.runner = new ProjectionRunner(
       events,
       store,
-      [...coreProjections(this.rm), grantsProjection(this.rm, { stats: this.stats })],
+      [...coreProjections(this.rm), grantsProjection(this.rm, { stats: this.stats }), ...extra(this.rm)],
       logger,
       {
         checkpointName: 'grants-test',
@@ -70,9 +72,12 @@ export class GrantsHarness {
   private position = 0;
   private readonly extra: ReadSide[] = [];
 
-  /** `readModels`: the document store of the read side (default: SQLite in the temporary directory). */
-  constructor(readModels?: DocumentStore) {
-    this.read = new ReadSide(readModels ?? new SqliteDocumentStore(join(this.dir, 'rm.sqlite')), this.events);
+  /**
+   * `readModels`: the document store of the read side (default: SQLite in the temporary directory);
+   * `extra`: projections the read side runs after the grants projection.
+   */
+  constructor(readModels?: DocumentStore, extra?: (rm: ReadModels) => Projection[]) {
+    this.read = new ReadSide(readModels ?? new SqliteDocumentStore(join(this.dir, 'rm.sqlite')), this.events, extra);
   }
 
   async start(): Promise<this> {

@@ -130,3 +130,6 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
   const instance = r.pick(instances);
   return cmd.assign(r.pick(USERS), r.pick(ROLES[instance.split(':')[0]!]!), instance);
 }
+
+/** The world's vocabulary, for tests that ask about every user, instance and action in it. */
+export const WORLD = { TYPES, KEYS, USERS, TENANTS, ACTIONS } as const;

@@ -1,0 +1,20 @@
+import type { Feature } from '../feature';
+import { historyProjection } from '../../projection-service/history/projection';
+import { decisionHistoryRoutes } from '../../command-service/routes/checks/history';
+
+/**
+ * Time travel: the history read model (every version of every environment-scoped
+ * document, with the log positions it was current in), which the reads and
+ * checks answer `as_of` from, and the history of a decision
+ * (`POST /allowed/history`). docs/audit.md, "Time travel".
+ */
+export function timeTravelFeature(): Feature {
+  return {
+    name: 'time-travel',
+    projections: (rm) => [historyProjection(rm)],
+    routes:
+      ({ eventStore }) =>
+      ({ root }) =>
+        decisionHistoryRoutes(root, eventStore),
+  };
+}

@@ -1,0 +1,387 @@
+import type { Collection, FieldValue, Filter, FindOptions } from '../../shared/docstore/port';
+import type { DerivationRule } from '../../shared/events';
+import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
+import type { AssignmentDoc, ReadModels, RoleDoc, TupleDoc } from '../../shared/read-models/read-models';
+import { byteOrder } from './cursor';
+import type { PermissionsByRole, RolePermissions } from './role-permissions';
+
+/**
+ * Derived grants computed on the fly, for read models that have no
+ * materialised grants: the read models as of a past log position (the history
+ * read model keeps assignments, tuples and role definitions, not grants). It
+ * answers the same queries the derived-grants collection answers for checks,
+ * `/user-permissions` and `/authorized_users`, so those run unchanged over it:
+ *
+ * - one user on one instance (a check): walk from the instance up the tuple
+ *   graph (object to subject) along the rules that could grant each role there,
+ *   then look up the user's assignments on the instances reached, and carry
+ *   them back down (breadth first, so each grant's reason is a shortest chain);
+ * - everyone on one instance (`/authorized_users`): the same walk, with every
+ *   user's assignments on the instances reached;
+ * - one user everywhere (`/user-permissions`): from the user's assignments down
+ *   the tuple graph (subject to object) along the rules, as the projection derives.
+ *
+ * The semantics are the projection's (projection-service/grants/derive.ts): a
+ * direct grant per resource-role assignment; a derived grant of role R of type
+ * T on `T:y` per rule `{role r, on_resource S, relation rel}` of R and tuple
+ * `(S:x, rel, T:y)` from a grant of r on `S:x` in the tuple's tenant. The
+ * reasons are shortest supports, which may differ from the one the projection
+ * happened to store then; the grants themselves are the same set.
+ *
+ * One instance serves one request: what it computes is kept for the request
+ * (the read models it reads do not change).
+ */
+export class GrantsAsOf implements Collection<GrantDoc> {
+  private readonly computed = new Map<string, Promise<GrantDoc[]>>();
+  private readonly byId = new Map<string, GrantDoc>();
+  private rulesLoaded: Promise<Rules> | null = null;
+  private readonly tuplesInto = new Map<string, Promise<Edge[]>>();
+
+  constructor(private readonly rm: ReadModels) {}
+
+  /** Role permissions read from the same read models (resource roles read once per request). */
+  rolePermissions(): RolePermissions {
+    return {
+      ofResource: async (environmentId, resource) => {
+        const rules = await this.rules(environmentId);
+        return byRole(rules.roles.filter((r) => r.resource === resource));
+      },
+      topLevel: async (environmentId) => byRole(await this.rm.roles.find({ environment_id: environmentId })),
+    };
+  }
+
+  async get(id: string): Promise<GrantDoc | null> {
+    return this.byId.get(id) ?? null;
+  }
+
+  async findOne(filter: Filter): Promise<GrantDoc | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return (await this.find(filter)).length;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<GrantDoc[]> {
+    const environmentId = filter.environment_id;
+    if (typeof environmentId !== 'string') throw new Error('grants as of a position are read per environment');
+    const { user, instance } = filter;
+    let candidates: GrantDoc[];
+    if (typeof user === 'string' && typeof instance === 'string') {
+      candidates = await this.memo(`check ${user} ${instance}`, () => this.onInstance(environmentId, instance, user));
+    } else if (typeof user === 'string') {
+      candidates = await this.memo(`user ${user}`, () => this.ofUser(environmentId, user));
+    } else if (typeof instance === 'string') {
+      candidates = await this.memo(`holders ${instance}`, () => this.onInstance(environmentId, instance, null));
+    } else {
+      throw new Error('grants as of a position are read by user, by instance, or both');
+    }
+    return select(candidates, filter, options);
+  }
+
+  put(): Promise<void> {
+    return readOnly();
+  }
+  putMany(): Promise<void> {
+    return readOnly();
+  }
+  insertMissing(): Promise<GrantDoc[]> {
+    return readOnly();
+  }
+  delete(): Promise<void> {
+    return readOnly();
+  }
+  deleteMany(): Promise<number> {
+    return readOnly();
+  }
+
+  private memo(key: string, compute: () => Promise<GrantDoc[]>): Promise<GrantDoc[]> {
+    let found = this.computed.get(key);
+    if (!found) {
+      found = compute().then((grants) => {
+        for (const g of grants) this.byId.set(g.id, g);
+        return grants;
+      });
+      this.computed.set(key, found);
+    }
+    return found;
+  }
+
+  private rules(environmentId: string): Promise<Rules> {
+    return (this.rulesLoaded ??= this.rm.resourceRoles.find({ environment_id: environmentId }).then((roles) => new Rules(roles)));
+  }
+
+  /**
+   * The grants on `instance` of `user` (or of every user: null). Walks up from
+   * the instance over the tuples and rules that could carry a role to it (the
+   * instances and roles a grant there could come from), then carries the
+   * assignments found on them back down.
+   */
+  private async onInstance(environmentId: string, instance: string, user: string | null): Promise<GrantDoc[]> {
+    const rules = await this.rules(environmentId);
+    const graph = new Map<string, GoalNode>();
+    let frontier: GoalNode[] = [];
+    const node = (ref: string, role: string): GoalNode => {
+      const key = `${ref}#${role}`;
+      let found = graph.get(key);
+      if (!found) {
+        found = { key, instance: ref, role, feeds: [] };
+        graph.set(key, found);
+        frontier.push(found);
+      }
+      return found;
+    };
+    for (const role of rules.roles) if (role.resource === typeOf(instance)) node(instance, role.key);
+    while (frontier.length > 0) {
+      const level = frontier.filter((n) => rules.incoming(typeOf(n.instance), n.role).length > 0);
+      frontier = [];
+      const edges = await this.edgesInto(environmentId, unique(level.map((n) => n.instance)));
+      for (const target of level) {
+        for (const edge of edges.get(target.instance) ?? []) {
+          for (const rule of rules.incoming(typeOf(target.instance), target.role)) {
+            if (rule.relation !== edge.relation || rule.onResource !== typeOf(edge.subject)) continue;
+            node(edge.subject, rule.role).feeds.push({ to: target, edge, rule });
+          }
+        }
+      }
+    }
+    const instances = unique([...graph.values()].map((n) => n.instance));
+    const assignments = await this.assignmentsOn(environmentId, instances, user);
+    const byUser = new Map<string, AssignmentDoc[]>();
+    for (const a of assignments) {
+      if (!graph.has(`${a.resource_instance}#${a.role}`)) continue;
+      const list = byUser.get(a.user);
+      if (list) list.push(a);
+      else byUser.set(a.user, [a]);
+    }
+    const grants: GrantDoc[] = [];
+    for (const [holder, direct] of byUser) {
+      for (const g of this.carryDown(environmentId, holder, direct, graph)) {
+        // Grants elsewhere are the supports of these: an explanation walks back through them (get).
+        this.byId.set(g.id, g);
+        if (g.instance === instance) grants.push(g);
+      }
+    }
+    return grants;
+  }
+
+  /** Breadth first from a user's direct grants over the walked graph: every grant they hold in it, each with a shortest reason. */
+  private carryDown(environmentId: string, user: string, direct: AssignmentDoc[], graph: Map<string, GoalNode>): GrantDoc[] {
+    const held = new Map<string, GrantDoc>();
+    let queue: Array<{ node: GoalNode; grant: GrantDoc }> = [];
+    for (const a of direct) {
+      const node = graph.get(`${a.resource_instance}#${a.role}`)!;
+      if (held.has(node.key)) continue;
+      const grant = this.directGrant(environmentId, a);
+      held.set(node.key, grant);
+      queue.push({ node, grant });
+    }
+    while (queue.length > 0) {
+      const next: typeof queue = [];
+      for (const { node, grant } of queue) {
+        for (const { to, edge, rule } of node.feeds) {
+          if (held.has(to.key) || grant.tenant !== edge.tenant) continue;
+          const derived = this.derivedGrant(environmentId, grant, edge, typeOf(to.instance), to.role, rule);
+          held.set(to.key, derived);
+          next.push({ node: to, grant: derived });
+        }
+      }
+      queue = next;
+    }
+    return [...held.values()];
+  }
+
+  /** Every grant of `user`: from their resource-role assignments down the tuple graph, as the projection derives. */
+  private async ofUser(environmentId: string, user: string): Promise<GrantDoc[]> {
+    const rules = await this.rules(environmentId);
+    const held = new Map<string, GrantDoc>();
+    let frontier: GrantDoc[] = [];
+    const assignments = await this.rm.assignments.find({ environment_id: environmentId, user });
+    for (const a of assignments) {
+      if (a.resource_instance === null || a._resource === null) continue;
+      const grant = this.directGrant(environmentId, a);
+      if (held.has(grant.id)) continue;
+      held.set(grant.id, grant);
+      frontier.push(grant);
+    }
+    while (frontier.length > 0) {
+      const expanding = frontier.filter((g) => rules.outgoing(g.resource, g.role).length > 0);
+      frontier = [];
+      const subjects = unique(expanding.map((g) => g.instance));
+      const bySubject = new Map<string, GrantDoc[]>();
+      for (const g of expanding) bySubject.set(g.instance, [...(bySubject.get(g.instance) ?? []), g]);
+      for (const chunk of chunks(subjects)) {
+        const edges = await this.rm.tuples.find(
+          { environment_id: environmentId, subject: { $in: chunk } },
+          { fields: ['subject', 'relation', 'object', 'tenant'] },
+        );
+        for (const edge of edges as Edge[]) {
+          for (const from of bySubject.get(edge.subject) ?? []) {
+            if (from.tenant !== edge.tenant) continue;
+            for (const target of rules.outgoing(from.resource, from.role)) {
+              if (target.rule.relation !== edge.relation || target.resource !== typeOf(edge.object)) continue;
+              const grant = this.derivedGrant(environmentId, from, edge, target.resource, target.role, target.rule);
+              if (held.has(grant.id)) continue;
+              held.set(grant.id, grant);
+              frontier.push(grant);
+            }
+          }
+        }
+      }
+    }
+    return [...held.values()];
+  }
+
+  /** The tuples into each of `objects`, read once per request. */
+  private async edgesInto(environmentId: string, objects: string[]): Promise<Map<string, Edge[]>> {
+    const missing = objects.filter((o) => !this.tuplesInto.has(o));
+    for (const chunk of chunks(missing)) {
+      const read = this.rm.tuples
+        .find({ environment_id: environmentId, object: { $in: chunk } }, { fields: ['subject', 'relation', 'object', 'tenant'] })
+        .then((rows) => rows as Edge[]);
+      for (const object of chunk)
+        this.tuplesInto.set(
+          object,
+          read.then((rows) => rows.filter((r) => r.object === object)),
+        );
+    }
+    const out = new Map<string, Edge[]>();
+    for (const object of objects) out.set(object, await this.tuplesInto.get(object)!);
+    return out;
+  }
+
+  private async assignmentsOn(environmentId: string, instances: string[], user: string | null): Promise<AssignmentDoc[]> {
+    const found: AssignmentDoc[] = [];
+    for (const chunk of chunks(instances)) {
+      const filter: Filter = { environment_id: environmentId, resource_instance: { $in: chunk } };
+      if (user !== null) filter.user = user;
+      found.push(...(await this.rm.assignments.find(filter)));
+    }
+    return found;
+  }
+
+  private directGrant(environmentId: string, a: AssignmentDoc): GrantDoc {
+    return {
+      id: grantId(environmentId, a.user, a.resource_instance!, a.role),
+      environment_id: environmentId,
+      user: a.user,
+      instance: a.resource_instance!,
+      resource: a._resource ?? typeOf(a.resource_instance!),
+      role: a.role,
+      tenant: a.tenant,
+      from_grant: null,
+      reason: { kind: 'assignment', assignment_id: a.id },
+      created_at: '',
+      updated_at: '',
+    };
+  }
+
+  private derivedGrant(environmentId: string, from: GrantDoc, edge: Edge, resource: string, role: string, rule: DerivationRule): GrantDoc {
+    return {
+      id: grantId(environmentId, from.user, edge.object, role),
+      environment_id: environmentId,
+      user: from.user,
+      instance: edge.object,
+      resource,
+      role,
+      tenant: edge.tenant,
+      from_grant: from.id,
+      reason: {
+        kind: 'derivation',
+        from_grant: from.id,
+        tuple: { id: edge.id, subject: edge.subject, relation: edge.relation, object: edge.object },
+        rule,
+      },
+      created_at: '',
+      updated_at: '',
+    };
+  }
+}
+
+type Edge = Pick<TupleDoc, 'id' | 'subject' | 'relation' | 'object' | 'tenant'>;
+
+/** A role on an instance a grant on the walked instance could come from; `feeds`: the (edge, rule) steps it gives roles along. */
+interface GoalNode {
+  key: string;
+  instance: string;
+  role: string;
+  feeds: Array<{ to: GoalNode; edge: Edge; rule: DerivationRule }>;
+}
+
+/** The derivation rules of an environment's resource roles (as their documents hold them), indexed both ways. */
+class Rules {
+  private readonly byTarget = new Map<string, DerivationRule[]>();
+  private readonly bySource = new Map<string, Array<{ resource: string; role: string; rule: DerivationRule }>>();
+
+  constructor(readonly roles: RoleDoc[]) {
+    for (const role of roles) {
+      const resource = role.resource ?? '';
+      for (const r of role.granted_to.users_with_role) {
+        const rule = { onResource: r.on_resource, role: r.role, relation: r.linked_by_relation };
+        push(this.byTarget, `${resource}#${role.key}`, rule);
+        push(this.bySource, `${rule.onResource}#${rule.role}`, { resource, role: role.key, rule });
+      }
+    }
+  }
+
+  /** Rules that grant `role` of `resource`. */
+  incoming(resource: string, role: string): DerivationRule[] {
+    return this.byTarget.get(`${resource}#${role}`) ?? [];
+  }
+
+  /** Rules through which a holder of `role` on a `resource` instance derives other roles. */
+  outgoing(resource: string, role: string): Array<{ resource: string; role: string; rule: DerivationRule }> {
+    return this.bySource.get(`${resource}#${role}`) ?? [];
+  }
+}
+
+function push<V>(map: Map<string, V[]>, key: string, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+const byRole = (roles: RoleDoc[]): PermissionsByRole => new Map(roles.map((r) => [r.key, new Set(r.permissions)]));
+const unique = <T>(values: T[]): T[] => [...new Set(values)];
+
+/** `$in` lists of at most 500 (as the projection reads). */
+function chunks<T>(values: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}
+
+/** The documents matching `filter`, sorted, paged and projected as a store's `find` would give them. */
+function select(docs: GrantDoc[], filter: Filter, options: FindOptions): GrantDoc[] {
+  const matching = docs.filter((doc) => Object.entries(filter).every(([field, condition]) => matches(valueOf(doc, field), condition)));
+  const sortBy = options.sortBy ?? 'id';
+  matching.sort((a, b) => compare(valueOf(a, sortBy), valueOf(b, sortBy)) || byteOrder(a.id, b.id));
+  const from = options.skip ?? 0;
+  const page = matching.slice(from, options.limit === undefined ? undefined : from + options.limit);
+  if (!options.fields) return page;
+  return page.map((doc) => {
+    const partial: Record<string, unknown> = { id: doc.id };
+    for (const field of options.fields!) partial[field] = valueOf(doc, field) ?? null;
+    return partial as unknown as GrantDoc;
+  });
+}
+
+const valueOf = (doc: GrantDoc, field: string): FieldValue => (doc as unknown as Record<string, FieldValue | undefined>)[field] ?? null;
+
+function matches(value: FieldValue, condition: Filter[string]): boolean {
+  if (condition === null) return value === null;
+  if (typeof condition !== 'object') return value === condition;
+  if ('$in' in condition) return condition.$in.includes(value);
+  if ('$gt' in condition) return value !== null && compare(value, condition.$gt) > 0;
+  return value !== null && compare(value, condition.$lte) <= 0;
+}
+
+function compare(a: FieldValue, b: FieldValue): number {
+  if (typeof a === 'string' && typeof b === 'string') return byteOrder(a, b);
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
+}
+
+const readOnly = (): Promise<never> => Promise.reject(new Error('grants as of a past position are read-only'));
