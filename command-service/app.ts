@@ -8,7 +8,7 @@ import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
 import { rateLimitPerKey } from './http/rate-limit';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
-import { unmatchedRequest } from './http/unmatched-request';
+import { answerOptions, unmatchedRequest } from './http/unmatched-request';
 import { assignmentRoutes } from './routes/assignments';
 import { instanceRoutes } from './routes/instances';
 import { orgRoutes } from './routes/org';
@@ -101,6 +101,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   tupleRoutes(groups.facts);
   for (const module of modules) module(groups);
 
+  app.use(answerOptions(api));
   const scope = environmentScope(services.readModels, () => services.freshness.position, cacheReads);
   app.use('/v2/schema/:proj_id/:env_id', scope, schema);
   app.use('/v2/facts/:proj_id/:env_id', scope, facts);

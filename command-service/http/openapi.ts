@@ -143,10 +143,18 @@ export class ApiRegistry {
     return candidates.map(({ operation }) => operation).sort((a, b) => parameters(a) - parameters(b))[0];
   }
 
-  /** The methods declared on the templates a request path matches; empty when it matches none. */
+  /**
+   * The methods declared on the most specific templates a request path matches (a literal segment
+   * beats a parameter, left to right: `/v2/api-key/scope` is not also `/v2/api-key/{api_key_id}`);
+   * empty when it matches none.
+   */
   methodsAt(requestPath: string): HttpMethod[] {
-    const methods = this.operations.filter(({ matches }) => matches(requestPath)).map(({ operation }) => operation.method);
-    return [...new Set(methods)];
+    const matching = this.operations.filter(({ matches }) => matches(requestPath)).map(({ operation }) => operation);
+    const best = matching.reduce<string | null>(
+      (top, op) => (top === null || specificity(op.path) > top ? specificity(op.path) : top),
+      null,
+    );
+    return [...new Set(matching.filter((op) => specificity(op.path) === best).map((op) => op.method))];
   }
 
   /** The OpenAPI document (rendered once per set of operations). */
@@ -298,4 +306,12 @@ function rewriteRefs(value: unknown): unknown {
     out[key] = key === '$ref' && typeof item === 'string' ? item.replace(/^#\/\$defs\//, '#/components/schemas/') : rewriteRefs(item);
   }
   return out;
+}
+
+/** Per segment, 1 for a literal and 0 for a parameter: compared as strings, the more specific template is the greater. */
+function specificity(template: string): string {
+  return template
+    .split('/')
+    .map((segment) => (segment.startsWith('{') ? '0' : '1'))
+    .join('');
 }

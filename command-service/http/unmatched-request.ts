@@ -21,12 +21,32 @@ export class MethodNotAllowedError extends DomainError {
  */
 export function unmatchedRequest(api: ApiRegistry): RequestHandler {
   return (req) => {
-    const methods = api.methodsAt(req.path).map((m) => m.toUpperCase());
-    // Express answers HEAD with the GET route, so a path with GET takes HEAD too.
-    if (methods.includes('GET')) methods.push('HEAD');
+    const methods = allowedAt(api, req.path);
     // Should a template match a path express did not route with this very method, "not allowed" would contradict `Allow`.
     if (methods.length === 0 || methods.includes(req.method)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);
-    const allowed = methods.sort();
+    const allowed = methods;
     throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}; it takes ${allowed.join(', ')}`, allowed);
+  };
+}
+
+/** The methods for `Allow` at a path, sorted: the declared ones, and HEAD where GET is (express answers HEAD with the GET route). */
+function allowedAt(api: ApiRegistry, path: string): string[] {
+  const methods = api.methodsAt(path).map((m) => m.toUpperCase());
+  if (methods.includes('GET')) methods.push('HEAD');
+  return methods.sort();
+}
+
+/**
+ * `OPTIONS` on a declared path: 204 with `Allow` from the declarations. Express's own answer
+ * would list the methods of every route the path matches, so `/v2/api-key/scope` would also
+ * advertise the DELETE of `/v2/api-key/{api_key_id}`, which it does not take.
+ */
+export function answerOptions(api: ApiRegistry): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const allowed = allowedAt(api, req.path);
+    if (allowed.length === 0) return next();
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(204).end();
   };
 }

@@ -78,6 +78,15 @@ describe('declared routes', () => {
     expect(check.headers.get('allow')).toBe('POST');
   });
 
+  it('OPTIONS answers Allow from the most specific declared template, not every route the path matches', async () => {
+    const options = async (path: string) => (await server.api.request('OPTIONS', path)).headers.get('allow');
+    // `/v2/api-key/scope` also matches `/v2/api-key/{api_key_id}` (GET, DELETE): it takes GET only.
+    expect(await options('/v2/api-key/scope')).toBe('GET, HEAD');
+    // `/v2/api-key/{id}/rotate-secret` also matches `/v2/api-key/{proj_id}/{env_id}` (GET).
+    expect(await options('/v2/api-key/0b5a3f4e-0000-4000-8000-000000000000/rotate-secret')).toBe('POST');
+    expect(await options(`${FACTS}/tenants`)).toBe('GET, HEAD, POST');
+  });
+
   it('a path no route declares is still 404, and the key and the environment are checked first', async () => {
     const unknown = await api.request('PUT', `${FACTS}/no_such_things`);
     expect(unknown.status).toBe(404);
