@@ -7,6 +7,7 @@ import { FileSnapshotStore } from '../shared/cqrs/snapshot-store';
 import { envDecider } from '../shared/domain/env/decider';
 import { orgDecider } from '../shared/domain/org/decider';
 import type { EventStore } from '../shared/eventstore/port';
+import type { Metrics } from '../shared/metrics/metrics';
 import type { ReadModels } from '../shared/read-models/read-models';
 
 /** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
@@ -16,6 +17,7 @@ export function buildServices(
   eventStore: EventStore,
   readModels: ReadModels,
   freshness: Freshness,
+  metrics: Metrics,
 ): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0
@@ -28,6 +30,7 @@ export function buildServices(
     envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' }), undefined, snapshots),
     orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
     freshness,
+    metrics,
   };
 }
 

@@ -6,6 +6,7 @@ import { closeServer, listen } from './http-server';
 import { buildServices, flushCommandSnapshots } from './services';
 import { ReadModels } from '../shared/read-models/read-models';
 import type { Config } from '../shared/config';
+import { Metrics } from '../shared/metrics/metrics';
 import { CheckpointFreshness } from './checkpoint-freshness';
 import { warmCommandState } from './warm-command-state';
 import type { RunningService } from './run-service';
@@ -29,21 +30,31 @@ export interface CommandService extends RunningService {
  * and the organisation exists.
  */
 export async function startCommandService(config: Config, logger: Logger, features: Feature[]): Promise<CommandService> {
-  const eventStore = await createEventStore(config);
+  const metrics = new Metrics();
+  const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
   const freshness = new CheckpointFreshness(documentStore, logger.child({ component: 'freshness' }));
   await freshness.start();
+  metrics.readLogHead(() => eventStore.headPosition());
+  metrics.followLog('read-models', () => freshness.position);
   let prepared = false;
-  const services = buildServices(config, logger, eventStore, readModels, {
-    get position() {
-      return freshness.position;
+  const services = buildServices(
+    config,
+    logger,
+    eventStore,
+    readModels,
+    {
+      get position() {
+        return freshness.position;
+      },
+      get ready() {
+        return prepared && freshness.ready;
+      },
+      waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
     },
-    get ready() {
-      return prepared && freshness.ready;
-    },
-    waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
-  });
+    metrics,
+  );
   const context: FeatureContext = { config, logger, eventStore, documentStore, services };
   const app = createApp(services, featureRoutes(features, context));
 

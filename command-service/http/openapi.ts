@@ -45,6 +45,21 @@ export class ApiRegistry {
     return [...new Set(methods)];
   }
 
+  /**
+   * The template of a declared operation that a request path matches, one with
+   * the request's method first (`method` in any case); undefined when none
+   * matches. For naming requests that no route handler took (refused before it).
+   */
+  templateAt(requestPath: string, method: string): string | undefined {
+    let other: string | undefined;
+    for (const { operation, matches } of this.operations) {
+      if (!matches(requestPath)) continue;
+      if (operation.method === method.toLowerCase()) return operation.path;
+      other ??= operation.path;
+    }
+    return other;
+  }
+
   document(): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
     for (const { operation: op } of this.operations) {

@@ -16,7 +16,14 @@ import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
 export function allowedRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
   const rm = services.readModels;
-  const decisions = new CachedChecks(queries, () => services.freshness.position, services.config.READ_CACHE_ENTRIES);
+  const decisions = new CachedChecks(
+    queries,
+    () => services.freshness.position,
+    services.config.READ_CACHE_ENTRIES,
+    services.metrics.checks.cache,
+  );
+  const single = services.metrics.checks.decisions('/allowed');
+  const bulk = services.metrics.checks.decisions('/allowed/bulk');
 
   route(
     context,
@@ -34,7 +41,10 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       const explain = body.explain ?? input.query().explain ?? false;
       const env = await keyEnvironment(rm, authOf(res));
       const { explain: _explain, context: _context, ...check } = body;
-      res.json(explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) });
+      const answer = explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) };
+      if (answer.allow) single.allow++;
+      else single.deny++;
+      res.json(answer);
     },
   );
 
@@ -60,7 +70,12 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       );
       const answers = [];
       let next = 0;
-      for (const check of checks) answers.push(explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! });
+      for (const check of checks) {
+        const answer = explained(check) ? await queries.check(env.id, check, true) : { allow: decided[next++]! };
+        if (answer.allow) bulk.allow++;
+        else bulk.deny++;
+        answers.push(answer);
+      }
       res.json({ allow: answers });
     },
   );
