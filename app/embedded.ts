@@ -47,7 +47,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => runner.position);
 
-  const services = buildServices(config, logger, eventStore, readModels, runner, metrics);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, runner);
   const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
 
   let workers: Stoppable[];

@@ -16,8 +16,8 @@ export function buildServices(
   logger: Logger,
   eventStore: EventStore,
   readModels: ReadModels,
-  freshness: Freshness,
   metrics: Metrics,
+  freshness: Freshness,
 ): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0

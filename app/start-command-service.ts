@@ -39,22 +39,15 @@ export async function startCommandService(config: Config, logger: Logger, featur
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => freshness.position);
   let prepared = false;
-  const services = buildServices(
-    config,
-    logger,
-    eventStore,
-    readModels,
-    {
-      get position() {
-        return freshness.position;
-      },
-      get ready() {
-        return prepared && freshness.ready;
-      },
-      waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
+  const services = buildServices(config, logger, eventStore, readModels, metrics, {
+    get position() {
+      return freshness.position;
     },
-    metrics,
-  );
+    get ready() {
+      return prepared && freshness.ready;
+    },
+    waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
+  });
   const context: FeatureContext = { config, logger, eventStore, documentStore, services };
   const app = createApp(services, featureRoutes(features, context));
 

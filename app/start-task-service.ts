@@ -36,7 +36,7 @@ export async function startTaskService(config: Config, logger: Logger, features:
   const readModels = new ReadModels(documentStore);
   const freshness = new CheckpointFreshness(documentStore, logger.child({ component: 'freshness' }));
   await freshness.start();
-  const services = buildServices(config, logger, eventStore, readModels, freshness, metrics);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, freshness);
   const leases: LeasedWork[] = [];
   const runExclusively: RunExclusively = async (name, work) => {
     const lease = runUnderLease(documentStore, name, work, { ttlMs: config.LEASE_TTL_MS, logger });
