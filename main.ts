@@ -7,7 +7,7 @@ import { embeddedFeatures } from './app/features';
 /** `npm start`: the whole service in one process on the configured engines. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createRootLogger(config.LOG_LEVEL, 'rebac');
+  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT });
   const service = await startEmbedded(config, logger, embeddedFeatures());
   let stopping = false;
   void warmCommandState(service.services, logger, () => stopping);

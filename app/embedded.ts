@@ -7,6 +7,7 @@ import { ProjectionRunner } from '../projection-service/runner';
 import type { Config } from '../shared/config';
 import type { DocumentStore } from '../shared/docstore/port';
 import type { EventStore } from '../shared/eventstore/port';
+import { Metrics } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
 import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, type FeatureContext, type Stoppable } from './feature';
 import { closeServer, listen } from './http-server';
@@ -21,6 +22,7 @@ export interface EmbeddedService {
   eventStore: EventStore;
   documentStore: DocumentStore;
   runner: ProjectionRunner;
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,8 @@ export interface EmbeddedService {
  */
 export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
   registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
-  const eventStore = await createEventStore(config);
+  const metrics = new Metrics();
+  const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
   const runner = new ProjectionRunner(
@@ -41,8 +44,10 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     logger.child({ component: 'projections' }),
   );
   await runner.start();
+  metrics.readLogHead(() => eventStore.headPosition());
+  metrics.followLog('read-models', () => runner.position);
 
-  const services = buildServices(config, logger, eventStore, readModels, runner);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, runner);
   const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
 
   let workers: Stoppable[];
@@ -70,6 +75,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     eventStore,
     documentStore,
     runner,
+    metrics,
     close: () =>
       (closing ??= (async () => {
         // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).

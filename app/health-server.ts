@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 
@@ -16,11 +16,22 @@ export interface HealthServer {
 /**
  * The tiny HTTP server of a service without an API (projection service, task
  * service): `GET /healthz` answers 200 while the process runs, `GET /readyz`
- * 200 or 503 from `readiness()`, with its details as JSON.
+ * 200 or 503 from `readiness()`, with its details as JSON, and `GET /metrics`
+ * the service's metrics when a handler is given.
  */
-export async function startHealthServer(host: string, port: number, readiness: () => Readiness, logger: Logger): Promise<HealthServer> {
+export async function startHealthServer(
+  host: string,
+  port: number,
+  readiness: () => Readiness,
+  logger: Logger,
+  metrics?: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (metrics && req.method === 'GET' && path === '/metrics') {
+      void metrics(req, res);
+      return;
+    }
     let status = 404;
     let body: unknown = { error_code: 'NOT_FOUND', message: `No route for ${req.method} ${path}` };
     if (req.method === 'GET' && path === '/healthz') {

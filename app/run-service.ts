@@ -25,7 +25,7 @@ export function runService(name: string, start: (config: Config, logger: Logger)
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
-  const logger = createRootLogger(config.LOG_LEVEL, name);
+  const logger = createRootLogger(config.LOG_LEVEL, name, { format: config.LOG_FORMAT });
   let service: RunningService | null = null;
   let stopping = false;
 

@@ -7,6 +7,7 @@ import { FileSnapshotStore } from '../shared/cqrs/snapshot-store';
 import { envDecider } from '../shared/domain/env/decider';
 import { orgDecider } from '../shared/domain/org/decider';
 import type { EventStore } from '../shared/eventstore/port';
+import type { Metrics } from '../shared/metrics/metrics';
 import type { ReadModels } from '../shared/read-models/read-models';
 import { TimeTravel } from '../command-service/time-travel/time-travel';
 
@@ -16,6 +17,7 @@ export function buildServices(
   logger: Logger,
   eventStore: EventStore,
   readModels: ReadModels,
+  metrics: Metrics,
   freshness: Freshness,
 ): Services {
   const snapshots: SnapshotPolicy | null =
@@ -30,6 +32,7 @@ export function buildServices(
     orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
     freshness,
     timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config }),
+    metrics,
   };
 }
 

@@ -6,6 +6,7 @@ import { closeServer, listen } from './http-server';
 import { buildServices, flushCommandSnapshots } from './services';
 import { ReadModels } from '../shared/read-models/read-models';
 import type { Config } from '../shared/config';
+import { Metrics } from '../shared/metrics/metrics';
 import { CheckpointFreshness } from './checkpoint-freshness';
 import { warmCommandState } from './warm-command-state';
 import type { RunningService } from './run-service';
@@ -29,13 +30,16 @@ export interface CommandService extends RunningService {
  * and the organisation exists.
  */
 export async function startCommandService(config: Config, logger: Logger, features: Feature[]): Promise<CommandService> {
-  const eventStore = await createEventStore(config);
+  const metrics = new Metrics();
+  const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
   const freshness = new CheckpointFreshness(documentStore, logger.child({ component: 'freshness' }));
   await freshness.start();
+  metrics.readLogHead(() => eventStore.headPosition());
+  metrics.followLog('read-models', () => freshness.position);
   let prepared = false;
-  const services = buildServices(config, logger, eventStore, readModels, {
+  const services = buildServices(config, logger, eventStore, readModels, metrics, {
     get position() {
       return freshness.position;
     },

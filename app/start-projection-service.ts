@@ -3,6 +3,8 @@ import { buildProjections, type Feature } from './feature';
 import { ReadModels } from '../shared/read-models/read-models';
 import { ProjectionRunner } from '../projection-service/runner';
 import type { Config } from '../shared/config';
+import { metricsHandler } from '../shared/metrics/endpoint';
+import { Metrics } from '../shared/metrics/metrics';
 import { startHealthServer } from './health-server';
 import { runUnderLease } from './lease';
 import type { RunningService } from './run-service';
@@ -32,7 +34,8 @@ export interface ProjectionService extends RunningService {
  * checkpoint (projections are idempotent).
  */
 export async function startProjectionService(config: Config, logger: Logger, features: Feature[]): Promise<ProjectionService> {
-  const eventStore = await createEventStore(config);
+  const metrics = new Metrics();
+  const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
   const runner = new ProjectionRunner(
@@ -53,6 +56,9 @@ export async function startProjectionService(config: Config, logger: Logger, fea
     : runUnderLease(documentStore, 'read-models', work, { ttlMs: config.LEASE_TTL_MS, logger, onLost: () => fail(1) });
   if (!lease) await work();
 
+  metrics.readLogHead(() => eventStore.headPosition());
+  metrics.followLog('read-models', () => (lease && !lease.active ? null : runner.position));
+
   const watchdog = setInterval(() => {
     if (runner.failure === null) return;
     logger.fatal({ err: runner.failure }, 'projections failed; exiting to restart from the last checkpoint');
@@ -67,6 +73,7 @@ export async function startProjectionService(config: Config, logger: Logger, fea
       return { ready: runner.ready, role: 'active', position: runner.position, startedFrom: runner.startedFrom };
     },
     logger,
+    metricsHandler(metrics, config.METRICS_TOKEN),
   );
 
   return {

@@ -3,6 +3,8 @@ import { startWorkers, stopAll, type Feature, type FeatureContext, type Stoppabl
 import { buildServices, flushCommandSnapshots } from './services';
 import { ReadModels } from '../shared/read-models/read-models';
 import type { Config } from '../shared/config';
+import { metricsHandler } from '../shared/metrics/endpoint';
+import { Metrics } from '../shared/metrics/metrics';
 import { CheckpointFreshness } from './checkpoint-freshness';
 import { startHealthServer } from './health-server';
 import { runUnderLease, type LeasedWork, type RunExclusively } from './lease';
@@ -28,12 +30,13 @@ export interface TaskService extends RunningService {
  */
 export async function startTaskService(config: Config, logger: Logger, features: Feature[]): Promise<TaskService> {
   registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
-  const eventStore = await createEventStore(config);
+  const metrics = new Metrics();
+  const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
   const freshness = new CheckpointFreshness(documentStore, logger.child({ component: 'freshness' }));
   await freshness.start();
-  const services = buildServices(config, logger, eventStore, readModels, freshness);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, freshness);
   const leases: LeasedWork[] = [];
   const runExclusively: RunExclusively = async (name, work) => {
     const lease = runUnderLease(documentStore, name, work, { ttlMs: config.LEASE_TTL_MS, logger });
@@ -56,6 +59,7 @@ export async function startTaskService(config: Config, logger: Logger, features:
     config.PORT,
     () => ({ ready: true, exclusive: leases.map((l) => (l.active ? 'active' : 'standby')) }),
     logger,
+    metricsHandler(metrics, config.METRICS_TOKEN),
   );
   logger.info('task service started');
 

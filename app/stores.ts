@@ -4,7 +4,7 @@ import type { Config } from '../shared/config';
 import { ensureDir } from '../shared/data-dir';
 import type { DocumentStore } from '../shared/docstore/port';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
-import type { EventStore } from '../shared/eventstore/port';
+import type { AppendObserver, EventStore } from '../shared/eventstore/port';
 import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import { registerTaskQueueEngine } from '../shared/taskqueue/engines';
 
@@ -15,13 +15,21 @@ import { registerTaskQueueEngine } from '../shared/taskqueue/engines';
  * never loads their drivers.
  */
 type Factory<T> = (config: Config) => Promise<T>;
-const eventStoreEngines = new Map<string, Factory<EventStore>>([
-  ['sqlite', async (c) => new SqliteEventStore({ path: c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite') })],
+/** An event store engine; `observer` (metrics) is told of its appends. */
+type EventStoreFactory = (config: Config, observer?: AppendObserver) => Promise<EventStore>;
+const eventStoreEngines = new Map<string, EventStoreFactory>([
+  [
+    'sqlite',
+    async (c, observer) => new SqliteEventStore({ path: c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite'), observer }),
+  ],
   [
     'eventstoredb',
-    async (c) => {
+    async (c, observer) => {
       const { EventStoreDbEventStore } = await import('../shared/eventstore/eventstoredb-event-store');
-      return EventStoreDbEventStore.connect({ connectionString: required(c.EVENTSTORE_CONNECTION_STRING, 'EVENTSTORE_CONNECTION_STRING') });
+      return EventStoreDbEventStore.connect({
+        connectionString: required(c.EVENTSTORE_CONNECTION_STRING, 'EVENTSTORE_CONNECTION_STRING'),
+        observer,
+      });
     },
   ],
 ]);
@@ -64,17 +72,17 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
-export function registerEventStoreEngine(name: string, factory: Factory<EventStore>): void {
+export function registerEventStoreEngine(name: string, factory: EventStoreFactory): void {
   eventStoreEngines.set(name, factory);
 }
 export function registerDocumentStoreEngine(name: string, factory: Factory<DocumentStore>): void {
   documentStoreEngines.set(name, factory);
 }
 
-export async function createEventStore(config: Config): Promise<EventStore> {
+export async function createEventStore(config: Config, observer?: AppendObserver): Promise<EventStore> {
   const factory = eventStoreEngines.get(config.EVENT_STORE);
   if (!factory) throw new Error(`event store engine '${config.EVENT_STORE}' is not available in this build`);
-  return factory(config);
+  return factory(config, observer);
 }
 
 export async function createDocumentStore(config: Config): Promise<DocumentStore> {

@@ -1,12 +1,14 @@
 import express, { type Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '../shared/errors';
+import { metricsHandler } from '../shared/metrics/endpoint';
 import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
 import { rateLimitPerKey } from './http/rate-limit';
+import { requestMetrics } from './http/request-metrics';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
 import { answerOptions, unmatchedRequest } from './http/unmatched-request';
 import { assignmentRoutes } from './routes/assignments';
@@ -42,6 +44,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(requestMetrics(services.metrics.http, api));
   app.use((req, res, next) => {
     const requestId = req.header('x-request-id') ?? randomUUID();
     res.locals.requestId = requestId;
@@ -61,6 +64,8 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   app.get('/openapi.json', (_req, res) => {
     res.json(api.document());
   });
+  // Like /healthz, outside the API (and /openapi.json); METRICS_TOKEN, when set, guards it.
+  app.get('/metrics', metricsHandler(services.metrics, services.config.METRICS_TOKEN));
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
   app.use(

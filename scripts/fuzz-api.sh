@@ -95,9 +95,12 @@ done
 curl -sf "$url/readyz" >/dev/null || { echo "the service did not become ready" >&2; exit 1; }
 
 ADMIN_KEY=$(tr -d "\n" <"$data_dir/admin-api-key")
-ENV_KEY=$(curl -sf -X POST "$url/v2/api-key" -H "Authorization: Bearer $ADMIN_KEY" -H 'content-type: application/json' \
-  -d '{"project_id":"default","environment_id":"production","object_type":"env","name":"fuzz"}' |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])')
+# Minted after the admin pass: that pass deletes keys it finds in the key list.
+mint_env_key() {
+  curl -sf -X POST "$url/v2/api-key" -H "Authorization: Bearer $ADMIN_KEY" -H 'content-type: application/json' \
+    -d '{"project_id":"default","environment_id":"production","object_type":"env","name":"fuzz"}' |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])'
+}
 
 # Two passes, one per key: the organisation admin key reaches every operation but the permission
 # checks, which need a key bound to an environment (403 otherwise), so they get the environment key.
@@ -119,8 +122,13 @@ fuzz() {
     "$@" "${st_args[@]}")
 }
 set +e
-fuzz admin-key "$ADMIN_KEY" "$admin_time" --exclude-tag 'Permission checks'
+# Rotating a key's secret is left out of the admin pass: Schemathesis takes key ids from the key
+# list and would rotate the very key it fuzzes with, and every later request would be a 401
+# (test/api/api-keys.int.test.ts covers rotation). Deleting is fuzzed: the organisation's last
+# admin key is refused.
+fuzz admin-key "$ADMIN_KEY" "$admin_time" --exclude-tag 'Permission checks' --exclude-path-regex 'rotate-secret$'
 admin_rc=$?
+ENV_KEY=$(mint_env_key)
 fuzz environment-key "$ENV_KEY" "$env_time" --include-tag 'Permission checks'
 env_rc=$?
 set -e

@@ -10,6 +10,10 @@ const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one object per line) or `pretty` (readable lines, pino-pretty); unset: pretty when stdout is a terminal, else json. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  /** When set, `GET /metrics` answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open like /healthz. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Event store engine: `sqlite` (embedded) or `eventstoredb`. */
   EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
   EVENTSTORE_CONNECTION_STRING: z.string().optional(),

@@ -112,6 +112,8 @@ export class CopyTaskWorker {
     const attempt = started.data.attempt;
     this.logger.info({ taskId, attempt }, 'copy task attempt started');
     let outcome: CopyOutcome;
+    const metrics = this.deps.metrics;
+    if (metrics) metrics.running++;
     try {
       outcome = await this.copy(requested, attempt);
     } catch (error) {
@@ -120,6 +122,8 @@ export class CopyTaskWorker {
       this.logger.info({ taskId, attempt, reason: error.message }, 'copy task failed');
       await this.command(stream, { type: 'Fail', taskId, attempt, error: toTaskError(error) });
       return;
+    } finally {
+      if (metrics) metrics.running--;
     }
     await this.command(stream, { type: 'Succeed', taskId, attempt, ...outcome });
     this.logger.info({ taskId, attempt, ...outcome }, 'copy task succeeded');

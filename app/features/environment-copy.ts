@@ -72,14 +72,18 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
           batchSize: options.batchSize ?? COPY_BATCH_EVENTS,
           queue,
           tasks: commandsFor(context),
+          metrics: context.services.metrics.copies,
         },
         { ...DEFAULT_WORKER, ...options.worker },
         logger,
       );
       await worker.start();
+      const tasks = taskCollection(context.documentStore);
+      context.services.metrics.countOpenTasks(() => tasks.count({ status: 'processing' }));
       // One relay among the task-service replicas (the embedded process runs it at once).
       const relay = await (context.runExclusively ?? runNow)('task-relay', async () => {
-        const r = new TaskRelay(context.eventStore, context.documentStore, queue, logger.child({ component: 'task-relay' }));
+        // A child of the root logger: under the task-service logger, its lines would carry `component` twice.
+        const r = new TaskRelay(context.eventStore, context.documentStore, queue, context.logger.child({ component: 'task-relay' }));
         await r.start();
         return r;
       });

@@ -157,6 +157,21 @@ export class ApiRegistry {
     return [...new Set(matching.filter((op) => specificity(op.path) === best).map((op) => op.method))];
   }
 
+  /**
+   * The template of a declared operation that a request path matches, one with
+   * the request's method first (`method` in any case); undefined when none
+   * matches. For naming requests that no route handler took (refused before it).
+   */
+  templateAt(requestPath: string, method: string): string | undefined {
+    let other: string | undefined;
+    for (const { operation, matches } of this.operations) {
+      if (!matches(requestPath)) continue;
+      if (operation.method === method.toLowerCase()) return operation.path;
+      other ??= operation.path;
+    }
+    return other;
+  }
+
   /** The OpenAPI document (rendered once per set of operations). */
   document(): Record<string, unknown> {
     return (this.rendered ??= this.render());

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { Config } from '../../shared/config';
+import type { Metrics } from '../../shared/metrics/metrics';
 import type { CommandOutcome, CommandPipeline } from '../../shared/cqrs/command-pipeline';
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import type { EnvState } from '../../shared/domain/env/state';
@@ -36,6 +37,8 @@ export interface Services {
   freshness: Freshness;
   /** Reads and checks `as_of` a past log position (the history read model). */
   timeTravel: TimeTravel;
+  /** This service's metrics (`GET /metrics`). */
+  metrics: Metrics;
 }
 
 /** The header that carries a write's log position, and that a read may send back to be at least that fresh. */

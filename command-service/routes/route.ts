@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Operation } from '../http/openapi';
 import { expressPath } from '../http/path-template';
+import { labelRoute } from '../http/request-metrics';
 import { parse } from '../http/validation';
 import type { RouteContext } from './route-context';
 
@@ -56,10 +57,12 @@ export function route<Path extends string, Body extends Schema = undefined, Quer
   declaration: RouteDeclaration<Path, Body, Query>,
   handler: RouteHandler<Path, Body, Query>,
 ): void {
-  api.add({ ...declaration, path: `${base}${declaration.path}` });
-  router[declaration.method](expressPath(declaration.path), (req, res) =>
-    handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, declaration)),
-  );
+  const template = `${base}${declaration.path}`;
+  api.add({ ...declaration, path: template });
+  router[declaration.method](expressPath(declaration.path), (req, res) => {
+    labelRoute(res, template);
+    return handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, declaration));
+  });
 }
 
 function requestInput<Body extends Schema, Query extends Schema>(

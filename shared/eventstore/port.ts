@@ -31,6 +31,18 @@ export interface SubscribeOptions {
 }
 
 /**
+ * What an event store tells about its writes, for metrics (adapters take one as
+ * an option). Called on the path of every append, so implementations must be
+ * cheap and must not throw.
+ */
+export interface AppendObserver {
+  /** One append was answered (stored, or refused by a conflict or the engine) `seconds` after it was asked. */
+  appended(seconds: number): void;
+  /** One write to the engine stored `appends` appends holding `events` events together (SQLite: one group commit). */
+  committed(appends: number, events: number): void;
+}
+
+/**
  * The append-only event log. Appends are atomic per call and durable once the
  * returned promise resolves (an acknowledged append survives a crash).
  */

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError, UnavailableError } from '../errors';
-import type { AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
+import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
 import { runCatchUpSubscription } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 
@@ -14,6 +14,8 @@ interface PendingAppend {
   expected: ExpectedVersion;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
+  /** performance.now() when it was asked (for the observer). */
+  asked: number;
 }
 
 interface EventRow {
@@ -57,6 +59,8 @@ export interface SqliteEventStoreOptions {
    * none. Tests use it (and `setMaxBytes`) to make the disk full and free it again.
    */
   maxBytes?: number | null;
+  /** Told each append's latency and each group commit's size (metrics). */
+  observer?: AppendObserver;
 }
 
 /** SQLite's default SQLITE_MAX_LENGTH (better-sqlite3 keeps it): a longer value fails the whole transaction. */
@@ -99,6 +103,7 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   readonly maxEventBytes: number;
   private maxBytes: number | null;
+  private readonly observer: AppendObserver | null;
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -112,6 +117,7 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.maxEventBytes = options.maxEventBytes ?? SQLITE_MAX_LENGTH;
     this.maxBytes = options.maxBytes ?? null;
+    this.observer = options.observer ?? null;
     this.appended.setMaxListeners(0);
     this.statements = {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
@@ -126,7 +132,7 @@ export class SqliteEventStore implements EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, resolve, reject });
+      this.pending.push({ streamId, events, expected, resolve, reject, asked: performance.now() });
       if (!this.flushScheduled && !this.writing) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -198,6 +204,7 @@ export class SqliteEventStore implements EventStore {
         append.resolve(outcome);
       }
     });
+    if (this.observer) observe(this.observer, batch, reply);
     this.appended.emit('appended');
     this.flush();
     this.idleCheck();
@@ -290,6 +297,21 @@ export class SqliteEventStore implements EventStore {
     await writer?.terminate();
     this.db.close();
   }
+}
+
+/** Tells the observer each append's latency and, when the transaction committed, how many appends and events it stored. */
+function observe(observer: AppendObserver, batch: PendingAppend[], reply: WriterReply): void {
+  const now = performance.now();
+  let appends = 0;
+  let events = 0;
+  batch.forEach((append, i) => {
+    observer.appended((now - append.asked) / 1000);
+    if ('outcomes' in reply && !('conflict' in reply.outcomes[i]!)) {
+      appends++;
+      events += append.events.length;
+    }
+  });
+  if (appends > 0) observer.committed(appends, events);
 }
 
 /** One append as the writer takes it: `rows` holds type, data JSON and metadata JSON for each event. */

@@ -254,10 +254,14 @@ function parseEnvelope(value: Buffer | null): Envelope {
   return { type: 'invalid-message', body: {} };
 }
 
+/** Keys pino writes itself or the service's loggers bind: a kafkajs field by one of these names is renamed, or the line would carry the key twice. */
+const TAKEN_KEYS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service', 'component']);
+
 function forward(logger: Logger | undefined, { level, namespace, log }: LogEntry): void {
   if (!logger) return;
   const { message, ...rest } = log;
-  const fields = { kafka: namespace, ...rest };
+  const fields: Record<string, unknown> = { kafka: namespace };
+  for (const [key, value] of Object.entries(rest)) fields[TAKEN_KEYS.has(key) ? `kafka_${key}` : key] = value;
   if (level === logLevel.ERROR || level === logLevel.NOTHING) logger.error(fields, message);
   else if (level === logLevel.WARN) logger.warn(fields, message);
   else if (level === logLevel.INFO) logger.info(fields, message);

@@ -3,6 +3,7 @@ import type { CommandPipeline } from '../../shared/cqrs/command-pipeline';
 import type { OrgCommand, OrgState } from '../../shared/domain/org/decider';
 import type { OrgEvent } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
+import type { CopyMetrics } from '../../shared/metrics/metrics';
 import type { CopyRequest } from '../../shared/domain/task/decider';
 import type { CopyOrigin } from './remap';
 import type { SourceBound } from './source-reader';
@@ -14,6 +15,8 @@ export interface CopyDependencies {
   logger: Logger;
   /** Source events read (and target events appended) per round trip. */
   batchSize: number;
+  /** Counts the events copied and the copies running, in place (metrics). */
+  metrics?: CopyMetrics;
 }
 
 export interface CopyProgress {

@@ -52,6 +52,7 @@ export async function copyToExistingEnvironment(deps: CopyDependencies, job: Cop
         plan.events.map((e) => ({ ...e, metadata })),
         target.version === -1 ? 'no_stream' : target.version,
       );
+      if (deps.metrics) deps.metrics.eventsCopied += plan.events.length;
       return { environmentId: targetId, sourceEventsRead, eventsCopied: plan.events.length };
     } catch (error) {
       if (!(error instanceof StreamVersionConflictError) || attempt >= MAX_PLAN_ATTEMPTS) throw error;

@@ -47,6 +47,7 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
         throw error;
       }
       eventsCopied += events.length;
+      if (deps.metrics) deps.metrics.eventsCopied += events.length;
     }
     sourceEventsRead = lastSourceVersion + 1;
     await job.progress({ sourceEventsRead, eventsCopied });

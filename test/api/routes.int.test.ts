@@ -12,7 +12,7 @@ interface RouteListing {
 }
 
 /** Served without a key and not part of the API the document describes. */
-const SYSTEM_ENDPOINTS = ['GET /healthz', 'GET /openapi.json', 'GET /readyz'];
+const SYSTEM_ENDPOINTS = ['GET /healthz', 'GET /metrics', 'GET /openapi.json', 'GET /readyz'];
 
 /** `METHOD /path/{param}` for every route express serves, through its mounted routers. */
 function servedOperations(router: RouteListing, prefix = ''): string[] {

@@ -23,7 +23,14 @@ import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
 export function allowedRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
   const rm = services.readModels;
-  const decisions = new CachedChecks(queries, () => services.freshness.position, services.config.READ_CACHE_ENTRIES);
+  const decisions = new CachedChecks(
+    queries,
+    () => services.freshness.position,
+    services.config.READ_CACHE_ENTRIES,
+    services.metrics.checks.cache,
+  );
+  const single = services.metrics.checks.decisions('/allowed');
+  const bulk = services.metrics.checks.decisions('/allowed/bulk');
 
   route(
     context,
@@ -46,12 +53,15 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       const asOf = bodyAsOf ?? queryAsOf(req);
       if (asOf !== undefined) {
         const past = await queriesAsOf(services, res, env, asOf, [bodyAsOf !== undefined ? 'body' : 'query', 'as_of']);
-        res.json(await past.check(env.id, check, explain));
+        res.json(counted(single, await past.check(env.id, check, explain)));
         return;
       }
       res.json(
-        await atOnePosition(services, res, async () =>
-          explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) },
+        counted(
+          single,
+          await atOnePosition(services, res, async () =>
+            explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) },
+          ),
         ),
       );
     },
@@ -101,9 +111,18 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
         return out;
       };
       // With the query's as_of every check is a past one, and the header says its position.
-      res.json({ allow: allAsOf !== undefined ? await decide() : await atOnePosition(services, res, decide) });
+      const answers = allAsOf !== undefined ? await decide() : await atOnePosition(services, res, decide);
+      for (const answer of answers) counted(bulk, answer);
+      res.json({ allow: answers });
     },
   );
 }
 
 const noCache = (req: Request): boolean => /\bno-cache\b/i.test(req.header('cache-control') ?? '');
+
+/** Counts one decision for `GET /metrics` and hands the answer on. */
+function counted<A extends { allow: boolean }>(decisions: { allow: number; deny: number }, answer: A): A {
+  if (answer.allow) decisions.allow++;
+  else decisions.deny++;
+  return answer;
+}

@@ -16,13 +16,25 @@ export class CachedChecks {
     private readonly queries: GrantQueries,
     currentPosition: () => number,
     maxEntries: number,
+    /** Counted in place: a hit or a miss per check that looks in the cache (metrics). */
+    private readonly lookups: { hits: number; misses: number } = { hits: 0, misses: 0 },
   ) {
     this.decisions = new ReadCache(currentPosition, maxEntries);
   }
 
   async allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
     if (fromStore) return this.fromStore(environmentId, check);
-    return this.decisions.through(decisionKey(environmentId, check), () => this.fromStore(environmentId, check));
+    const key = decisionKey(environmentId, check);
+    const hit = this.decisions.get(key);
+    if (hit !== undefined) {
+      this.lookups.hits++;
+      return hit;
+    }
+    this.lookups.misses++;
+    const at = this.decisions.positionNow();
+    const answer = await this.fromStore(environmentId, check);
+    this.decisions.set(key, answer, at);
+    return answer;
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
@@ -33,6 +45,10 @@ export class CachedChecks {
       const check = checks[i]!;
       const key = fromStore ? null : decisionKey(environmentId, check);
       const hit = key === null ? undefined : this.decisions.getAt(key, at);
+      if (key !== null) {
+        if (hit === undefined) this.lookups.misses++;
+        else this.lookups.hits++;
+      }
       answers[i] = hit ?? (await this.fromStore(environmentId, check));
       if (key !== null && hit === undefined) this.decisions.set(key, answers[i]!, at);
     }
