@@ -178,7 +178,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     let cursor = this.mongo.find(query, { projection });
     if (options.sortBy) {
       const field = this.fieldName(options.sortBy);
-      cursor = cursor.sort(field === '_id' ? { _id: 1 } : { [field]: 1, _id: 1 });
+      const direction = options.descending ? -1 : 1;
+      cursor = cursor.sort(field === '_id' ? { _id: direction } : { [field]: direction, _id: direction });
     }
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) {
@@ -266,8 +267,12 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     const query: Document = {};
     for (const [field, condition] of Object.entries(filter)) {
       const name = this.fieldName(field);
-      if (condition !== null && typeof condition === 'object') {
-        query[name] = '$gt' in condition ? { $gt: toFieldValue(condition.$gt) } : { $in: condition.$in.map(toFieldValue) };
+      if (condition !== null && typeof condition === 'object' && '$in' in condition) {
+        query[name] = { $in: condition.$in.map(toFieldValue) };
+      } else if (condition !== null && typeof condition === 'object') {
+        const bounds = RANGE_OPERATORS.filter((operator) => condition[operator] !== undefined);
+        // A range without bounds matches every value, as on SQLite (`{field: {}}` would match only `{}`).
+        if (bounds.length > 0) query[name] = Object.fromEntries(bounds.map((operator) => [operator, toFieldValue(condition[operator])]));
       } else {
         query[name] = toFieldValue(condition);
       }
@@ -275,6 +280,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     return query;
   }
 }
+
+const RANGE_OPERATORS = ['$gt', '$gte', '$lt', '$lte'] as const;
 
 /** A stored document read with a projection of declared fields, as the partial document `find` returns. */
 function partial<T>(fields: string[], stored: Document): T {

@@ -6,11 +6,21 @@
 
 export type FieldValue = string | number | boolean | null;
 /**
- * Equality on declared fields; `{$in: [...]}` matches any of the values;
- * `{$gt: v}` matches values strictly greater than `v` (keyset pagination, with
- * `sortBy` on the same field).
+ * A range on one field: any of the bounds, combined (`{$gt: a, $lte: b}`).
+ * Strings compare by their UTF-8 bytes (binary) on every engine.
  */
-export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | { $gt: FieldValue }>;
+export interface Range {
+  $gt?: FieldValue;
+  $gte?: FieldValue;
+  $lt?: FieldValue;
+  $lte?: FieldValue;
+}
+/**
+ * Equality on declared fields; `{$in: [...]}` matches any of the values;
+ * a Range (`{$gt: v}`, …) matches values within it (keyset pagination, with
+ * `sortBy` on the same field; `id` takes ranges too).
+ */
+export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | Range>;
 
 export interface CollectionSpec {
   name: string;
@@ -32,8 +42,10 @@ export interface CollectionSpec {
 export interface FindOptions {
   skip?: number;
   limit?: number;
-  /** Declared field to sort by, ascending; `id` is the tiebreak. */
+  /** Declared field (or `id`) to sort by, ascending; `id` is the tiebreak. */
   sortBy?: string;
+  /** Sort by `sortBy` (and the `id` tiebreak) in descending order instead. */
+  descending?: boolean;
   /**
    * Read only `id` and these declared fields, not the whole document: the
    * result holds just those keys (a field that is null or absent comes back as

@@ -188,7 +188,10 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     const { where, params } = this.where(filter);
     const fields = options.fields?.map((f) => this.columnFor(f));
     let sql = `SELECT ${fields ? ['id', ...fields].join(', ') : this.compact ? this.wholeColumns : 'doc'} FROM ${this.table}${where}`;
-    if (options.sortBy) sql += ` ORDER BY ${this.columnFor(options.sortBy)}, id`;
+    if (options.sortBy) {
+      const direction = options.descending ? ' DESC' : '';
+      sql += ` ORDER BY ${this.columnFor(options.sortBy)}${direction}, id${direction}`;
+    }
     if (options.limit !== undefined || options.skip !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
       params.push(options.limit ?? -1, options.skip ?? 0);
@@ -279,9 +282,13 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     const params: unknown[] = [];
     for (const [field, condition] of Object.entries(filter)) {
       const col = this.columnFor(field);
-      if (condition !== null && typeof condition === 'object' && '$gt' in condition) {
-        clauses.push(`${col} > ?`);
-        params.push(toSqlValue(condition.$gt));
+      if (condition !== null && typeof condition === 'object' && !('$in' in condition)) {
+        for (const [operator, sql] of RANGE_OPERATORS) {
+          const bound = condition[operator];
+          if (bound === undefined) continue;
+          clauses.push(`${col} ${sql} ?`);
+          params.push(toSqlValue(bound));
+        }
       } else if (condition !== null && typeof condition === 'object') {
         if (condition.$in.length === 0) {
           clauses.push('0');
@@ -299,6 +306,13 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
   }
 }
+
+const RANGE_OPERATORS = [
+  ['$gt', '>'],
+  ['$gte', '>='],
+  ['$lt', '<'],
+  ['$lte', '<='],
+] as const;
 
 function toSqlValue(value: unknown): FieldValue | number {
   if (value === undefined || value === null) return null;
