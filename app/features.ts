@@ -2,8 +2,9 @@ import type { Feature } from './feature';
 import { environmentCopyFeature } from './features/environment-copy';
 import { bulkFeature } from './features/bulk';
 import { grantsFeature } from './features/grants';
+import { auditLogFeature } from './features/audit-log';
 
 /** The features the embedded service runs. Permission checks and environment copy register here. */
 export function embeddedFeatures(): Feature[] {
-  return [environmentCopyFeature(), grantsFeature(), bulkFeature()];
+  return [environmentCopyFeature(), grantsFeature(), bulkFeature(), auditLogFeature()];
 }
