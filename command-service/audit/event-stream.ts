@@ -75,6 +75,8 @@ export class AuditStreams {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
+        // The connection ends with the stream: kept alive, it would hold up a shutdown until its keep-alive timeout.
+        connection: 'close',
       });
       res.write(`: audit log from position ${from}\n\n`);
       let cursor = from;

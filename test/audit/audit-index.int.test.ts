@@ -66,10 +66,14 @@ function randomLog(seed: number, count: number): Array<RecordedOf<DomainEvent>> 
     const instance = () => `${r.pick(['doc', 'folder'])}:${r.int(10)}`;
     const tenant = r.pick(['t1', 't2']);
     const body = (() => {
-      if (streamId === ORG) return { type: 'ProjectCreated', data: { id: `p${position}`, key: `p${position}`, name: 'P', description: '' } };
+      if (streamId === ORG)
+        return { type: 'ProjectCreated', data: { id: `p${position}`, key: `p${position}`, name: 'P', description: '' } };
       switch (r.int(4)) {
         case 0:
-          return { type: 'UserCreated', data: { id: `id${position}`, key: user, email: null, firstName: null, lastName: null, attributes: {} } };
+          return {
+            type: 'UserCreated',
+            data: { id: `id${position}`, key: user, email: null, firstName: null, lastName: null, attributes: {} },
+          };
         case 1: {
           const [resource, key] = instance().split(':');
           return { type: 'ResourceInstanceCreated', data: { id: `id${position}`, key, resource, tenant, attributes: {} } };
@@ -78,11 +82,21 @@ function randomLog(seed: number, count: number): Array<RecordedOf<DomainEvent>> 
           const target = instance();
           return {
             type: r.next() < 0.7 ? 'RoleAssigned' : 'RoleUnassigned',
-            data: { id: `id${position}`, user, role: r.pick(['viewer', 'editor']), resource: target.split(':')[0], tenant, resourceInstance: target },
+            data: {
+              id: `id${position}`,
+              user,
+              role: r.pick(['viewer', 'editor']),
+              resource: target.split(':')[0],
+              tenant,
+              resourceInstance: target,
+            },
           };
         }
         default:
-          return { type: 'RelationshipTupleCreated', data: { id: `id${position}`, subject: instance(), relation: 'parent', object: instance(), tenant } };
+          return {
+            type: 'RelationshipTupleCreated',
+            data: { id: `id${position}`, subject: instance(), relation: 'parent', object: instance(), tenant },
+          };
       }
     })();
     events.push({ ...body, metadata, streamId, streamVersion: version, position } as RecordedOf<DomainEvent>);
@@ -101,7 +115,12 @@ async function index(projection: Projection, batch: RecordedEvent[], store: Sqli
 async function dump(store: SqliteDocumentStore): Promise<unknown> {
   const c = new AuditCollections(store);
   const all = { sortBy: 'id' };
-  return { scopes: await c.scopes.find({}, all), entries: await c.entries.find({}, all), runs: await c.runs.find({}, all), tasks: await c.tasks.find({}, all) };
+  return {
+    scopes: await c.scopes.find({}, all),
+    entries: await c.entries.find({}, all),
+    runs: await c.runs.find({}, all),
+    tasks: await c.tasks.find({}, all),
+  };
 }
 
 describe('audit-log index', () => {
@@ -126,7 +145,7 @@ describe('audit-log index', () => {
     const clean = open();
     const r = random(11);
     const projection = auditLogProjection(clean);
-    for (let i = 0; i < log.length; ) {
+    for (let i = 0; i < log.length;) {
       const size = 1 + r.int(300);
       await index(projection, log.slice(i, i + size), clean);
       i += size;
@@ -183,7 +202,11 @@ describe('audit-log index', () => {
       const order = r.next() < 0.5 ? 'asc' : 'desc';
       const expected = scoped
         .filter((e) => e.position > low && e.position <= high)
-        .filter((e) => (timeFrom === undefined || logTime.get(e.position)! >= timeFrom) && (timeUntil === undefined || logTime.get(e.position)! <= timeUntil))
+        .filter(
+          (e) =>
+            (timeFrom === undefined || logTime.get(e.position)! >= timeFrom) &&
+            (timeUntil === undefined || logTime.get(e.position)! <= timeUntil),
+        )
         .filter((e) => groups.every((group) => group.some((term) => termsByPosition.get(e.position)!.has(term))))
         .map((e) => e.position);
       if (order === 'desc') expected.reverse();
