@@ -94,6 +94,15 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect(below.map((i) => i.rank)).toEqual([40]);
     });
 
+    it('replaces many stored documents in one putMany', async () => {
+      const many = Array.from({ length: 250 }, (_, i) => item(`m${String(i).padStart(3, '0')}`, 'e1', 'x', i));
+      await items.putMany(many);
+      await items.putMany(many.map((m) => ({ ...m, kind: 'y' })));
+      const stored = await items.find({ env: 'e1' }, { sortBy: 'id' });
+      expect(stored).toHaveLength(250);
+      expect(stored.every((m) => m.kind === 'y')).toBe(true);
+    }, 60_000);
+
     it('refuses filters on undeclared fields', async () => {
       await expect(items.find({ payload: 'x' } as never)).rejects.toThrow(/not declared/);
     });
