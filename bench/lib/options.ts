@@ -1,6 +1,17 @@
 import type { DatasetSize } from './dataset';
 
-export const SCENARIOS = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'copy', 'memory', 'cold-start', 'peer'] as const;
+export const SCENARIOS = [
+  'check',
+  'bulk-check',
+  'creates',
+  'bulk-import',
+  'fanout',
+  'copy',
+  'memory',
+  'cold-start',
+  'audit-log',
+  'peer',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {

@@ -37,6 +37,13 @@ export interface CollectionSpec {
    * back as null, a boolean as 1/0.
    */
   compact?: boolean;
+  /**
+   * Stored in the order of `id`, for collections of small documents read by
+   * ranges of ids: SQLite keeps them in the primary key's tree alone (WITHOUT
+   * ROWID: one tree to write instead of a table and its key index). Applies
+   * when the engine creates the collection.
+   */
+  clustered?: boolean;
 }
 
 export interface FindOptions {

@@ -150,7 +150,10 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     this.wholeColumns = ['id', ...spec.fields.map(column), 'doc'].join(', ');
     const db = store.writeConnection();
     const columns = spec.fields.map((f) => `${column(f)} ANY`).join(', ');
-    db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)`);
+    const clustered = spec.clustered ? ' WITHOUT ROWID' : '';
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)${clustered}`,
+    );
     const declared = new Set<string>();
     spec.indexes.forEach((index) => {
       const name = `${this.table}__${index.join('_')}`;
