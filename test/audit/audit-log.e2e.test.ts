@@ -44,7 +44,7 @@ describeWithMongo(`audit log on MongoDB read models${url ? '' : ' (skipped: MONG
     await checkRandomQueries(store, log, 15, false);
   }, 120_000);
 
-  it('serves filtered pages and the stream from the service', async () => {
+  it('serves filtered pages, both ways, from the service', async () => {
     const database = `${run}_service`;
     databases.push(database);
     const server = await startTestServer({ env: { READ_MODEL_STORE: 'mongodb', MONGODB_URL: url, MONGODB_DATABASE: database } });
