@@ -2,9 +2,10 @@ import type { Feature } from './feature';
 import { environmentCopyFeature } from './features/environment-copy';
 import { bulkFeature } from './features/bulk';
 import { grantsFeature } from './features/grants';
+import { auditLogFeature } from './features/audit-log';
 import { timeTravelFeature } from './features/time-travel';
 
 /** The features the embedded service runs. Permission checks and environment copy register here. */
 export function embeddedFeatures(): Feature[] {
-  return [environmentCopyFeature(), grantsFeature(), bulkFeature(), timeTravelFeature()];
+  return [environmentCopyFeature(), grantsFeature(), bulkFeature(), timeTravelFeature(), auditLogFeature()];
 }

@@ -39,6 +39,7 @@ const TITLES: Record<ScenarioName, string> = {
   copy: 'environment copy',
   memory: 'memory',
   'cold-start': 'cold start',
+  'audit-log': 'audit log page',
   peer: 'check throughput vs OpenFGA',
   soak: 'soak (mixed load, 10 min)',
   'time-travel': 'as_of checks and decision history',
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
       if (!want('check')) results.splice(0, results.length, ...results.filter((r) => r.id !== 'check' && r.id !== 'check-uncached'));
     }
     const standalone = { options, log };
-    if (want('memory') || want('cold-start')) {
+    if (want('memory') || want('cold-start') || want('audit-log')) {
       await guarded('memory', async () => (await storeScaleScenarios(standalone)).filter((r) => want(r.id as ScenarioName)));
     }
     if (want('copy')) {

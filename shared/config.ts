@@ -63,6 +63,10 @@ const configSchema = z.object({
   RATE_LIMIT_PER_KEY_BURST: z.coerce.number().int().min(0).default(0),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+  /** Audit log streams (server-sent events): how often each reports its position with a `checkpoint` event. */
+  AUDIT_STREAM_CHECKPOINT_MS: z.coerce.number().int().min(10).default(15_000),
+  /** Most audit log streams one API process serves at once (more: 503). */
+  AUDIT_MAX_STREAMS: z.coerce.number().int().min(0).default(100),
 });
 
 export type Config = z.infer<typeof configSchema>;

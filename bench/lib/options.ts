@@ -9,6 +9,7 @@ export const SCENARIOS = [
   'copy',
   'memory',
   'cold-start',
+  'audit-log',
   'peer',
   'soak',
   'time-travel',

@@ -3,6 +3,7 @@ import { TENANT } from '../lib/dataset';
 import { bulkSend, FACTS, instancesPut, loadSchema, range, tuplesPost } from '../lib/load-ours';
 import type { ScenarioResult } from '../lib/results';
 import { environmentKey, startService } from '../lib/service';
+import { auditLogScenario } from './audit-log';
 
 const MiB = (n: number) => `${Math.round(n)} MiB`;
 
@@ -13,6 +14,7 @@ const MiB = (n: number) => `${Math.round(n)} MiB`;
  * data and measures the cold start: until `/readyz`, whether the projections
  * resumed from their checkpoint or replayed, the first check, and the first
  * write (which has to bring the environment's decider state up from the log).
+ * On that store, the audit log's filtered pages (audit-log.ts).
  */
 export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult[]> {
   const tuples = ctx.options.memoryTuples;
@@ -56,6 +58,7 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
     await api.ok('POST', '/allowed', { user: 'mem-user', action: 'read', resource: { type: 'document', key: 'd0', tenant: TENANT } });
     const loaded = service.memory();
     const position = Number((await service.admin.ok('GET', '/readyz')).position);
+    if (ctx.options.only.has('audit-log')) results.push(await auditLogScenario(ctx, api, { events: position, folders, documents }));
     results.push({
       id: 'memory',
       title: `memory with ${tuples.toLocaleString('en-US')} tuples`,
@@ -67,6 +70,7 @@ export async function storeScaleScenarios(ctx: Pick<BenchContext, 'options' | 'l
       details: { tuples, instances, events: position, loadMs, tupleLoadMs: tupleLoad.ms, memory: loaded },
     });
 
+    if (!ctx.options.only.has('cold-start')) return results;
     ctx.log(`cold start: restarting on ${position.toLocaleString('en-US')} events`);
     await service.stop({ keepData: true });
     const restarted = await startService({

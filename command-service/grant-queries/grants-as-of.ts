@@ -372,8 +372,14 @@ function matches(value: FieldValue, condition: Filter[string]): boolean {
   if (condition === null) return value === null;
   if (typeof condition !== 'object') return value === condition;
   if ('$in' in condition) return condition.$in.includes(value);
-  if ('$gt' in condition) return value !== null && compare(value, condition.$gt) > 0;
-  return value !== null && compare(value, condition.$lte) <= 0;
+  if (value === null) return false;
+  const { $gt, $gte, $lt, $lte } = condition;
+  return (
+    ($gt === undefined || compare(value, $gt) > 0) &&
+    ($gte === undefined || compare(value, $gte) >= 0) &&
+    ($lt === undefined || compare(value, $lt) < 0) &&
+    ($lte === undefined || compare(value, $lte) <= 0)
+  );
 }
 
 function compare(a: FieldValue, b: FieldValue): number {

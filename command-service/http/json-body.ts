@@ -70,7 +70,7 @@ const refuseUnfaithfulStrings: RequestHandler = (req, _res, next) => {
 };
 
 /** Iterative, so a deeply nested body cannot overflow the stack here. */
-function findUnfaithfulStrings(body: unknown, root: Array<string | number>, problems: ValidationError['detail']): void {
+export function findUnfaithfulStrings(body: unknown, root: Array<string | number>, problems: ValidationError['detail']): void {
   const pending: Array<[unknown, Array<string | number>]> = [[body, root]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [value, loc] = next;

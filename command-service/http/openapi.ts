@@ -24,6 +24,8 @@ export interface Operation {
   status?: number;
   /** What the success status answers; none for 204. */
   response?: z.ZodType;
+  /** The success answer's media type (default `application/json`; `text/event-stream` for the audit streams, whose `response` describes one message). */
+  mediaType?: string;
   /** Further answers by status; one given for a common error status replaces it. */
   responses?: Record<number, OtherResponse>;
   /** A POST that only reads (the permission checks): it never conflicts, so no 409. */
@@ -231,7 +233,7 @@ export class ApiRegistry {
       ? {
           description: op.summary,
           ...(writes(op) ? { headers: POSITION_HEADERS } : {}),
-          content: { 'application/json': { schema: components.inline(op.response, 'output') } },
+          content: { [op.mediaType ?? 'application/json']: { schema: components.inline(op.response, 'output') } },
         }
       : { description: op.summary, ...(writes(op) ? { headers: POSITION_HEADERS } : {}) };
     for (const [status, other] of Object.entries(op.responses ?? {})) {

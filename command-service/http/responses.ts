@@ -393,3 +393,30 @@ export const decisionHistoryAnswerSchema = z
     evaluated: z.number().int().min(0).describe('How many log positions were evaluated'),
   })
   .meta({ id: 'DecisionHistory' });
+
+/** One entry of the audit log (`GET /v2/events/...`): an event in the API's vocabulary, never a secret. */
+export const auditEntrySchema = z
+  .strictObject({
+    position: z.number().int().min(1),
+    stream_version: z.number().int().min(0),
+    type: z.string(),
+    timestamp: z.string(),
+    actor: z.strictObject({ type: z.enum(['api_key', 'system', 'task']), id: z.string().nullable(), name: z.string().nullable() }),
+    request_id: z.string().nullable(),
+    correlation_id: z.string().nullable(),
+    causation_id: z.string().nullable(),
+    audit_metadata: z.record(z.string(), z.unknown()).nullable(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEntry' });
+export const auditPageSchema = z
+  .strictObject({
+    data: z.array(auditEntrySchema),
+    next_after: z.number().int().nullable().describe('Where the next page starts (`after`); null at the end'),
+    head_position: z.number().int().min(0),
+  })
+  .meta({ id: 'AuditPage' });
+/** One server-sent event's data: an entry (`id:` its position), or a `checkpoint` with the head position. */
+export const auditStreamMessageSchema = z
+  .union([auditEntrySchema, z.strictObject({ head_position: z.number().int().min(0) })])
+  .meta({ id: 'AuditStreamMessage', description: 'text/event-stream: entries, and `checkpoint` events {head_position}' });

@@ -11,6 +11,7 @@ import { UnavailableError } from '../../shared/errors';
 import type { EnvEvent, EventMetadata, OrgEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
 import type { TimeTravel } from '../time-travel/time-travel';
+import { auditMetadataOf } from './audit-metadata';
 import { authOf } from './auth';
 
 /** How far the read models are: lets a write wait until its own events are visible. */
@@ -47,12 +48,14 @@ export const MIN_POSITION_HEADER = 'X-Min-Event-Position';
 
 export function metadataOf(req: Request, res: Response): EventMetadata {
   const requestId = String(res.locals.requestId ?? '');
+  const auditMetadata = auditMetadataOf(req);
   return {
     actor: res.locals.auth ? authOf(res).keyId : null,
     requestId,
     correlationId: req.header('x-correlation-id') ?? requestId,
     timestamp: new Date().toISOString(),
     schemaVersion: CURRENT_SCHEMA_VERSION,
+    ...(auditMetadata ? { auditMetadata } : {}),
   };
 }
 

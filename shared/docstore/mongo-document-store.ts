@@ -15,8 +15,13 @@ interface CheckpointDoc {
 
 const PREFIX = 'rm_';
 const CHECKPOINTS = `${PREFIX}checkpoints`;
-/** Writes per bulkWrite call (putMany). */
+/** Writes per bulkWrite call (putMany, insertMissing). */
 const BULK_CHUNK = 1000;
+/**
+ * The same on FerretDB: 1.24 never answers an ordered bulkWrite that replaces
+ * 100 or more stored documents (a projection replaying a batch does that).
+ */
+const FERRETDB_BULK_CHUNK = 50;
 
 export interface MongoDocumentStoreOptions {
   url: string;
@@ -46,22 +51,23 @@ export class MongoDocumentStore implements DocumentStore {
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
+    private readonly bulkChunk: number,
   ) {}
 
   static async connect(options: MongoDocumentStoreOptions): Promise<MongoDocumentStore> {
     const client = new MongoClient(options.url, { ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 });
     await client.connect();
     const db = client.db(options.database);
-    const store = new MongoDocumentStore(client, db);
     await db.command({ ping: 1 });
-    return store;
+    const ferretdb = 'ferretdbVersion' in (await db.admin().command({ buildInfo: 1 }));
+    return new MongoDocumentStore(client, db, ferretdb ? FERRETDB_BULK_CHUNK : BULK_CHUNK);
   }
 
   collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
     let existing = this.collections.get(spec.name);
     if (!existing) {
       if (!/^[a-z_]+$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
-      existing = new MongoDocCollection(this.db.collection<StoredDoc>(`${PREFIX}${spec.name}`), spec);
+      existing = new MongoDocCollection(this.db.collection<StoredDoc>(`${PREFIX}${spec.name}`), spec, this.bulkChunk);
       this.collections.set(spec.name, existing);
     }
     return existing as unknown as Collection<T>;
@@ -118,6 +124,7 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
   constructor(
     private readonly mongo: MongoCollection<StoredDoc>,
     private readonly spec: CollectionSpec,
+    private readonly bulkChunk: number,
   ) {
     this.fields = new Set(spec.fields);
   }
@@ -178,7 +185,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     let cursor = this.mongo.find(query, { projection });
     if (options.sortBy) {
       const field = this.fieldName(options.sortBy);
-      cursor = cursor.sort(field === '_id' ? { _id: 1 } : { [field]: 1, _id: 1 });
+      const direction = options.descending ? -1 : 1;
+      cursor = cursor.sort(field === '_id' ? { _id: direction } : { [field]: direction, _id: direction });
     }
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) {
@@ -204,8 +212,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
   async putMany(docs: T[]): Promise<void> {
     if (docs.length === 0) return;
     await this.ready();
-    for (let i = 0; i < docs.length; i += BULK_CHUNK) {
-      const chunk = docs.slice(i, i + BULK_CHUNK);
+    for (let i = 0; i < docs.length; i += this.bulkChunk) {
+      const chunk = docs.slice(i, i + this.bulkChunk);
       // Ordered, so a document that appears twice ends as its last version (as sequential puts would).
       await this.mongo.bulkWrite(
         chunk.map((doc) => ({ replaceOne: { filter: { _id: doc.id }, replacement: this.stored(doc), upsert: true } })),
@@ -218,8 +226,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     if (docs.length === 0) return [];
     await this.ready();
     const inserted: T[] = [];
-    for (let i = 0; i < docs.length; i += BULK_CHUNK) {
-      const chunk = docs.slice(i, i + BULK_CHUNK);
+    for (let i = 0; i < docs.length; i += this.bulkChunk) {
+      const chunk = docs.slice(i, i + this.bulkChunk);
       // Ordered upserts that only set on insert: a stored document is left as it is, and the
       // result's upserted ids say which ones were new (of a repeated id, the first was inserted).
       const result = await this.mongo.bulkWrite(
@@ -266,13 +274,12 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     const query: Document = {};
     for (const [field, condition] of Object.entries(filter)) {
       const name = this.fieldName(field);
-      if (condition !== null && typeof condition === 'object') {
-        query[name] =
-          '$gt' in condition
-            ? { $gt: toFieldValue(condition.$gt) }
-            : '$lte' in condition
-              ? { $lte: toFieldValue(condition.$lte) }
-              : { $in: condition.$in.map(toFieldValue) };
+      if (condition !== null && typeof condition === 'object' && '$in' in condition) {
+        query[name] = { $in: condition.$in.map(toFieldValue) };
+      } else if (condition !== null && typeof condition === 'object') {
+        const bounds = RANGE_OPERATORS.filter((operator) => condition[operator] !== undefined);
+        // A range without bounds matches every value, as on SQLite (`{field: {}}` would match only `{}`).
+        if (bounds.length > 0) query[name] = Object.fromEntries(bounds.map((operator) => [operator, toFieldValue(condition[operator])]));
       } else {
         query[name] = toFieldValue(condition);
       }
@@ -280,6 +287,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     return query;
   }
 }
+
+const RANGE_OPERATORS = ['$gt', '$gte', '$lt', '$lte'] as const;
 
 /** A stored document read with a projection of declared fields, as the partial document `find` returns. */
 function partial<T>(fields: string[], stored: Document): T {

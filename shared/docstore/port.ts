@@ -6,13 +6,21 @@
 
 export type FieldValue = string | number | boolean | null;
 /**
- * Equality on declared fields; `{$in: [...]}` matches any of the values;
- * `{$gt: v}` matches values strictly greater than `v` (keyset pagination, with
- * `sortBy` on the same field); `{$lte: v}` matches values at most `v` (with
- * `$gt` on another field: the versions of the history read model valid at a
- * position, `from <= p < to`).
+ * A range on one field: any of the bounds, combined (`{$gt: a, $lte: b}`).
+ * Strings compare by their UTF-8 bytes (binary) on every engine.
  */
-export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | { $gt: FieldValue } | { $lte: FieldValue }>;
+export interface Range {
+  $gt?: FieldValue;
+  $gte?: FieldValue;
+  $lt?: FieldValue;
+  $lte?: FieldValue;
+}
+/**
+ * Equality on declared fields; `{$in: [...]}` matches any of the values;
+ * a Range (`{$gt: v}`, …) matches values within it (keyset pagination, with
+ * `sortBy` on the same field; `id` takes ranges too).
+ */
+export type Filter = Record<string, FieldValue | { $in: FieldValue[] } | Range>;
 
 export interface CollectionSpec {
   name: string;
@@ -29,13 +37,22 @@ export interface CollectionSpec {
    * back as null, a boolean as 1/0.
    */
   compact?: boolean;
+  /**
+   * Stored in the order of `id`, for collections of small documents read by
+   * ranges of ids: SQLite keeps them in the primary key's tree alone (WITHOUT
+   * ROWID: one tree to write instead of a table and its key index). Applies
+   * when the engine creates the collection.
+   */
+  clustered?: boolean;
 }
 
 export interface FindOptions {
   skip?: number;
   limit?: number;
-  /** Declared field to sort by, ascending; `id` is the tiebreak. */
+  /** Declared field (or `id`) to sort by, ascending; `id` is the tiebreak. */
   sortBy?: string;
+  /** Sort by `sortBy` (and the `id` tiebreak) in descending order instead. */
+  descending?: boolean;
   /**
    * Read only `id` and these declared fields, not the whole document: the
    * result holds just those keys (a field that is null or absent comes back as

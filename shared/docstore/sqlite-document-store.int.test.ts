@@ -51,6 +51,35 @@ describe('SqliteDocumentStore indexes', () => {
   });
 });
 
+describe('SqliteDocumentStore clustered collections', () => {
+  it('keeps a clustered collection in its key tree alone (WITHOUT ROWID), read and written as any other', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ds-clustered-'));
+    try {
+      const store = new SqliteDocumentStore(join(dir, 'rm.sqlite'));
+      const keyed = store.collection<{ id: string; e: number }>({ name: 'keyed', fields: [], indexes: [], compact: true, clustered: true });
+      store.collection<{ id: string; e: number }>({ name: 'plain', fields: [], indexes: [] });
+      const sql = (table: string) =>
+        (store.writeConnection().prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(table) as { sql: string }).sql;
+      expect(sql('rm_keyed')).toMatch(/WITHOUT ROWID$/);
+      expect(sql('rm_plain')).not.toMatch(/WITHOUT ROWID/);
+      await keyed.putMany([
+        { id: 'b', e: 2 },
+        { id: 'a', e: 1 },
+        { id: 'c', e: 3 },
+      ]);
+      await keyed.put({ id: 'b', e: 20 });
+      expect(await keyed.find({ id: { $gt: 'a' } }, { sortBy: 'id', descending: true })).toEqual([
+        { id: 'c', e: 3 },
+        { id: 'b', e: 20 },
+      ]);
+      expect(await keyed.get('a')).toEqual({ id: 'a', e: 1 });
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SqliteDocumentStore compact collections', () => {
   interface Grant {
     id: string;

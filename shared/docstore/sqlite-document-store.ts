@@ -154,7 +154,10 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     // '0001' found key '1', and a compact collection read the user '007' back as the number 7. A file made before keeps
     // its columns; delete the read-model file to have the projection rebuild it from the log.)
     const columns = spec.fields.map((f) => column(f)).join(', ');
-    db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)`);
+    const clustered = spec.clustered ? ' WITHOUT ROWID' : '';
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)${clustered}`,
+    );
     const declared = new Set<string>();
     spec.indexes.forEach((index) => {
       const name = `${this.table}__${index.join('_')}`;
@@ -192,7 +195,10 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     const { where, params } = this.where(filter);
     const fields = options.fields?.map((f) => this.columnFor(f));
     let sql = `SELECT ${fields ? ['id', ...fields].join(', ') : this.compact ? this.wholeColumns : 'doc'} FROM ${this.table}${where}`;
-    if (options.sortBy) sql += ` ORDER BY ${this.columnFor(options.sortBy)}, id`;
+    if (options.sortBy) {
+      const direction = options.descending ? ' DESC' : '';
+      sql += ` ORDER BY ${this.columnFor(options.sortBy)}${direction}, id${direction}`;
+    }
     if (options.limit !== undefined || options.skip !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
       params.push(options.limit ?? -1, options.skip ?? 0);
@@ -283,12 +289,13 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     const params: unknown[] = [];
     for (const [field, condition] of Object.entries(filter)) {
       const col = this.columnFor(field);
-      if (condition !== null && typeof condition === 'object' && '$gt' in condition) {
-        clauses.push(`${col} > ?`);
-        params.push(toSqlValue(condition.$gt));
-      } else if (condition !== null && typeof condition === 'object' && '$lte' in condition) {
-        clauses.push(`${col} <= ?`);
-        params.push(toSqlValue(condition.$lte));
+      if (condition !== null && typeof condition === 'object' && !('$in' in condition)) {
+        for (const [operator, sql] of RANGE_OPERATORS) {
+          const bound = condition[operator];
+          if (bound === undefined) continue;
+          clauses.push(`${col} ${sql} ?`);
+          params.push(toSqlValue(bound));
+        }
       } else if (condition !== null && typeof condition === 'object') {
         if (condition.$in.length === 0) {
           clauses.push('0');
@@ -306,6 +313,13 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
   }
 }
+
+const RANGE_OPERATORS = [
+  ['$gt', '>'],
+  ['$gte', '>='],
+  ['$lt', '<'],
+  ['$lte', '<='],
+] as const;
 
 function toSqlValue(value: unknown): FieldValue | number {
   if (value === undefined || value === null) return null;

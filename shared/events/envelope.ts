@@ -12,6 +12,12 @@ export const eventMetadataSchema = z.object({
   /** ISO 8601 time the command was accepted; read models take created_at from it. */
   timestamp: z.string(),
   schemaVersion: z.number().int(),
+  /**
+   * What the writer said about the change (`X-Audit-Metadata`: a ticket, a
+   * reason), a small JSON object; absent when none was given, and on every
+   * event written before it existed.
+   */
+  auditMetadata: z.record(z.string(), z.unknown()).optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 

@@ -91,6 +91,43 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect(await items.count({ rank: { $lte: 0 } })).toBe(0);
     });
 
+    it('finds within ranges ($gt, $gte, $lt, $lte, combined), also on id, sorted either way', async () => {
+      await items.putMany([item('a', 'e1', 'x', 1), item('b', 'e1', 'y', 2), item('c', 'e1', 'z', 3), item('d', 'e2', 'z', 4)]);
+      const ids = (found: Item[]) => found.map((i) => i.id);
+      expect(ids(await items.find({ rank: { $gte: 2, $lt: 4 } }, { sortBy: 'rank' }))).toEqual(['b', 'c']);
+      expect(ids(await items.find({ rank: { $gt: 1, $lte: 4 } }, { sortBy: 'rank', descending: true }))).toEqual(['d', 'c', 'b']);
+      expect(ids(await items.find({ env: 'e1', rank: { $lte: 2 } }, { sortBy: 'rank', descending: true, limit: 1 }))).toEqual(['b']);
+      expect(ids(await items.find({ id: { $gt: 'a', $lt: 'd' } }, { sortBy: 'id' }))).toEqual(['b', 'c']);
+      expect(ids(await items.find({ id: { $lte: 'c' } }, { sortBy: 'id', descending: true, limit: 2 }))).toEqual(['c', 'b']);
+      expect(ids(await items.find({ kind: { $gte: 'y' } }, { sortBy: 'kind', descending: true }))).toEqual(['d', 'c', 'b']);
+      // Ties on the sort field are broken by id, in the same direction.
+      expect(ids(await items.find({ kind: 'z' }, { sortBy: 'kind', descending: true }))).toEqual(['d', 'c']);
+      expect(ids(await items.find({ rank: {} }, { sortBy: 'rank' }))).toEqual(['a', 'b', 'c', 'd']);
+      expect(await items.count({ rank: { $gt: 4 } })).toBe(0);
+      expect(await items.deleteMany({ rank: { $gte: 3 } })).toBe(2);
+      expect(ids(await items.find({}, { sortBy: 'id' }))).toEqual(['a', 'b']);
+    });
+
+    it('compares string ranges by bytes, so fixed-width keys sort as their numbers', async () => {
+      const key = (n: number) => `e1|${n.toString(36).padStart(11, '0')}`;
+      await items.putMany([5, 40, 1000, 36 ** 3].map((n) => item(key(n), 'e1', 'x', n)));
+      await items.put(item('e1~', 'e1', 'x'));
+      await items.put(item('e1|é', 'e1', 'x'));
+      const found = await items.find({ id: { $gt: 'e1|', $lt: 'e1}' } }, { sortBy: 'id' });
+      expect(found.map((i) => i.rank)).toEqual([5, 40, 1000, 36 ** 3, 0]);
+      const below = await items.find({ id: { $gte: 'e1|', $lte: key(999) } }, { sortBy: 'id', descending: true, limit: 1 });
+      expect(below.map((i) => i.rank)).toEqual([40]);
+    });
+
+    it('replaces many stored documents in one putMany', async () => {
+      const many = Array.from({ length: 250 }, (_, i) => item(`m${String(i).padStart(3, '0')}`, 'e1', 'x', i));
+      await items.putMany(many);
+      await items.putMany(many.map((m) => ({ ...m, kind: 'y' })));
+      const stored = await items.find({ env: 'e1' }, { sortBy: 'id' });
+      expect(stored).toHaveLength(250);
+      expect(stored.every((m) => m.kind === 'y')).toBe(true);
+    }, 60_000);
+
     it('refuses filters on undeclared fields', async () => {
       await expect(items.find({ payload: 'x' })).rejects.toThrow(/not declared/);
     });

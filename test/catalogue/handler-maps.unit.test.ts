@@ -11,6 +11,8 @@ import { historyProjectionHandlers } from '../../projection-service/history/proj
 import { taskProjectionHandlers } from '../../task-service/task-projection';
 import { idRemapping } from '../../task-service/copy/remap';
 import { copyPartOf } from '../../task-service/copy/scope';
+import { envAuditRefs, orgAuditRefs, taskAuditRefs } from '../../projection-service/audit/refs';
+import { envEventPresenters, orgEventPresenters, taskEventPresenters } from '../../command-service/audit/present-event';
 
 /** Every map that must say what it does with each event type of its stream kind. */
 const maps: Array<{ name: string; kind: StreamKind; map: object }> = [
@@ -25,6 +27,12 @@ const maps: Array<{ name: string; kind: StreamKind; map: object }> = [
   { name: 'org projection', kind: 'org', map: orgProjectionHandlers },
   { name: 'task fold', kind: 'task', map: taskFold },
   { name: 'task projection', kind: 'task', map: taskProjectionHandlers },
+  { name: 'audit log: what an environment event names', kind: 'env', map: envAuditRefs },
+  { name: 'audit log: what an organisation event names', kind: 'org', map: orgAuditRefs },
+  { name: 'audit log: what a task event names', kind: 'task', map: taskAuditRefs },
+  { name: 'audit log: an environment event as shown', kind: 'env', map: envEventPresenters },
+  { name: 'audit log: an organisation event as shown', kind: 'org', map: orgEventPresenters },
+  { name: 'audit log: a task event as shown', kind: 'task', map: taskEventPresenters },
 ];
 
 const recorded = (type: string, data: unknown = {}): RecordedEvent => ({

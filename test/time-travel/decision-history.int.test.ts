@@ -146,7 +146,7 @@ describe('the history of a decision', () => {
             timestamp: new Date().toISOString(),
             schemaVersion: 1,
             auditMetadata: { ticket: 'SEC-42' },
-          } as never,
+          },
         },
       ],
       await server.service.eventStore.streamVersion(stream),

@@ -1,0 +1,89 @@
+import type { EnvEvent, EventHandlers, OrgEvent, TaskEvent } from '../../shared/events';
+import type { DerivationRule } from '../../shared/events';
+import type { AuditDimension } from '../../shared/read-models/audit-log';
+
+/**
+ * What an event names, by the audit filter that finds it: the values of
+ * `user`, `resource_instance` (`type:key`: an instance created or deleted, a
+ * tuple's subject and object, an assignment's instance), `resource` (a type),
+ * `role`, `relation` and `tenant`. One exhaustive map per stream kind, so a new
+ * event type fails to compile until it says what it names.
+ */
+export type AuditRefs = Partial<
+  Record<Exclude<AuditDimension, 'type' | 'actor_type' | 'actor_id' | 'request_id' | 'correlation_id'>, string[]>
+>;
+
+const none = (): AuditRefs => ({});
+
+const typeOf = (ref: string): string => {
+  const colon = ref.indexOf(':');
+  return colon < 0 ? ref : ref.slice(0, colon);
+};
+
+/** A role event: the role, its resource type (none for a top-level role), and what its derivation rules name. */
+const roleRefs = (data: { key: string; resource: string | null }, rules: DerivationRule[] = []): AuditRefs => ({
+  role: [data.key, ...rules.map((r) => r.role)],
+  resource: [...(data.resource === null ? [] : [data.resource]), ...rules.map((r) => r.onResource)],
+  relation: rules.map((r) => r.relation),
+});
+
+const assignmentRefs = (d: EnvEvent & { type: 'RoleAssigned' | 'RoleUnassigned' }): AuditRefs => ({
+  user: [d.data.user],
+  role: [d.data.role],
+  tenant: [d.data.tenant],
+  resource: d.data.resource === null ? [] : [d.data.resource],
+  resource_instance: d.data.resourceInstance === null ? [] : [d.data.resourceInstance],
+});
+
+const tupleRefs = (d: EnvEvent & { type: 'RelationshipTupleCreated' | 'RelationshipTupleDeleted' }): AuditRefs => ({
+  resource_instance: [d.data.subject, d.data.object],
+  resource: [typeOf(d.data.subject), typeOf(d.data.object)],
+  relation: [d.data.relation],
+  tenant: [d.data.tenant],
+});
+
+const instanceRefs = (d: EnvEvent & { type: 'ResourceInstanceCreated' | 'ResourceInstanceDeleted' }): AuditRefs => ({
+  resource_instance: [`${d.data.resource}:${d.data.key}`],
+  resource: [d.data.resource],
+  tenant: [d.data.tenant],
+});
+
+export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
+  ResourceCreated: (_, { data }) => ({ resource: [data.key] }),
+  ResourceDeleted: (_, { data }) => ({ resource: [data.key] }),
+  RoleCreated: (_, { data }) => roleRefs(data),
+  RoleUpdated: (_, { data }) => roleRefs(data),
+  RoleDerivationsReplaced: (_, { data }) => roleRefs(data, data.rules),
+  ImplicitGrantAdded: (_, { data }) => roleRefs(data, [data.rule]),
+  ImplicitGrantRemoved: (_, { data }) => roleRefs(data, [data.rule]),
+  RoleDeleted: (_, { data }) => roleRefs(data),
+  RelationCreated: (_, { data }) => ({ relation: [data.key], resource: [data.objectResource, data.subjectResource] }),
+  RelationDeleted: (_, { data }) => ({ relation: [data.key], resource: [data.objectResource, data.subjectResource] }),
+  TenantCreated: (_, { data }) => ({ tenant: [data.key] }),
+  TenantDeleted: (_, { data }) => ({ tenant: [data.key] }),
+  UserCreated: (_, { data }) => ({ user: [data.key] }),
+  ResourceInstanceCreated: (_, event) => instanceRefs(event),
+  ResourceInstanceDeleted: (_, event) => instanceRefs(event),
+  RoleAssigned: (_, event) => assignmentRefs(event),
+  RoleUnassigned: (_, event) => assignmentRefs(event),
+  RelationshipTupleCreated: (_, event) => tupleRefs(event),
+  RelationshipTupleDeleted: (_, event) => tupleRefs(event),
+};
+
+/** Organisation and task events are found by type, actor, request and audit metadata only. */
+export const orgAuditRefs: EventHandlers<OrgEvent, void, AuditRefs> = {
+  OrganizationCreated: none,
+  ProjectCreated: none,
+  EnvironmentCreated: none,
+  ApiKeyCreated: none,
+  ApiKeyDeleted: none,
+  ApiKeySecretRotated: none,
+};
+
+export const taskAuditRefs: EventHandlers<TaskEvent, void, AuditRefs> = {
+  EnvironmentCopyRequested: none,
+  TaskStarted: none,
+  TaskProgressed: none,
+  TaskSucceeded: none,
+  TaskFailed: none,
+};
