@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '../shared/errors';
 import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
+import { CONSOLE_PATH, consoleUi } from './http/console-ui';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
@@ -31,8 +32,13 @@ export interface RouteGroups {
 
 export type RouteModule = (groups: RouteGroups) => void;
 
+export interface AppOptions {
+  /** The web console's built files, served without authentication under `/ui` (the page signs in with a key itself). */
+  consoleDir?: string;
+}
+
 /** Builds the HTTP API over the given services. Feature modules plug in their routes. */
-export function createApp(services: Services, modules: RouteModule[] = []): express.Express {
+export function createApp(services: Services, modules: RouteModule[] = [], options: AppOptions = {}): express.Express {
   const app = express();
   const api = new ApiRegistry();
   app.disable('x-powered-by');
@@ -59,6 +65,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   app.get('/openapi.json', (_req, res) => {
     res.json(api.document());
   });
+  if (options.consoleDir !== undefined) app.use(CONSOLE_PATH, consoleUi(options.consoleDir));
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
   app.use(

@@ -59,6 +59,13 @@ const configSchema = z.object({
   RATE_LIMIT_PER_KEY_BURST: z.coerce.number().int().min(0).default(0),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+  /** The web console under `/ui` (one-process service only): `true` (default) or `false`. */
+  UI_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** Where the built console is; default `dist/ui` of this installation (`npm run build` makes it). */
+  UI_DIR: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
