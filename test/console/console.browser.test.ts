@@ -160,13 +160,19 @@ describe('the web console in chromium', () => {
     await page.fill('input[name=resource]', 'file:readme');
     await page.click('button:has-text("Decision history")');
     const history = page.locator('[data-testid=decision-history]');
-    await history.locator(`[data-testid=history-change][data-allow=false]`, { hasText: 'RelationshipTupleDeleted' }).waitFor();
+    await history
+      .locator(`[data-testid=history-change][data-allow=false][data-position="${deletedAt}"]`, { hasText: 'RelationshipTupleDeleted' })
+      .waitFor();
     await history.getByText('live (live)').waitFor();
     const env = await admin.environmentClient();
     const created = await env.post(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: 'file:readme' });
     expect(created.status).toBe(200);
-    await history.locator(`[data-testid=history-change][data-allow=true]`, { hasText: 'RelationshipTupleCreated' }).last().waitFor();
-    expect(await history.locator('[data-testid=history-change]').count()).toBeGreaterThanOrEqual(3);
+    const createdAt = Number(created.headers.get('x-event-position'));
+    await history
+      .locator(`[data-testid=history-change][data-allow=true][data-position="${createdAt}"]`, { hasText: 'RelationshipTupleCreated' })
+      .waitFor();
+    // Allowed by the seed's tuple, denied by its deletion, allowed again by the new tuple.
+    expect(await history.locator('[data-testid=history-change]').count()).toBe(3);
     await shot('history');
   });
 

@@ -19,7 +19,8 @@ export function DecisionHistoryView(props: {
 }) {
   const { history, question } = props;
   const start = history.initial.position;
-  const end = Math.max(history.until.position, start + 1);
+  // The band runs a little past the end of the range, so the answer now shows even when it changed at the very end.
+  const end = history.until.position + Math.max(1, Math.round((history.until.position - start) * 0.05));
   const spans: Array<{ from: number; to: number; allow: boolean }> = [];
   let from = start;
   let allow = history.initial.allow;
@@ -51,7 +52,7 @@ export function DecisionHistoryView(props: {
           <span class="pos">{start}</span> <Verdict allow={history.initial.allow} /> <span class="muted">at the start of the range</span>
         </li>
         {history.changes.map((c) => (
-          <li key={c.position} data-testid="history-change" data-allow={String(c.allow)}>
+          <li key={c.position} data-testid="history-change" data-allow={String(c.allow)} data-position={c.position}>
             <div>
               <button type="button" class="link pos" title="check as of this position" onClick={() => props.onPick(c.position)}>
                 {c.position}

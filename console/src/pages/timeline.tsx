@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
 import type { AuditEntry, EventsPage } from '../api/types';
 import { useEventStream } from '../components/hooks';
-import { ErrorNote, JsonView, TextInput, time } from '../components/widgets';
+import { dataSummary, ErrorNote, JsonView, TextInput, time } from '../components/widgets';
 import { eventsPath, type Ctx } from '../context';
 import { FILTERS, filterQuery } from '../queries';
 
@@ -108,7 +108,7 @@ export function TimelinePage({ ctx, params }: { ctx: Ctx; params: URLSearchParam
                   {e.position}
                 </a>
               </td>
-              <td>{time(e.timestamp)}</td>
+              <td class="nowrap">{time(e.timestamp)}</td>
               <td>
                 <button type="button" class="link" onClick={() => filterBy('type', e.type)}>
                   {e.type}
@@ -132,8 +132,8 @@ export function TimelinePage({ ctx, params }: { ctx: Ctx; params: URLSearchParam
                   '—'
                 )}
               </td>
-              <td>
-                <JsonView value={e.data} />
+              <td class="data-cell">
+                <span class="summary">{dataSummary(e.data)}</span> <JsonView value={e.data} collapsed />
                 {e.audit_metadata ? (
                   <div>
                     metadata <JsonView value={e.audit_metadata} />
