@@ -2,7 +2,7 @@ import { errorMessage, queryString } from './api/client';
 import { SseParser } from './api/sse';
 import { parseRoute } from './context';
 import { layoutModel, ranks, type ModelType } from './model/layout';
-import { filterQuery, questionOf } from './queries';
+import { dataSummary, filterQuery, questionOf } from './queries';
 import { loadSession, saveSession, sessionFor } from './session';
 
 const type = (key: string, relations: Array<{ key: string; subject: string }> = [], roles: ModelType['roles'] = []): ModelType => ({
@@ -130,6 +130,13 @@ describe('requests', () => {
       type: ['RoleAssigned', 'RoleUnassigned'],
       user: 'alice',
     });
+  });
+
+  it("summarises an event's data without its ids", () => {
+    expect(
+      dataSummary({ id: 'x', subject: 'folder:docs', relation: 'parent', object: 'file:readme', tenant_id: 'y', attributes: {} }),
+    ).toBe('subject=folder:docs relation=parent object=file:readme');
+    expect(dataSummary({ permissions: ['read', 'write'], email: null })).toBe('permissions=read,write');
   });
 
   it('parses hash routes', () => {

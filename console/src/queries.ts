@@ -41,3 +41,11 @@ export function filterQuery(values: Record<string, string>): Query {
   }
   return query;
 }
+
+/** The scalar fields of an event's data, ids left out: `subject=folder:docs relation=parent …`. */
+export function dataSummary(data: Record<string, unknown>): string {
+  return Object.entries(data)
+    .filter(([k, v]) => k !== 'id' && !k.endsWith('_id') && v !== null && v !== '' && (typeof v !== 'object' || Array.isArray(v)))
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v as string | number | boolean)}`)
+    .join(' ');
+}

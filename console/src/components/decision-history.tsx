@@ -1,5 +1,6 @@
 import type { DecisionHistory, GrantedBy } from '../api/types';
 import type { Question } from '../queries';
+import { dataSummary } from '../queries';
 import { ExplanationView } from './chain';
 import { JsonView, Verdict, time } from './widgets';
 
@@ -78,7 +79,8 @@ export function DecisionHistoryView(props: {
                   · metadata <JsonView value={c.event.audit_metadata} />
                 </>
               ) : null}{' '}
-              · data <JsonView value={c.event.data} />
+              · <span class="summary">{dataSummary((c.event.data ?? {}) as Record<string, unknown>)}</span>{' '}
+              <JsonView value={c.event.data} collapsed />
             </div>
             <details>
               <summary>explanation after it</summary>

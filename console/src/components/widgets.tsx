@@ -14,14 +14,6 @@ export function Verdict({ allow }: { allow: boolean }) {
   return <span class={`verdict ${allow ? 'allow' : 'deny'}`}>{allow ? 'ALLOW' : 'DENY'}</span>;
 }
 
-/** The scalar fields of an event's data, ids left out: `subject=folder:docs relation=parent …`. */
-export function dataSummary(data: Record<string, unknown>): string {
-  return Object.entries(data)
-    .filter(([k, v]) => k !== 'id' && !k.endsWith('_id') && v !== null && v !== '' && (typeof v !== 'object' || Array.isArray(v)))
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v as string | number | boolean)}`)
-    .join(' ');
-}
-
 /** A JSON value, collapsed to one line until opened. */
 export function JsonView({ value, open = false, collapsed = false }: { value: unknown; open?: boolean; collapsed?: boolean }) {
   const [expanded, setExpanded] = useState(open);

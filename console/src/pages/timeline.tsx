@@ -2,9 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
 import type { AuditEntry, EventsPage } from '../api/types';
 import { useEventStream } from '../components/hooks';
-import { dataSummary, ErrorNote, JsonView, TextInput, time } from '../components/widgets';
+import { ErrorNote, JsonView, TextInput, time } from '../components/widgets';
 import { eventsPath, type Ctx } from '../context';
-import { FILTERS, filterQuery } from '../queries';
+import { dataSummary, FILTERS, filterQuery } from '../queries';
 
 const PAGE = 50;
 
