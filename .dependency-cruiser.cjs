@@ -4,6 +4,7 @@
  *   command-service/, projection-service/, task-service/
  *                            import shared/ and themselves, never each other or app/
  *   app/ and the entry points (main.ts, <service>/main.ts): the composition roots, may import anything below
+ *   console/                 the web console: a browser client of the public API, apart from the server both ways
  * Tests and benchmarks stand above everything and are not checked.
  */
 const SERVICES = '(command-service|projection-service|task-service)';
@@ -24,6 +25,19 @@ module.exports = {
       severity: 'error',
       from: { path: `^${SERVICES}/`, pathNot: [TESTS, '/main[.]ts$'] },
       to: { path: `^(${SERVICES}|app)/|^main[.]ts$`, pathNot: '^$1/' },
+    },
+    {
+      name: 'console-talks-only-to-the-public-api',
+      comment: 'The web console (console/) is a client of the public HTTP API: it imports none of the server, and the server none of it.',
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^(main[.]ts$|app/|command-service/|projection-service/|task-service/|shared/)' },
+    },
+    {
+      name: 'server-does-not-import-the-console',
+      severity: 'error',
+      from: { path: '^(main[.]ts$|app/|command-service/|projection-service/|task-service/|shared/)' },
+      to: { path: '^console/' },
     },
     {
       name: 'composition-is-imported-by-entry-points-only',

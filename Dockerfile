@@ -22,6 +22,8 @@ COPY command-service command-service
 COPY projection-service projection-service
 COPY task-service task-service
 COPY shared shared
+# The web console (served under /ui by the one-process service): Vite builds it into dist/ui.
+COPY console console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -35,5 +35,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
+  {
+    // The web console runs in the browser (its own tsconfig: console/tsconfig.json).
+    files: ['console/**'],
+    languageOptions: { globals: globals.browser },
+  },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -1,5 +1,6 @@
 // Test tiers by file suffix (DESIGN §5): unit = pure, int = embedded adapters and
-// HTTP through supertest, e2e = real servers (Kafka, FerretDB) started by .ci/run.
+// HTTP through supertest, e2e = real servers (Kafka, FerretDB) started by .ci/run, browser = the
+// built service driven through Debian's chromium (npm run test:browser; .ci/run installs chromium).
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const project = (name, pattern) => ({
   displayName: name,
@@ -9,7 +10,7 @@ const project = (name, pattern) => ({
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 });
 module.exports = {
-  projects: [project('unit', 'unit'), project('int', 'int'), project('e2e', 'e2e')],
+  projects: [project('unit', 'unit'), project('int', 'int'), project('e2e', 'e2e'), project('browser', 'browser')],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { bootstrapIfEmpty } from '../command-service/bootstrap';
+import { defaultConsoleDir } from '../command-service/http/console-ui';
 import type { Services } from '../command-service/http/services';
 import { ProjectionRunner } from '../projection-service/runner';
 import type { Config } from '../shared/config';
@@ -63,9 +64,10 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     throw error;
   }
 
-  const app = createApp(services, featureRoutes(features, context));
+  const consoleDir = config.UI_ENABLED ? (config.UI_DIR ?? defaultConsoleDir()) : undefined;
+  const app = createApp(services, featureRoutes(features, context), { consoleDir });
   const { server, url } = await listen(app, config);
-  logger.info({ url, dataDir: config.DATA_DIR }, 'service listening');
+  logger.info({ url, dataDir: config.DATA_DIR, console: consoleDir === undefined ? null : `${url}/ui/` }, 'service listening');
 
   let closing: Promise<void> | null = null;
   return {

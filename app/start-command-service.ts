@@ -1,3 +1,4 @@
+import { defaultConsoleDir } from '../command-service/http/console-ui';
 import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { bootstrapIfEmpty } from '../command-service/bootstrap';
@@ -49,7 +50,9 @@ export async function startCommandService(config: Config, logger: Logger, featur
     waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
   });
   const context: FeatureContext = { config, logger, eventStore, documentStore, services };
-  const app = createApp(services, featureRoutes(features, context));
+  // The console calls the public API only, so the command service serves it as the one-process service does.
+  const consoleDir = config.UI_ENABLED ? (config.UI_DIR ?? defaultConsoleDir()) : undefined;
+  const app = createApp(services, featureRoutes(features, context), { consoleDir });
 
   // The projections run elsewhere: what they would tell the routes in-process, the features learn from the read models.
   const followers = features.flatMap((f) => (f.followReadModels ? [f.followReadModels(context)] : []));

@@ -4,6 +4,7 @@ import { UnavailableError } from '../shared/errors';
 import { metricsHandler } from '../shared/metrics/endpoint';
 import { accessLog } from './http/access-log';
 import { authenticate, environmentScope } from './http/auth';
+import { CONSOLE_PATH, consoleUi } from './http/console-ui';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
 import { ApiRegistry } from './http/openapi';
@@ -33,8 +34,13 @@ export interface RouteGroups {
 
 export type RouteModule = (groups: RouteGroups) => void;
 
+export interface AppOptions {
+  /** The web console's built files, served without authentication under `/ui` (the page signs in with a key itself). */
+  consoleDir?: string;
+}
+
 /** Builds the HTTP API over the given services. Feature modules plug in their routes. */
-export function createApp(services: Services, modules: RouteModule[] = []): express.Express {
+export function createApp(services: Services, modules: RouteModule[] = [], options: AppOptions = {}): express.Express {
   const app = express();
   const api = new ApiRegistry();
   // What the routes declare, for tests and tools that check answers against it.
@@ -66,6 +72,7 @@ export function createApp(services: Services, modules: RouteModule[] = []): expr
   });
   // Like /healthz, outside the API (and /openapi.json); METRICS_TOKEN, when set, guards it.
   app.get('/metrics', metricsHandler(services.metrics, services.config.METRICS_TOKEN));
+  if (options.consoleDir !== undefined) app.use(CONSOLE_PATH, consoleUi(options.consoleDir));
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
   app.use(

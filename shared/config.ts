@@ -67,6 +67,13 @@ const configSchema = z.object({
   AUDIT_STREAM_CHECKPOINT_MS: z.coerce.number().int().min(10).default(15_000),
   /** Most audit log streams one API process serves at once (more: 503). */
   AUDIT_MAX_STREAMS: z.coerce.number().int().min(0).default(100),
+  /** The web console under `/ui` (the one-process service and the command service): `true` (default) or `false`. */
+  UI_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** Where the built console is; default `dist/ui` of this installation (`npm run build` makes it). */
+  UI_DIR: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,188 @@
+/** The shapes of the public API's answers that the console reads (the API returns more fields). */
+
+export interface KeyScope {
+  organization_id: string;
+  project_id?: string | null;
+  environment_id?: string | null;
+}
+
+export interface Project {
+  id: string;
+  key: string;
+  name: string;
+}
+
+export interface Environment {
+  id: string;
+  key: string;
+  name: string;
+  project_id: string;
+  created_at: string;
+}
+
+export interface Resource {
+  id: string;
+  key: string;
+  name: string;
+  actions: Record<string, { key?: string; name?: string }>;
+  relations?: Record<string, { resource: string }>;
+}
+
+export interface Derivation {
+  role: string;
+  on_resource: string;
+  linked_by_relation: string;
+}
+
+export interface Role {
+  id: string;
+  key: string;
+  name: string;
+  permissions: string[];
+  extends?: string[];
+  resource?: string;
+  granted_to?: { users_with_role: Derivation[] };
+}
+
+export interface Relation {
+  key: string;
+  name: string;
+  subject_resource: string;
+  object_resource: string;
+}
+
+export interface Tenant {
+  id: string;
+  key: string;
+  name: string;
+  created_at: string;
+}
+
+export interface User {
+  id: string;
+  key: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  created_at: string;
+}
+
+export interface Instance {
+  id: string;
+  key: string;
+  resource: string;
+  tenant: string;
+  created_at: string;
+}
+
+export interface Assignment {
+  id: string;
+  user: string;
+  role: string;
+  tenant: string;
+  resource_instance?: string | null;
+  created_at: string;
+}
+
+export interface Tuple {
+  id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  tenant: string;
+  created_at: string;
+}
+
+/** A list with `include_total_count=true`. */
+export interface Counted<T> {
+  data: T[];
+  total_count: number;
+  page_count: number;
+}
+
+/** One link of a derivation chain, the assignment first (`/allowed` with `explain`). */
+export type ChainStep =
+  | { step: 'role_assignment'; assignment_id: string; user: string; role: string; resource_instance: string; tenant: string }
+  | {
+      step: 'role_derivation';
+      role: string;
+      resource_instance: string;
+      from: { role: string; resource_instance: string };
+      tuple: { subject: string; relation: string; object: string };
+      rule: Derivation;
+    }
+  | { step: 'missing_support'; grant_id: string };
+
+export type GrantedBy =
+  | { kind: 'resource_role'; role: string; resource_instance: string; permissions: string[]; chain: ChainStep[] }
+  | { kind: 'tenant_role'; role: string; tenant: string; permission: string; assignment_id: string };
+
+export interface Explanation {
+  decision: 'allow' | 'deny';
+  summary: string;
+  resource: { type: string; key: string | null; tenant: string; instance_found: boolean };
+  granted_by: GrantedBy[];
+  roles_held: Array<{ kind: 'resource_role' | 'tenant_role'; role: string; permissions: string[] }>;
+}
+
+export interface CheckAnswer {
+  allow: boolean;
+  explanation?: Explanation;
+}
+
+/** An audit log entry (`GET /v2/events/{proj}/{env}`, and each message of its stream). */
+export interface AuditEntry {
+  position: number;
+  stream_version: number;
+  type: string;
+  timestamp: string;
+  actor: { type: 'api_key' | 'system' | 'task'; id: string | null; name?: string | null };
+  request_id: string | null;
+  correlation_id: string | null;
+  causation_id: string | null;
+  audit_metadata: unknown;
+  data: Record<string, unknown>;
+}
+
+export interface EventsPage {
+  data: AuditEntry[];
+  next_after: number | null;
+  head_position: number;
+}
+
+/** `POST /allowed/history`. */
+export interface DecisionChange {
+  position: number;
+  time: string;
+  allow: boolean;
+  decision_changed: boolean;
+  roles_gained: GrantedBy[];
+  roles_lost: GrantedBy[];
+  event: {
+    type: string;
+    actor: string | null;
+    request_id: string | null;
+    correlation_id: string | null;
+    audit_metadata?: unknown;
+    data: unknown;
+  };
+  cascade_of?: { type: string; position: number; data: unknown };
+  cause: { summary: string };
+  explanation: Explanation;
+}
+
+export interface DecisionHistory {
+  since: { position: number; time?: string };
+  until: { position: number; time?: string };
+  initial: { position: number; allow: boolean; explanation: Explanation };
+  changes: DecisionChange[];
+  evaluated: number;
+}
+
+export interface CopyTask {
+  task_id: string;
+  status: 'processing' | 'success' | 'failure' | 'cancelled';
+  result: Environment | null;
+  error: { error_code: string; title: string; message: string } | null;
+  progress?: { source_events_total: number; source_events_read: number; events_copied: number };
+}

@@ -1,0 +1,174 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api/client';
+import type { CheckAnswer, DecisionHistory } from '../api/types';
+import { ExplanationView } from '../components/chain';
+import { DecisionHistoryView } from '../components/decision-history';
+import { useDebounced, useEventStream } from '../components/hooks';
+import { PositionPicker } from '../components/position-picker';
+import { ErrorNote, TextInput } from '../components/widgets';
+import { eventsPath, type Ctx } from '../context';
+import { questionOf, type Question } from '../queries';
+
+export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }) {
+  const checkKey = ctx.session.checkKeys[ctx.env];
+  const [user, setUser] = useState(params.get('user') ?? '');
+  const [action, setAction] = useState(params.get('action') ?? '');
+  const [resource, setResource] = useState(params.get('resource') ?? '');
+  const [tenant, setTenant] = useState(params.get('tenant') ?? '');
+  const [asOf, setAsOf] = useState<number | null>(params.has('as_of') ? Number(params.get('as_of')) : null);
+  const [answer, setAnswer] = useState<{ question: Question; result: CheckAnswer; position: number | null; asOf: number | null } | null>(
+    null,
+  );
+  const [history, setHistory] = useState<{ question: Question; value: DecisionHistory } | null>(null);
+  const [liveHistory, setLiveHistory] = useState(true);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const question = questionOf(user, action, resource, tenant);
+
+  const check = async (at: number | null = asOf) => {
+    if (!question || !checkKey) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const body = { ...question, explain: true, ...(at !== null ? { as_of: at } : {}) };
+      const res = await ctx.api.post<CheckAnswer>('/allowed', body, { key: checkKey });
+      setAnswer({ question, result: res.data, position: res.position, asOf: at });
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const loadHistory = async (q: Question | null = question) => {
+    if (!q || !checkKey) return;
+    try {
+      const res = await ctx.api.post<DecisionHistory>('/allowed/history', q, { key: checkKey });
+      setHistory({ question: q, value: res.data });
+    } catch (err) {
+      setError(
+        err instanceof ApiError && err.status === 404
+          ? new Error('This service has no decision history (POST /allowed/history).')
+          : (err as Error),
+      );
+    }
+  };
+
+  // The history follows the log while it is shown: any new event may change the decision, and the history says whether it did.
+  const refresh = useDebounced(() => void loadHistory(history?.question ?? null), 250);
+  const streamStatus = useEventStream(ctx.session.key, eventsPath(ctx), {}, history !== null && liveHistory, refresh);
+
+  useEffect(() => {
+    if (params.get('run') === '1' && question && checkKey) void check();
+  }, []);
+
+  if (!checkKey) return <CheckKeyPrompt ctx={ctx} />;
+  return (
+    <section>
+      <h2>Check</h2>
+      <form
+        class="check-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void check();
+        }}
+      >
+        <TextInput label="user" name="user" value={user} onChange={setUser} placeholder="alice" />
+        <TextInput label="action" name="action" value={action} onChange={setAction} placeholder="read" />
+        <TextInput label="resource" name="resource" value={resource} onChange={setResource} placeholder="file:readme, or file" />
+        <TextInput label="tenant" name="tenant" value={tenant} onChange={setTenant} placeholder="(optional)" />
+        <button type="submit" disabled={!question || busy}>
+          Check
+        </button>
+        <button type="button" disabled={!question} onClick={() => void loadHistory()}>
+          Decision history
+        </button>
+      </form>
+      <PositionPicker
+        ctx={ctx}
+        value={asOf}
+        onChange={(p) => {
+          setAsOf(p);
+          if (answer) void check(p);
+        }}
+      />
+      <ErrorNote error={error} />
+      {answer ? (
+        <div class="card" data-testid="check-result">
+          <p class="muted">
+            {answer.asOf !== null ? `As of position ${answer.asOf}` : 'Now'}
+            {answer.position !== null ? ` · decided at log position ${answer.position}` : ''}
+          </p>
+          {answer.result.explanation ? (
+            <ExplanationView explanation={answer.result.explanation} user={answer.question.user} action={answer.question.action} />
+          ) : (
+            <p>{answer.result.allow ? 'ALLOW' : 'DENY'}</p>
+          )}
+        </div>
+      ) : null}
+      {history ? (
+        <div class="card" data-testid="decision-history">
+          <h3>
+            Decision history{' '}
+            <label class="inline">
+              <input type="checkbox" checked={liveHistory} onChange={(e) => setLiveHistory(e.currentTarget.checked)} /> live ({streamStatus}
+              )
+            </label>
+          </h3>
+          <DecisionHistoryView
+            history={history.value}
+            question={history.question}
+            onPick={(position) => {
+              setAsOf(position);
+              void check(position);
+            }}
+            go={ctx.go}
+          />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** `/allowed` takes only environment keys: paste one, or make a read-level one for this environment (an admin key can). */
+function CheckKeyPrompt({ ctx }: { ctx: Ctx }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<Error | null>(null);
+  const save = (k: string) => ctx.update({ ...ctx.session, checkKeys: { ...ctx.session.checkKeys, [ctx.env]: k } });
+  const create = async () => {
+    try {
+      const res = await ctx.api.post<{ secret: string }>('/v2/api-key', {
+        object_type: 'env',
+        project_id: ctx.proj,
+        environment_id: ctx.env,
+        access_level: 'read',
+        name: 'console checks',
+      });
+      save(res.data.secret);
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>Check</h2>
+      <p>Permission checks are asked with an environment's API key; you signed in with a project or organisation key.</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (key.trim()) save(key.trim());
+        }}
+      >
+        <label class="field">
+          <span>environment key</span>
+          <input name="check-key" type="password" autoComplete="off" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Use this key</button> or{' '}
+        <button type="button" name="create-check-key" onClick={() => void create()}>
+          Create a read-level key for this environment
+        </button>
+      </form>
+      <ErrorNote error={error} />
+    </section>
+  );
+}

@@ -1,0 +1,213 @@
+import type { Api } from '../api/client';
+import { seg } from '../api/client';
+import type { Relation, Resource, Role } from '../api/types';
+import { useLoad } from '../components/hooks';
+import { ErrorNote } from '../components/widgets';
+import { schemaPath, type Ctx } from '../context';
+import { layoutModel, ROW, type ModelType } from '../model/layout';
+
+/** Most resource types drawn (the schema of any real environment is far smaller); beyond it the page says so. */
+const MAX_TYPES = 200;
+const PER_PAGE = 100;
+
+/** Every page of a list, up to `max` items. */
+async function allPages<T>(api: Api, path: string, max: number, signal: AbortSignal): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  for (let page = 1; items.length < max; page++) {
+    const batch = await api.get<T[]>(path, { page, per_page: PER_PAGE }, signal);
+    items.push(...batch);
+    if (batch.length < PER_PAGE) return { items, more: false };
+  }
+  return { items: items.slice(0, max), more: true };
+}
+
+/** A few requests at a time. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+interface Model {
+  types: ModelType[];
+  tenantRoles: Role[];
+  truncated: boolean;
+}
+
+async function loadModel(ctx: Ctx, signal: AbortSignal): Promise<Model> {
+  const base = schemaPath(ctx);
+  const [resources, tenantRoles] = await Promise.all([
+    allPages<Resource>(ctx.api, `${base}/resources`, MAX_TYPES, signal),
+    allPages<Role>(ctx.api, `${base}/roles`, 1000, signal),
+  ]);
+  const types = await mapLimit(resources.items, 4, async (r): Promise<ModelType> => {
+    const [roles, relations] = await Promise.all([
+      allPages<Role>(ctx.api, `${base}/resources/${seg(r.key)}/roles`, 1000, signal),
+      allPages<Relation>(ctx.api, `${base}/resources/${seg(r.key)}/relations`, 1000, signal),
+    ]);
+    return {
+      key: r.key,
+      name: r.name,
+      actions: Object.keys(r.actions ?? {}),
+      roles: roles.items.map((role) => ({
+        key: role.key,
+        permissions: role.permissions,
+        extends: role.extends ?? [],
+        derivations: role.granted_to?.users_with_role ?? [],
+      })),
+      relations: relations.items.map((rel) => ({ key: rel.key, subject: rel.subject_resource })),
+    };
+  });
+  return { types, tenantRoles: tenantRoles.items, truncated: resources.more };
+}
+
+export function ModelPage({ ctx }: { ctx: Ctx }) {
+  const model = useLoad((signal) => loadModel(ctx, signal), [ctx.api, ctx.proj, ctx.env]);
+  return (
+    <section>
+      <h2>
+        Model{' '}
+        <button type="button" class="link" onClick={model.reload}>
+          reload
+        </button>
+      </h2>
+      <ErrorNote error={model.error} />
+      {model.loading && !model.value ? <p class="muted">Loading the schema…</p> : null}
+      {model.value ? <ModelView model={model.value} /> : null}
+    </section>
+  );
+}
+
+function ModelView({ model }: { model: Model }) {
+  const layout = layoutModel(model.types);
+  const byKey = new Map(model.types.map((t) => [t.key, t]));
+  if (model.types.length === 0 && model.tenantRoles.length === 0) return <p class="muted">This environment has no resource types yet.</p>;
+  return (
+    <>
+      {model.truncated ? <p class="muted">Only the first {MAX_TYPES} resource types are drawn.</p> : null}
+      <div class="graph-scroll">
+        <svg
+          class="model-graph"
+          data-testid="model-graph"
+          width={layout.width}
+          height={layout.height}
+          viewBox={`0 0 ${layout.width} ${layout.height}`}
+          role="img"
+          aria-label="Resource types, roles, relations and derivation rules"
+        >
+          <defs>
+            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+              <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
+            </marker>
+            <marker id="arrow-derive" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+              <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead derive" />
+            </marker>
+          </defs>
+          {layout.relations.map((e) => (
+            <g key={`${e.from}-${e.key}-${e.to}`} class="relation-edge" data-relation={e.key}>
+              <path d={e.path} marker-end="url(#arrow)" />
+              <text x={e.label.x} y={e.label.y}>
+                {e.key}
+              </text>
+            </g>
+          ))}
+          {layout.boxes.map((box) => {
+            const type = byKey.get(box.type)!;
+            return (
+              <g key={box.type} class="type-box" data-type={box.type} transform={`translate(${box.x},${box.y})`}>
+                <rect width={box.width} height={box.height} rx="8" />
+                <text class="type-title" x="12" y="20">
+                  {type.key}
+                </text>
+                <text class="type-actions" x="12" y="36">
+                  {type.actions.length ? `actions: ${type.actions.join(', ')}` : 'no actions'}
+                </text>
+                {type.roles.map((role, i) => (
+                  <g key={role.key} class="role-row" data-role={`${type.key}#${role.key}`}>
+                    <text x="12" y={44 + i * ROW + ROW / 2 + 4}>
+                      <tspan class="role-key">{role.key}</tspan>
+                      <tspan class="role-perms"> {role.permissions.join(', ') || '—'}</tspan>
+                      {role.extends.length ? <tspan class="role-extends"> ⊇ {role.extends.join(', ')}</tspan> : null}
+                    </text>
+                  </g>
+                ))}
+                {type.roles.length === 0 ? (
+                  <text class="muted" x="12" y={44 + ROW / 2 + 4}>
+                    no roles
+                  </text>
+                ) : null}
+              </g>
+            );
+          })}
+          {layout.derivations.map((d, i) => (
+            <g
+              key={i}
+              class={`derivation-edge${d.dangling ? ' dangling' : ''}`}
+              data-derivation={`${d.from.type}#${d.from.role}>${d.to.type}#${d.to.role}`}
+            >
+              <path d={d.path} marker-end="url(#arrow-derive)" />
+              <title>{`${d.from.type}#${d.from.role} ⇒ ${d.to.type}#${d.to.role} via ${d.relation}`}</title>
+            </g>
+          ))}
+        </svg>
+      </div>
+      <p class="legend">
+        <span class="key-relation">━ relation (subject → object)</span>{' '}
+        <span class="key-derive">━ derivation rule (role on subject ⇒ role on object)</span> <span>⊇ extends</span>
+      </p>
+      <h3>Roles and rules</h3>
+      <table class="data" data-testid="model-table">
+        <thead>
+          <tr>
+            <th>type</th>
+            <th>role</th>
+            <th>permissions</th>
+            <th>extends</th>
+            <th>derived from</th>
+          </tr>
+        </thead>
+        <tbody>
+          {model.types.flatMap((t) =>
+            t.roles.map((r) => (
+              <tr key={`${t.key}#${r.key}`}>
+                <td>{t.key}</td>
+                <td>{r.key}</td>
+                <td>{r.permissions.join(', ')}</td>
+                <td>{r.extends.join(', ')}</td>
+                <td>{r.derivations.map((d) => `${d.role} on ${d.on_resource} via ${d.linked_by_relation}`).join('; ')}</td>
+              </tr>
+            )),
+          )}
+          {model.tenantRoles.map((r) => (
+            <tr key={`tenant#${r.key}`}>
+              <td>
+                <em>tenant role</em>
+              </td>
+              <td>{r.key}</td>
+              <td>{r.permissions.join(', ')}</td>
+              <td>{(r.extends ?? []).join(', ')}</td>
+              <td />
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Relations</h3>
+      <ul>
+        {model.types.flatMap((t) =>
+          t.relations.map((rel) => (
+            <li key={`${t.key}.${rel.key}`}>
+              <code>{rel.subject}</code> —{rel.key}→ <code>{t.key}</code>
+            </li>
+          )),
+        )}
+      </ul>
+    </>
+  );
+}
