@@ -34,6 +34,7 @@ const position = z
 /** A time: ISO 8601 (with a date, optionally a time and offset) or epoch seconds; as epoch milliseconds. */
 const time = z
   .string()
+  .regex(/^(\d{1,12}(\.\d{1,6})?|\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)$/i, 'must be an ISO 8601 time or epoch seconds')
   .transform((value, ctx) => {
     const ms = /^\d{1,12}(\.\d{1,6})?$/.test(value)
       ? Number(value) * 1000

@@ -416,7 +416,15 @@ export const auditPageSchema = z
     head_position: z.number().int().min(0),
   })
   .meta({ id: 'AuditPage' });
-/** One server-sent event's data: an entry (`id:` its position), or a `checkpoint` with the head position. */
+/**
+ * One server-sent event of an audit stream, as its fields: `id` the position; `data` an AuditEntry as
+ * JSON, or `{head_position}` for a `checkpoint` event (an entry has no `event` field).
+ */
 export const auditStreamMessageSchema = z
-  .union([auditEntrySchema, z.strictObject({ head_position: z.number().int().min(0) })])
-  .meta({ id: 'AuditStreamMessage', description: 'text/event-stream: entries, and `checkpoint` events {head_position}' });
+  .strictObject({
+    id: z.string().regex(/^\d+$/).describe('The position: resume with Last-Event-ID'),
+    event: z.literal('checkpoint').optional(),
+    data: z.string().describe('JSON: an AuditEntry, or {head_position} for a checkpoint'),
+    retry: z.string().optional(),
+  })
+  .meta({ id: 'AuditStreamMessage', description: 'text/event-stream: entries, and `checkpoint` events' });
