@@ -27,20 +27,24 @@ const instanceRef = z.string().regex(/^[A-Za-z0-9\-_]+:[A-Za-z0-9\-_]+$/, 'must 
 /** A position: a non-negative integer. */
 const position = z
   .string()
-  .regex(/^\d{1,16}$/, 'must be a non-negative integer')
-  .transform(Number)
-  .pipe(z.number().max(Number.MAX_SAFE_INTEGER));
+  // At most 15 digits: every such number is a safe integer, so the pattern alone says what is accepted.
+  .regex(/^\d{1,15}$/, 'must be a non-negative integer of at most 15 digits')
+  .transform(Number);
+
+/**
+ * The times accepted, exactly: the pattern is what the document states, and every string it
+ * matches parses (Date.parse rolls a 31st over into the next month rather than refusing it).
+ */
+const EPOCH_SECONDS = /\d{1,12}(\.\d{1,6})?/;
+const ISO_TIME =
+  /\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?/;
 
 /** A time: ISO 8601 (with a date, optionally a time and offset) or epoch seconds; as epoch milliseconds. */
 const time = z
   .string()
-  .regex(/^(\d{1,12}(\.\d{1,6})?|\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)$/i, 'must be an ISO 8601 time or epoch seconds')
+  .regex(new RegExp(`^(${EPOCH_SECONDS.source}|${ISO_TIME.source})$`), 'must be an ISO 8601 time or epoch seconds')
   .transform((value, ctx) => {
-    const ms = /^\d{1,12}(\.\d{1,6})?$/.test(value)
-      ? Number(value) * 1000
-      : /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(value)
-        ? Date.parse(value)
-        : NaN;
+    const ms = new RegExp(`^${EPOCH_SECONDS.source}$`).test(value) ? Number(value) * 1000 : Date.parse(value);
     if (!Number.isFinite(ms)) {
       ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 time or epoch seconds' });
       return z.NEVER;
@@ -54,7 +58,11 @@ const page = {
   until: position.optional().meta({ description: 'Stop at this position, inclusive (in the direction of `order`)' }),
   timestamp_from: time.optional(),
   timestamp_until: time.optional(),
-  limit: z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(1).max(MAX_PAGE_SIZE)).optional(),
+  limit: z
+    .string()
+    .regex(/^([1-9]\d{0,2}|1000)$/, `must be an integer from 1 to ${MAX_PAGE_SIZE}`)
+    .transform(Number)
+    .optional(),
   order: z.enum(['asc', 'desc']).optional(),
 };
 
