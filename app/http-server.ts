@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerUnparsableRequests } from '../command-service/http/client-errors';
 import type { Config } from '../shared/config';
 
 /** Listens on HOST:PORT (PORT 0: any free port) and resolves with the server and its URL. */
@@ -8,6 +9,7 @@ export async function listen(app: Express, config: Config): Promise<{ server: Se
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
   });
+  answerUnparsableRequests(server);
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://${config.HOST}:${port}` };
 }

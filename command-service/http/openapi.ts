@@ -58,6 +58,7 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
     writesOnly: true,
   },
   413: { description: 'PAYLOAD_TOO_LARGE: the body is over MAX_BODY_BYTES (or one event over the log’s limit)' },
+  431: { description: 'REQUEST_HEADER_FIELDS_TOO_LARGE: the URL or the headers are over 16 KiB (refused before the API reads them)' },
   415: {
     description: 'UNSUPPORTED_MEDIA_TYPE: a body that is not JSON, not UTF-8, or in an unknown Content-Encoding',
   },

@@ -423,7 +423,7 @@ export const auditPageSchema = z
 export const auditStreamMessageSchema = z
   .strictObject({
     id: z.string().regex(/^\d+$/).describe('The position: resume with Last-Event-ID'),
-    event: z.literal('checkpoint').optional(),
+    event: z.enum(['message', 'checkpoint']).optional().describe('`checkpoint`, or none (a message: an entry)'),
     data: z.string().describe('JSON: an AuditEntry, or {head_position} for a checkpoint'),
     retry: z.string().optional(),
   })

@@ -19,7 +19,7 @@ type Doc = {
 };
 
 /** The statuses every operation declares, with the error shape (422: the validation shape). */
-const ERRORS = ['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '503'];
+const ERRORS = ['400', '401', '403', '404', '405', '413', '415', '422', '429', '431', '500', '503'];
 
 describe('/openapi.json is complete', () => {
   let server: TestServer;
