@@ -131,8 +131,12 @@ describe('client errors are 4xx in the error shape, and change nothing', () => {
     expect((await api.get(`${FACTS}/tenants/t-emoji`)).body).toMatchObject({ name: '\u{1F600} \\u0000 is text' });
   });
 
-  it('a URL over the HTTP server's limit: 431 in the error shape (not an empty answer)', async () => {
-    await expectRefused(() => raw(server.url, 'GET', `${FACTS}/tenants?search=${'a'.repeat(20_000)}`, auth), 431, 'REQUEST_HEADER_FIELDS_TOO_LARGE');
+  it('a URL over the HTTP server limit: 431 in the error shape (not an empty answer)', async () => {
+    await expectRefused(
+      () => raw(server.url, 'GET', `${FACTS}/tenants?search=${'a'.repeat(20_000)}`, auth),
+      431,
+      'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    );
   });
 
   it('a bad percent-escape in the path: 400', async () => {
