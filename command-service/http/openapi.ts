@@ -142,8 +142,8 @@ export class ApiRegistry {
   /** The declared operation that answers a request (the most literal template, as express prefers none). */
   operationFor(method: HttpMethod, requestPath: string): Operation | undefined {
     const candidates = this.operations.filter(({ operation, matches }) => operation.method === method && matches(requestPath));
-    const parameters = (op: Operation) => templateParameters(op.path).length;
-    return candidates.map(({ operation }) => operation).sort((a, b) => parameters(a) - parameters(b))[0];
+    // The same notion of "most literal" as `methodsAt`, so a request's operation and its `Allow` agree.
+    return candidates.map(({ operation }) => operation).sort((a, b) => specificity(b.path).localeCompare(specificity(a.path)))[0];
   }
 
   /**
