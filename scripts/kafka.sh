@@ -196,9 +196,13 @@ cmd_start() {
 
   # A fresh cluster every time: format the data dir with a new random cluster id.
   # Kafka cluster ids are 16 random bytes in URL-safe base64 without padding; generating it here
-  # saves a JVM start (`kafka.tools.StorageTool random-uuid`).
-  local cluster_id
-  cluster_id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  # saves a JVM start (`kafka.tools.StorageTool random-uuid`). Like Kafka's own Uuid.randomUuid(),
+  # draw again while the id starts with '-': the tool's argument parser reads such a value as an
+  # option and refuses `-t` (1 run in 64 failed this way).
+  local cluster_id="-"
+  while [[ "$cluster_id" == -* ]]; do
+    cluster_id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  done
   log "formatting $DATA_DIR (cluster id $cluster_id)"
   "${JAVA_CMD[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$RUN_DIR/server.properties" \
     >>"$STDOUT_FILE" 2>&1 || {
