@@ -17,8 +17,9 @@ import os
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Callable
+from typing import Awaitable, Callable
 
+import aiohttp
 import pytest
 from permit import Permit
 
@@ -79,5 +80,25 @@ def unique_key(request: pytest.FixtureRequest) -> Callable[[str], str]:
 
     def make(prefix: str) -> str:
         return f"{prefix}-{test_name}-{uuid.uuid4().hex[:8]}"
+
+    return make
+
+
+@pytest.fixture
+def client_for_environment(service: Service) -> Callable[[str, str], Awaitable[Permit]]:
+    """`await client_for_environment(project, env)`: a client holding a new key for that environment.
+
+    The SDK cannot make keys (it only reads one with environments.get_api_key, and the service never
+    hands out a stored secret), so the key is minted with the admin key over plain HTTP.
+    """
+
+    async def make(project: str, environment: str) -> Permit:
+        body = {"project_id": project, "environment_id": environment, "object_type": "env", "name": "python-sdk-tests"}
+        headers = {"Authorization": f"Bearer {service.org_key}"}
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{service.url}/v2/api-key", json=body, headers=headers) as response:
+                assert response.status == 200, await response.text()
+                secret = (await response.json())["secret"]
+        return _client(service, secret)
 
     return make

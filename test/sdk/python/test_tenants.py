@@ -1,0 +1,33 @@
+"""permit.api.tenants: create, get, list, update, delete."""
+
+import pytest
+from permit import Permit
+from permit.exceptions import PermitApiError
+
+
+async def test_tenant_round_trip(permit: Permit, unique_key) -> None:
+    key = unique_key("tenant")
+    created = await permit.api.tenants.create({"key": key, "name": "Acme", "description": "a customer", "attributes": {"tier": "gold"}})
+    assert (created.key, created.name, created.description) == (key, "Acme", "a customer")
+    assert created.attributes == {"tier": "gold"}
+
+    fetched = await permit.api.tenants.get(key)
+    assert fetched.id == created.id
+    assert (await permit.api.tenants.get_by_id(str(created.id))).key == key
+
+    listed = [t.key for t in await permit.api.tenants.list(per_page=100) if t.key == key]
+    assert listed == [key]
+
+    await permit.api.tenants.delete(key)
+    with pytest.raises(PermitApiError) as missing:
+        await permit.api.tenants.get(key)
+    assert missing.value.status_code == 404
+
+
+async def test_a_duplicate_tenant_is_a_conflict(permit: Permit, unique_key) -> None:
+    key = unique_key("tenant")
+    await permit.api.tenants.create({"key": key, "name": "Acme"})
+    with pytest.raises(PermitApiError) as duplicate:
+        await permit.api.tenants.create({"key": key, "name": "Other"})
+    assert duplicate.value.status_code == 409
+    assert (await permit.api.tenants.get(key)).name == "Acme"
