@@ -66,6 +66,9 @@ describe('/user-permissions and /authorized_users', () => {
   it('filters by tenant, resource type and listed resources', async () => {
     const byTenant = await s.api.post('/user-permissions', { user: 'alice', tenants: ['globex'] });
     expect(Object.keys(byTenant.body.result.permissions)).toEqual(['document:elsewhere']);
+    // Permit's Python SDK sends null for each filter it was not given: null is no filter.
+    const withNulls = await s.api.post('/user-permissions', { user: 'alice', tenants: ['globex'], resources: null, resource_types: null });
+    expect(withNulls.body).toEqual(byTenant.body);
     const byType = await s.api.post('/user-permissions', { user: 'alice', resource_types: ['folder'] });
     expect(byType.body.result.permissions).toEqual({
       '__tenant:acme': { permissions: ['folder:read'], roles: ['reader'], tenant: { key: 'acme', attributes: {} } },
