@@ -28,6 +28,19 @@ async def test_check(permit: Permit, unique_key) -> None:
     # The object form, with the tenant given explicitly, and a user object.
     assert await permit.check({"key": alice}, "write", {"type": s.file, "key": "readme", "tenant": s.tenant}) is True
     assert await permit.check(unique_key("nobody"), "read", f"{s.folder}:docs") is False
+    # A type-level check (the SDK sends "key": null) needs a tenant role: alice has none.
+    assert await permit.check(alice, "read", s.folder) is False
+
+
+async def test_filter_objects(permit: Permit, unique_key) -> None:
+    # filter_objects asks /allowed/bulk once and keeps the resources the user may act on.
+    s, alice, bob = await _docs_and_readme(permit, unique_key)
+    resources = [
+        {"type": s.folder, "key": "docs", "tenant": s.tenant},
+        {"type": s.file, "key": "readme", "tenant": s.tenant},
+    ]
+    assert await permit.filter_objects(alice, "write", {}, resources) == resources
+    assert await permit.filter_objects(bob, "read", {}, resources) == resources[:1]
 
 
 async def test_bulk_check(permit: Permit, unique_key) -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 from permit import Permit
-from permit.exceptions import PermitApiError
+from permit.exceptions import PermitAlreadyExistsError, PermitNotFoundError
 
 
 async def test_resource_round_trip(permit: Permit, unique_key) -> None:
@@ -25,15 +25,18 @@ async def test_resource_round_trip(permit: Permit, unique_key) -> None:
     assert [r.id for r in listed] == [created.id]
 
     await permit.api.resources.delete(key)
-    with pytest.raises(PermitApiError) as missing:
+    # Our error body parses as the SDK's ErrorDetails, so it raises its typed errors.
+    with pytest.raises(PermitNotFoundError) as missing:
         await permit.api.resources.get(key)
     assert missing.value.status_code == 404
+    assert key in missing.value.message
 
 
 async def test_a_duplicate_resource_is_a_conflict(permit: Permit, unique_key) -> None:
     key = unique_key("doc")
     await permit.api.resources.create({"key": key, "name": "Document", "actions": {"read": {}}})
-    with pytest.raises(PermitApiError) as duplicate:
+    with pytest.raises(PermitAlreadyExistsError) as duplicate:
         await permit.api.resources.create({"key": key, "name": "Again", "actions": {"read": {}}})
     assert duplicate.value.status_code == 409
+    assert duplicate.value.code == "DUPLICATE_ENTITY"
     assert (await permit.api.resources.get(key)).name == "Document"

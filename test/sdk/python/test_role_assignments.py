@@ -47,3 +47,20 @@ async def test_bulk_assign_and_unassign(permit: Permit, unique_key) -> None:
     )
     assert removed.assignments_removed == 1
     assert [a.user for a in await permit.api.role_assignments.list(resource_instance_key=f"{s.folder}:docs")] == [bob]
+
+
+async def test_tenant_role_assign_list_unassign(permit: Permit, unique_key) -> None:
+    s = await folder_file_schema(permit, unique_key)
+    reader, user = unique_key("reader"), unique_key("user")
+    await permit.api.roles.create({"key": reader, "name": "Reader", "permissions": [f"{s.folder}:read"]})
+
+    assigned = await permit.api.role_assignments.assign({"user": user, "role": reader, "tenant": s.tenant})
+    assert (assigned.user, assigned.role, assigned.tenant, assigned.resource_instance) == (user, reader, s.tenant, None)
+    assert [(a.role, a.tenant) for a in await permit.api.role_assignments.list(user_key=user, tenant_key=s.tenant)] == [(reader, s.tenant)]
+    # users.get_assigned_roles reads the same list (GET role_assignments?user=&tenant=).
+    assert [a.role for a in await permit.api.users.get_assigned_roles(user, tenant=s.tenant)] == [reader]
+    assert await permit.check(user, "read", {"type": s.folder, "tenant": s.tenant}) is True
+
+    await permit.api.role_assignments.unassign({"user": user, "role": reader, "tenant": s.tenant})
+    assert await permit.api.role_assignments.list(user_key=user) == []
+    assert await permit.check(user, "read", {"type": s.folder, "tenant": s.tenant}) is False

@@ -2,7 +2,7 @@
 
 import pytest
 from permit import Permit
-from permit.exceptions import PermitApiError
+from permit.exceptions import PermitAlreadyExistsError, PermitNotFoundError, PermitValidationError
 
 
 async def test_tenant_round_trip(permit: Permit, unique_key) -> None:
@@ -19,7 +19,7 @@ async def test_tenant_round_trip(permit: Permit, unique_key) -> None:
     assert listed == [key]
 
     await permit.api.tenants.delete(key)
-    with pytest.raises(PermitApiError) as missing:
+    with pytest.raises(PermitNotFoundError) as missing:
         await permit.api.tenants.get(key)
     assert missing.value.status_code == 404
 
@@ -27,7 +27,15 @@ async def test_tenant_round_trip(permit: Permit, unique_key) -> None:
 async def test_a_duplicate_tenant_is_a_conflict(permit: Permit, unique_key) -> None:
     key = unique_key("tenant")
     await permit.api.tenants.create({"key": key, "name": "Acme"})
-    with pytest.raises(PermitApiError) as duplicate:
+    with pytest.raises(PermitAlreadyExistsError) as duplicate:
         await permit.api.tenants.create({"key": key, "name": "Other"})
     assert duplicate.value.status_code == 409
     assert (await permit.api.tenants.get(key)).name == "Acme"
+
+
+async def test_a_page_over_100_is_a_validation_error(permit: Permit) -> None:
+    # 422 answers parse as the SDK's HTTPValidationError ({"detail": [{loc, msg, type}]}).
+    with pytest.raises(PermitValidationError) as refused:
+        await permit.api.tenants.list(per_page=101)
+    assert refused.value.status_code == 422
+    assert [d.loc for d in refused.value.content.detail] == [["query", "per_page"]]
