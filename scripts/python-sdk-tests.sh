@@ -105,7 +105,8 @@ env_key=$(curl -sf -X POST "$url/v2/api-key" -H "Authorization: Bearer $org_key"
 
 step "pytest test/sdk/python against $url ($project/$environment)"
 set +e
-PERMIT_TEST_URL=$url PERMIT_TEST_ORG_KEY=$org_key PERMIT_TEST_ENV_KEY=$env_key \
+# No __pycache__ or .pytest_cache left in the tree.
+PYTHONDONTWRITEBYTECODE=1 PERMIT_TEST_URL=$url PERMIT_TEST_ORG_KEY=$org_key PERMIT_TEST_ENV_KEY=$env_key \
   PERMIT_TEST_PROJECT=$project PERMIT_TEST_ENVIRONMENT=$environment \
   "$venv/bin/python" -m pytest "$repo/test/sdk/python" -p no:cacheprovider "${pytest_args[@]}"
 pytest_rc=$?
