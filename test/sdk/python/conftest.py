@@ -102,3 +102,17 @@ def client_for_environment(service: Service) -> Callable[[str, str], Awaitable[P
         return _client(service, secret)
 
     return make
+
+
+async def every_page(fetch: Callable[[int], Awaitable[list]], per_page: int = 100) -> list:
+    """All items of an array list, page by page: `await every_page(lambda page: permit.api.tenants.list(page=page))`.
+
+    Tests share one environment, so a list can outgrow one page; stop at the first short page.
+    """
+    items: list = []
+    for page in range(1, 10_000):
+        batch = await fetch(page)
+        items += batch
+        if len(batch) < per_page:
+            return items
+    raise AssertionError("the list did not end")

@@ -4,7 +4,7 @@ import pytest
 from permit import Permit
 from permit.exceptions import PermitApiError
 
-from conftest import Service
+from conftest import Service, every_page
 
 
 async def test_projects_list_get_create(org_permit: Permit, service: Service, unique_key) -> None:
@@ -15,7 +15,7 @@ async def test_projects_list_get_create(org_permit: Permit, service: Service, un
     assert (created.key, created.name, created.description) == (key, "Project", "made by the SDK")
     assert created.organization_id == default.organization_id
 
-    listed = {p.key: p for p in await org_permit.api.projects.list()}
+    listed = {p.key: p for p in await every_page(lambda page: org_permit.api.projects.list(page=page))}
     assert listed[key].id == created.id
     assert (await org_permit.api.projects.get(key)).id == created.id
     assert (await org_permit.api.projects.get_by_id(str(created.id))).key == key
@@ -31,7 +31,7 @@ async def test_environments_list_get_create(org_permit: Permit, service: Service
     created = await org_permit.api.environments.create(service.project, {"key": key, "name": "Staging", "description": "s"})
     assert (created.key, created.name, created.project_id) == (key, "Staging", project.id)
 
-    listed = {e.key: e for e in await org_permit.api.environments.list(service.project)}
+    listed = {e.key: e for e in await every_page(lambda page: org_permit.api.environments.list(service.project, page=page))}
     assert service.environment in listed
     assert listed[key].id == created.id
     assert (await org_permit.api.environments.get(service.project, key)).id == created.id
@@ -45,5 +45,5 @@ async def test_an_unknown_project_is_not_found(org_permit: Permit, unique_key) -
 
 async def test_the_environment_key_reads_its_own_project(permit: Permit, service: Service) -> None:
     # An environment key reaches its own project's environments: the SDK allows these calls to it.
-    envs = await permit.api.environments.list(service.project)
+    envs = await every_page(lambda page: permit.api.environments.list(service.project, page=page))
     assert service.environment in [e.key for e in envs]

@@ -4,6 +4,8 @@ import pytest
 from permit import Permit
 from permit.exceptions import PermitAlreadyExistsError, PermitNotFoundError
 
+from conftest import every_page
+
 
 async def test_resource_round_trip(permit: Permit, unique_key) -> None:
     key = unique_key("doc")
@@ -21,7 +23,7 @@ async def test_resource_round_trip(permit: Permit, unique_key) -> None:
     assert fetched.environment_id == created.environment_id
     assert (await permit.api.resources.get_by_id(str(created.id))).key == key
 
-    listed = [r for r in await permit.api.resources.list() if r.key == key]
+    listed = [r for r in await every_page(lambda page: permit.api.resources.list(page=page)) if r.key == key]
     assert [r.id for r in listed] == [created.id]
 
     await permit.api.resources.delete(key)

@@ -2,7 +2,7 @@
 
 from permit import Permit
 
-from conftest import Service
+from conftest import Service, every_page
 
 
 async def test_env_key_creates_and_reads_a_tenant(permit: Permit, unique_key) -> None:
@@ -14,5 +14,5 @@ async def test_env_key_creates_and_reads_a_tenant(permit: Permit, unique_key) ->
 
 
 async def test_org_key_lists_the_projects(org_permit: Permit, service: Service) -> None:
-    projects = await org_permit.api.projects.list()
+    projects = await every_page(lambda page: org_permit.api.projects.list(page=page))
     assert service.project in [p.key for p in projects]

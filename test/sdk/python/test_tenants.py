@@ -1,8 +1,10 @@
-"""permit.api.tenants: create, get, list, update, delete."""
+"""permit.api.tenants: create, get (by key and by id), list, delete; typed errors."""
 
 import pytest
 from permit import Permit
 from permit.exceptions import PermitAlreadyExistsError, PermitNotFoundError, PermitValidationError
+
+from conftest import every_page
 
 
 async def test_tenant_round_trip(permit: Permit, unique_key) -> None:
@@ -15,7 +17,7 @@ async def test_tenant_round_trip(permit: Permit, unique_key) -> None:
     assert fetched.id == created.id
     assert (await permit.api.tenants.get_by_id(str(created.id))).key == key
 
-    listed = [t.key for t in await permit.api.tenants.list(per_page=100) if t.key == key]
+    listed = [t.key for t in await every_page(lambda page: permit.api.tenants.list(page=page)) if t.key == key]
     assert listed == [key]
 
     await permit.api.tenants.delete(key)
