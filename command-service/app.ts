@@ -16,6 +16,8 @@ import { assignmentRoutes } from './routes/assignments';
 import { instanceRoutes } from './routes/instances';
 import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
+import { conditionSetRoutes } from './routes/condition-sets';
+import { setRuleRoutes } from './routes/set-rules';
 import { resourceRoutes } from './routes/resources';
 import { roleRoutes } from './routes/roles';
 import type { RouteContext } from './routes/route-context';
@@ -111,6 +113,8 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   instanceRoutes(groups.facts);
   assignmentRoutes(groups.facts);
   tupleRoutes(groups.facts);
+  conditionSetRoutes(groups.schema);
+  setRuleRoutes(groups.facts);
   for (const module of modules) module(groups);
 
   app.use(answerOptions(api));

@@ -1,6 +1,6 @@
 import type { DomainEvent, EnvEvent, EventHandlers, OrgEvent, RecordedOf, TaskEvent } from '../../shared/events';
 import { dispatch, isEventOf } from '../../shared/events';
-import type { DerivationRule } from '../../shared/events';
+import type { DerivationRule, EnvEventOf } from '../../shared/events';
 import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
 
 /**
@@ -17,6 +17,27 @@ import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
 export type PresentedData = Record<string, unknown>;
 
 const rule = (r: DerivationRule) => ({ role: r.role, on_resource: r.onResource, linked_by_relation: r.relation });
+
+/** Condition sets and set rules in Permit's field names. */
+const conditionSet = (d: EnvEventOf<'ConditionSetCreated' | 'ConditionSetUpdated'>['data']) => ({
+  id: d.id,
+  key: d.key,
+  type: d.type,
+  resource: d.resource,
+  name: d.name,
+  description: d.description,
+  parent: d.parent,
+  conditions: d.conditions,
+});
+const setRule = (d: EnvEventOf<'SetRuleCreated'>['data']) => ({
+  id: d.id,
+  key: d.key,
+  user_set: d.userSet,
+  is_role: d.userSetIsRole,
+  permission: d.permission,
+  resource_set: d.resourceSet,
+  is_resource: d.resourceSetIsResource,
+});
 
 export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = {
   ResourceCreated: (_, { data: d }) => ({
@@ -96,6 +117,11 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     object: d.object,
     tenant: d.tenant,
   }),
+  ConditionSetCreated: (_, { data: d }) => conditionSet(d),
+  ConditionSetUpdated: (_, { data: d }) => conditionSet(d),
+  ConditionSetDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, type: d.type, resource: d.resource }),
+  SetRuleCreated: (_, { data: d }) => setRule(d),
+  SetRuleDeleted: (_, { data: d }) => setRule(d),
 };
 
 const objectTypes = { organization: 'org', project: 'project', environment: 'env' } as const;

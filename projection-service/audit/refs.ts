@@ -48,6 +48,12 @@ const instanceRefs = (d: EnvEvent & { type: 'ResourceInstanceCreated' | 'Resourc
   tenant: [d.data.tenant],
 });
 
+/** A set rule names its permission's resource type, and the role it grants to when its user set is one. */
+const setRuleRefs = (d: { userSet: string; userSetIsRole: boolean; permission: string }): AuditRefs => ({
+  resource: [typeOf(d.permission)],
+  role: d.userSetIsRole ? [d.userSet] : [],
+});
+
 export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   ResourceCreated: (_, { data }) => ({ resource: [data.key] }),
   ResourceDeleted: (_, { data }) => ({ resource: [data.key] }),
@@ -68,6 +74,11 @@ export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   RoleUnassigned: (_, event) => assignmentRefs(event),
   RelationshipTupleCreated: (_, event) => tupleRefs(event),
   RelationshipTupleDeleted: (_, event) => tupleRefs(event),
+  ConditionSetCreated: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),
+  ConditionSetUpdated: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),
+  ConditionSetDeleted: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),
+  SetRuleCreated: (_, { data }) => setRuleRefs(data),
+  SetRuleDeleted: (_, { data }) => setRuleRefs(data),
 };
 
 /** Organisation and task events are found by type, actor, request and audit metadata only. */

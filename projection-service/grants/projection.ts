@@ -44,6 +44,12 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   RoleUnassigned: onRoleUnassigned,
   RelationshipTupleCreated: onTupleCreated,
   RelationshipTupleDeleted: onTupleDeleted,
+  // Set rules are evaluated at check time (attributes may arrive with the check): nothing is materialised.
+  ConditionSetCreated: 'ignored',
+  ConditionSetUpdated: 'ignored',
+  ConditionSetDeleted: 'ignored',
+  SetRuleCreated: 'ignored',
+  SetRuleDeleted: 'ignored',
 };
 const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 

@@ -86,6 +86,11 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
   },
   RelationshipTupleCreated: (s, { data }) => copy(s, 'tuples', data.id),
   RelationshipTupleDeleted: (s, { data }) => copy(s, 'tuples', data.id),
+  ConditionSetCreated: (s, { data }) => copy(s, 'conditionSets', data.id),
+  ConditionSetUpdated: (s, { data }) => copy(s, 'conditionSets', data.id),
+  ConditionSetDeleted: (s, { data }) => copy(s, 'conditionSets', data.id),
+  SetRuleCreated: (s, { data }) => copy(s, 'setRules', data.id),
+  SetRuleDeleted: (s, { data }) => copy(s, 'setRules', data.id),
 };
 
 const handles = handledTypes(eventTypes.env, historyProjectionHandlers);
@@ -169,6 +174,8 @@ async function copyCurrentDocuments(rm: ReadModels, history: HistoryCollections,
     'instances',
     'assignments',
     'tuples',
+    'conditionSets',
+    'setRules',
   ];
   for (const name of names) {
     const current = rm[name] as Collection<{ id: string }>;

@@ -156,6 +156,12 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   async RelationshipTupleDeleted({ rm }, { data: d }) {
     await rm.tuples.delete(d.id);
   },
+  // Condition sets and set rules are the schema projection's (abac-projection.ts).
+  ConditionSetCreated: 'ignored',
+  ConditionSetUpdated: 'ignored',
+  ConditionSetDeleted: 'ignored',
+  SetRuleCreated: 'ignored',
+  SetRuleDeleted: 'ignored',
 };
 
 /** Tenants, users, resource instances, role assignments and relationship tuples. */

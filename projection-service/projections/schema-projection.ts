@@ -3,6 +3,7 @@ import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import type { DerivedRoleRuleDoc, ReadModels, RoleDoc } from '../../shared/read-models/read-models';
 import type { EnvContext, Projection } from '../../shared/read-models/projection';
 import { EnvContextCache } from '../../shared/read-models/projection';
+import { abacProjectionHandlers } from './abac-projection';
 
 /** What a schema handler writes with, for one event of environment `ctx`. */
 interface SchemaScope {
@@ -112,6 +113,7 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   RoleUnassigned: 'ignored',
   RelationshipTupleCreated: 'ignored',
   RelationshipTupleDeleted: 'ignored',
+  ...abacProjectionHandlers,
 };
 
 /** Resource types, their roles (with derivations), relations, and top-level roles. */

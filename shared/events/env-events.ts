@@ -20,6 +20,22 @@ const ev = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) => z.o
 /** `resource` null = a top-level (tenant) role whose permissions are `type:action`. */
 const roleRef = { id: str, key: str, resource: str.nullable() };
 
+const conditionSetRef = { id: str, key: str, type: z.enum(['userset', 'resourceset']), resource: str.nullable() };
+/**
+ * A set rule grants `permission` (`type:action`) to a user set on a resource set.
+ * `userSet` names a user set, or a top-level role when `userSetIsRole`;
+ * `resourceSet` a resource set, or a whole resource type when `resourceSetIsResource`.
+ */
+const setRuleRef = {
+  id: str,
+  key: str,
+  userSet: str,
+  userSetIsRole: z.boolean(),
+  permission: str,
+  resourceSet: str,
+  resourceSetIsResource: z.boolean(),
+};
+
 export const envEventSchemas = [
   ev('ResourceCreated', { id: str, key: str, name: str, description: str, actions: z.array(actionSchema), attributes: attrs }),
   ev('ResourceDeleted', { id: str, key: str }),
@@ -41,6 +57,13 @@ export const envEventSchemas = [
   ev('RoleUnassigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),
   ev('RelationshipTupleCreated', { id: str, subject: str, relation: str, object: str, tenant: str }),
   ev('RelationshipTupleDeleted', { id: str, subject: str, relation: str, object: str, tenant: str }),
+  /** Condition sets (ABAC, docs/abac.md): `resource` is the resource type of a resource set (null for a user set); `parent` a set key. */
+  ev('ConditionSetCreated', { ...conditionSetRef, name: str, description: str, parent: str.nullable(), conditions: attrs }),
+  /** The set's definition after the update, whole. */
+  ev('ConditionSetUpdated', { ...conditionSetRef, name: str, description: str, parent: str.nullable(), conditions: attrs }),
+  ev('ConditionSetDeleted', conditionSetRef),
+  ev('SetRuleCreated', setRuleRef),
+  ev('SetRuleDeleted', setRuleRef),
 ] as const;
 
 export type EnvEvent = z.infer<(typeof envEventSchemas)[number]>;

@@ -34,6 +34,11 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   RoleUnassigned: withNewId,
   RelationshipTupleCreated: withNewId,
   RelationshipTupleDeleted: withNewId,
+  ConditionSetCreated: withNewId,
+  ConditionSetUpdated: withNewId,
+  ConditionSetDeleted: withNewId,
+  SetRuleCreated: withNewId,
+  SetRuleDeleted: withNewId,
 };
 
 /**

@@ -29,6 +29,12 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
   RoleUnassigned: 'facts',
   RelationshipTupleCreated: 'facts',
   RelationshipTupleDeleted: 'facts',
+  // Permit copies user sets and resource sets with the policy; set rules reference only policy objects.
+  ConditionSetCreated: 'policy',
+  ConditionSetUpdated: 'policy',
+  ConditionSetDeleted: 'policy',
+  SetRuleCreated: 'policy',
+  SetRuleDeleted: 'policy',
 };
 
 /** By any type string (events of other kinds have no part), for the copy's filter. */

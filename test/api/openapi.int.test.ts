@@ -284,6 +284,25 @@ describe('real answers match the declared response schemas', () => {
     expect((await env.post('/allowed/history', { user: 'dave', action: 'read', resource: 'file:readme' })).status).toBe(200);
   });
 
+  it('condition sets and set rules (ABAC)', async () => {
+    const userSet = { key: 'adults', name: 'Adults', conditions: { allOf: [{ 'user.age': { 'greater-than-equals': 18 } }] } };
+    expect((await admin.post(`${SCHEMA}/condition_sets`, userSet)).status).toBe(200);
+    expect((await admin.post(`${SCHEMA}/condition_sets`, { key: 'eu-adults', name: 'EU adults', parent_id: 'adults' })).status).toBe(200);
+    const resourceSet = { key: 'public-folders', name: 'Public', type: 'resourceset', resource_id: 'folder', conditions: {} };
+    expect((await admin.post(`${SCHEMA}/condition_sets`, resourceSet)).status).toBe(200);
+    expect((await admin.post(`${SCHEMA}/condition_sets`, { key: 'x', name: 'X', conditions: { 'user.a': { nope: 1 } } })).status).toBe(422);
+    expect((await admin.get(`${SCHEMA}/condition_sets?type=userset`)).status).toBe(200);
+    expect((await admin.get(`${SCHEMA}/condition_sets/adults`)).status).toBe(200);
+    expect((await admin.get(`${SCHEMA}/condition_sets/eu-adults/ancestors`)).body).toHaveLength(1);
+    expect((await admin.get(`${SCHEMA}/condition_sets/adults/descendants`)).body).toHaveLength(1);
+    expect((await admin.patch(`${SCHEMA}/condition_sets/adults`, { description: 'Of age' })).status).toBe(200);
+    const rule = { user_set: 'adults', permission: 'folder:read', resource_set: 'public-folders' };
+    expect((await admin.post(`${FACTS}/set_rules`, rule)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/set_rules?permission=folder:read`)).body).toHaveLength(1);
+    expect((await admin.delete(`${FACTS}/set_rules`, rule)).status).toBe(204);
+    expect((await admin.delete(`${SCHEMA}/condition_sets/adults`)).status).toBe(204);
+  });
+
   it('deletes', async () => {
     expect((await admin.delete(`${FACTS}/resource_instances/file:readme`)).status).toBe(204);
     expect((await admin.delete(`${SCHEMA}/resources/file/relations/parent`)).status).toBe(204);

@@ -1,4 +1,6 @@
 import type { DerivationRule, EnvEvent } from '../../events';
+import type { ConditionSetState, SetRuleState } from './abac-state';
+import { setRuleKey } from './abac-state';
 import type { AssignmentState, EnvState, InstanceState, RelationState, ResourceState, RoleState, TupleState } from './state';
 import { assignmentKey, instanceRef, roleKey, tupleKey } from './state';
 
@@ -16,6 +18,8 @@ export class Cascade {
   private readonly roles = new Map<string, RoleState>();
   private readonly resources = new Map<string, ResourceState>();
   private readonly tenants = new Map<string, { id: string; key: string }>();
+  private readonly conditionSets = new Map<string, ConditionSetState>();
+  private readonly setRules = new Map<string, SetRuleState>();
 
   constructor(private readonly state: EnvState) {}
 
@@ -33,6 +37,8 @@ export class Cascade {
     const key = roleKey(role.resource, role.key);
     if (this.roles.has(key)) return this;
     this.roles.set(key, role);
+    // A top-level role used as a user set: its set rules go with it.
+    if (role.resource === null) this.setRulesWhere((r) => r.userSetIsRole && r.userSet === role.key);
     for (const a of this.state.assignments.values()) {
       if (a.role === role.key && a.resource === role.resource) this.assignments.set(assignmentKey(a), a);
     }
@@ -58,6 +64,9 @@ export class Cascade {
   resource(resource: ResourceState): this {
     if (this.resources.has(resource.key)) return this;
     this.resources.set(resource.key, resource);
+    // Its resource sets, and every set rule granting one of its actions.
+    for (const set of this.state.abac.conditionSets.values()) if (set.resource === resource.key) this.conditionSet(set);
+    this.setRulesWhere((r) => r.permission.startsWith(`${resource.key}:`));
     for (const instance of this.state.instances.values()) if (instance.resource === resource.key) this.instance(instance);
     for (const role of this.state.roles.values()) if (role.resource === resource.key) this.role(role);
     for (const relation of this.state.relations.values()) {
@@ -73,6 +82,19 @@ export class Cascade {
     return this;
   }
 
+  /** A condition set, its descendants, and the set rules naming any of them. */
+  conditionSet(set: ConditionSetState): this {
+    if (this.conditionSets.has(set.key)) return this;
+    this.conditionSets.set(set.key, set);
+    this.setRulesWhere((r) => (!r.userSetIsRole && r.userSet === set.key) || (!r.resourceSetIsResource && r.resourceSet === set.key));
+    for (const child of this.state.abac.conditionSets.values()) if (child.parent === set.key) this.conditionSet(child);
+    return this;
+  }
+
+  private setRulesWhere(matches: (rule: SetRuleState) => boolean): void {
+    for (const rule of this.state.abac.setRules.values()) if (matches(rule)) this.setRules.set(setRuleKey(rule), rule);
+  }
+
   /** A derivation rule stops being valid when its role, relation or resource goes. */
   private ruleSurvives(rule: DerivationRule, owner: RoleState): boolean {
     if (this.resources.has(rule.onResource)) return false;
@@ -82,6 +104,11 @@ export class Cascade {
 
   events(): EnvEvent[] {
     const out: EnvEvent[] = [];
+    for (const r of this.setRules.values()) out.push({ type: 'SetRuleDeleted', data: { ...r } });
+    // Descendants first: each set is deleted after the sets that name it as parent.
+    for (const set of [...this.conditionSets.values()].reverse()) {
+      out.push({ type: 'ConditionSetDeleted', data: { id: set.id, key: set.key, type: set.type, resource: set.resource } });
+    }
     for (const t of this.tuples.values()) out.push({ type: 'RelationshipTupleDeleted', data: { ...t } });
     for (const a of this.assignments.values()) out.push({ type: 'RoleUnassigned', data: { ...a } });
     for (const role of this.state.roles.values()) {

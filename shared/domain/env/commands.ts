@@ -74,6 +74,30 @@ export type EnvCommand =
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
   | { type: 'CreateTuple'; id: string; subject: string; relation: string; object: string; tenant: string | null }
   | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
+  | {
+      type: 'CreateConditionSet';
+      id: string;
+      key: string;
+      setType: 'userset' | 'resourceset';
+      resource: Ref | null;
+      name: string;
+      description: string;
+      parent: Ref | null;
+      conditions: Record<string, unknown>;
+    }
+  /** Absent fields are unchanged; parent null detaches the set from its parent. */
+  | {
+      type: 'UpdateConditionSet';
+      set: Ref;
+      name?: string;
+      description?: string;
+      parent?: Ref | null;
+      conditions?: Record<string, unknown>;
+    }
+  | { type: 'DeleteConditionSet'; set: Ref }
+  /** `permission` is `type:action` (or an action id); isRole / isResource as Permit's is_role / is_resource. */
+  | { type: 'CreateSetRule'; id: string; userSet: Ref; permission: string; resourceSet: Ref; isRole: boolean; isResource: boolean }
+  | { type: 'DeleteSetRule'; userSet: Ref; permission: string; resourceSet: Ref; isRole: boolean; isResource: boolean }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
   | { type: 'Bulk'; commands: BulkItemCommand[] };
 

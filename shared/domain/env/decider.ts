@@ -1,6 +1,7 @@
 import type { Decider } from '../../cqrs/decider';
 import type { EnvEvent } from '../../events';
 import type { EnvCommand } from './commands';
+import * as abac from './abac-decisions';
 import { bulk } from './bulk';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
@@ -45,6 +46,16 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return facts.createTuple(command, state);
     case 'DeleteTuple':
       return facts.deleteTuple(command, state);
+    case 'CreateConditionSet':
+      return abac.createConditionSet(command, state);
+    case 'UpdateConditionSet':
+      return abac.updateConditionSet(command, state);
+    case 'DeleteConditionSet':
+      return abac.deleteConditionSet(command, state);
+    case 'CreateSetRule':
+      return abac.createSetRule(command, state);
+    case 'DeleteSetRule':
+      return abac.deleteSetRule(command, state);
     case 'Bulk':
       return bulk(command, state);
   }

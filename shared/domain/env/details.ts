@@ -46,6 +46,12 @@ export interface InstanceDetails {
   attributes: Record<string, unknown>;
 }
 
+export interface ConditionSetDetails {
+  name: string;
+  description: string;
+  conditions: Record<string, unknown>;
+}
+
 export interface EnvDetails {
   resources: Map<string, ResourceDetails>;
   roles: Map<string, RoleDetails>;
@@ -53,8 +59,17 @@ export interface EnvDetails {
   tenants: Map<string, TenantDetails>;
   users: Map<string, UserDetails>;
   instances: Map<string, InstanceDetails>;
+  conditionSets: Map<string, ConditionSetDetails>;
 }
 
 export function emptyEnvDetails(): EnvDetails {
-  return { resources: new Map(), roles: new Map(), relations: new Map(), tenants: new Map(), users: new Map(), instances: new Map() };
+  return {
+    resources: new Map(),
+    roles: new Map(),
+    relations: new Map(),
+    tenants: new Map(),
+    users: new Map(),
+    instances: new Map(),
+    conditionSets: new Map(),
+  };
 }

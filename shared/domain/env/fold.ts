@@ -1,5 +1,6 @@
 import type { EnvEvent, EventHandlers } from '../../events';
 import { dispatch } from '../../events';
+import { attributeTypesOf, setRuleKey } from './abac-state';
 import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey, type EnvState } from './state';
 
 /**
@@ -15,11 +16,13 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.resources.set(d.key, { id: d.id, key: d.key, actions: new Set(d.actions.map((a) => a.key)) });
     state.ids.set(d.id, d.key);
     state.details?.resources.set(d.key, { name: d.name, description: d.description, actions: d.actions, attributes: d.attributes });
+    state.abac.attributeTypes.set(d.key, attributeTypesOf(d.attributes));
   },
   ResourceDeleted(state, { data: d }) {
     state.resources.delete(d.key);
     state.ids.delete(d.id);
     state.details?.resources.delete(d.key);
+    state.abac.attributeTypes.delete(d.key);
   },
   RoleCreated(state, { data: d }) {
     const key = roleKey(d.resource, d.key);
@@ -106,6 +109,27 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
   },
   RelationshipTupleDeleted(state, { data: d }) {
     state.tuples.delete(tupleKey(d));
+  },
+  ConditionSetCreated(state, { data: d }) {
+    state.abac.conditionSets.set(d.key, { ...d });
+    state.ids.set(d.id, d.key);
+    state.details?.conditionSets.set(d.key, { name: d.name, description: d.description, conditions: d.conditions });
+  },
+  ConditionSetUpdated(state, { data: d }) {
+    const set = state.abac.conditionSets.get(d.key);
+    if (set) Object.assign(set, { parent: d.parent, name: d.name, description: d.description, conditions: d.conditions });
+    state.details?.conditionSets.set(d.key, { name: d.name, description: d.description, conditions: d.conditions });
+  },
+  ConditionSetDeleted(state, { data: d }) {
+    state.abac.conditionSets.delete(d.key);
+    state.ids.delete(d.id);
+    state.details?.conditionSets.delete(d.key);
+  },
+  SetRuleCreated(state, { data: d }) {
+    state.abac.setRules.set(setRuleKey(d), { ...d });
+  },
+  SetRuleDeleted(state, { data: d }) {
+    state.abac.setRules.delete(setRuleKey(d));
   },
 };
 

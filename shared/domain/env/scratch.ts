@@ -105,5 +105,7 @@ export function scratchOf(state: EnvState): EnvState {
       (ref) => instances.get(ref)?.tenant,
     ),
     ids: new OverlayMap(state.ids),
+    // Bulk commands are facts that never change ABAC objects: shared as they are.
+    abac: state.abac,
   };
 }

@@ -1,4 +1,5 @@
 import type { DerivationRule } from '../../events';
+import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
 import {
   AssignmentSet,
@@ -62,6 +63,8 @@ export interface EnvState {
   tuples: TupleSet;
   /** id → map key, for schema objects, tenants, users and instances (ids are UUIDs, unique across kinds). */
   ids: Map<string, string>;
+  /** Condition sets, set rules and attribute types (abac-state.ts). */
+  abac: AbacState;
   /** The objects' names, descriptions and attributes, in a state that keeps them (see details.ts); absent from the command state. */
   details?: EnvDetails;
 }
@@ -90,6 +93,7 @@ export function initialEnvState(): EnvState {
     tupleIdSlab: emptyIdSlab(),
     tupleTenants: new Map(),
     ids: new Map(),
+    abac: emptyAbacState(),
   });
 }
 
@@ -102,7 +106,9 @@ export function initialDetailedEnvState(): DetailedEnvState {
  * EnvState as plain data (Maps of strings and plain objects), for snapshots:
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
-export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples'> {
+export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac'> {
+  /** Absent from snapshots taken before ABAC existed (then there was none). */
+  abac?: AbacState;
   assignmentIds: Map<string, StoredId>;
   assignmentIdSlab: IdSlabData;
   tupleIds: Map<string, StoredId>;
@@ -132,6 +138,7 @@ export function envStateOf(data: EnvStateData): EnvState {
   const instances = rest.instances;
   return {
     ...rest,
+    abac: rest.abac ?? emptyAbacState(),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };

@@ -9,6 +9,8 @@ import {
   type RoleDoc,
   type TenantDoc,
   type TupleDoc,
+  type ConditionSetDoc,
+  type SetRuleDoc,
   type UserDoc,
 } from '../read-models';
 
@@ -62,6 +64,8 @@ export const versionedSpecs = {
   instances: readModelSpecs.instances,
   assignments: readModelSpecs.assignments,
   tuples: readModelSpecs.tuples,
+  conditionSets: readModelSpecs.conditionSets,
+  setRules: readModelSpecs.setRules,
 } satisfies Record<string, CollectionSpec>;
 export type VersionedName = keyof typeof versionedSpecs;
 const versionedByCollection = new Map<string, CollectionSpec>(Object.values(versionedSpecs).map((spec) => [spec.name, spec]));
@@ -142,6 +146,8 @@ export class HistoryCollections {
   readonly instances: HistoryCollection<InstanceDoc>;
   readonly assignments: HistoryCollection<AssignmentDoc>;
   readonly tuples: HistoryCollection<TupleDoc>;
+  readonly conditionSets: HistoryCollection<ConditionSetDoc>;
+  readonly setRules: HistoryCollection<SetRuleDoc>;
   readonly meta: Collection<HistoryMetaDoc>;
   readonly clock: Collection<ClockDoc>;
 
@@ -155,6 +161,8 @@ export class HistoryCollections {
     this.instances = new HistoryCollection(store, versionedSpecs.instances);
     this.assignments = new HistoryCollection(store, versionedSpecs.assignments);
     this.tuples = new HistoryCollection(store, versionedSpecs.tuples);
+    this.conditionSets = new HistoryCollection(store, versionedSpecs.conditionSets);
+    this.setRules = new HistoryCollection(store, versionedSpecs.setRules);
     this.meta = store.collection<HistoryMetaDoc>(metaSpec);
     this.clock = store.collection<ClockDoc>(clockSpec);
   }
