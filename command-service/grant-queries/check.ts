@@ -1,11 +1,13 @@
 import type { AssignmentDoc, InstanceDoc, RoleDoc } from '../../shared/read-models/read-models';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { derivationChain, type ChainStep } from './explain';
+import { evaluateSetRules, type SetRuleTrace } from './set-rules';
 import { DEFAULT_TENANT, unique, type CheckRequest, type QueryDeps } from './types';
 
 export type GrantedBy =
   | { kind: 'resource_role'; role: string; resource_instance: string; permissions: string[]; chain: ChainStep[] }
-  | { kind: 'tenant_role'; role: string; tenant: string; permission: string; assignment_id: string };
+  | { kind: 'tenant_role'; role: string; tenant: string; permission: string; assignment_id: string }
+  | { kind: 'set_rule'; set_rule: string; user_set: string; permission: string; resource_set: string };
 
 export interface Explanation {
   decision: 'allow' | 'deny';
@@ -15,6 +17,8 @@ export interface Explanation {
   granted_by: GrantedBy[];
   /** On deny: the roles the user does hold here, none of which permits the action. */
   roles_held: Array<{ kind: 'resource_role' | 'tenant_role'; role: string; permissions: string[] }>;
+  /** Every set rule granting the permission, as evaluated: which sets matched, and each condition's outcome. */
+  set_rules: SetRuleTrace[];
 }
 
 export interface CheckResult {
@@ -31,7 +35,9 @@ export interface CheckResult {
  * An unknown user, instance, type or action is simply not granted anything.
  */
 export async function check(deps: QueryDeps, environmentId: string, request: CheckRequest, explain: boolean): Promise<CheckResult> {
-  if (!explain) return { allow: await decide(deps, environmentId, request) };
+  // Roles and relationships first (their reads are indexed and cheap); set rules only when they deny.
+  if (!explain)
+    return { allow: (await decide(deps, environmentId, request)) || (await setRules(deps, environmentId, request, false)).allow };
   const { rm } = deps;
   const { type, key } = request.resource;
   const instance = key === null ? null : await rm.instances.findOne({ environment_id: environmentId, resource: type, key });
@@ -56,7 +62,8 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
       ? await rm.roles.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.role)) } })
       : [];
   const tenantPermitting = (a: AssignmentDoc) => tenantRoles.some((r) => r.key === a.role && r.permissions.includes(permission));
-  const allow = grants.some(permitting) || assignments.some(tenantPermitting);
+  const abac = await setRules(deps, environmentId, request, true);
+  const allow = grants.some(permitting) || assignments.some(tenantPermitting) || abac.allow;
   if (!explain) return { allow };
 
   return {
@@ -70,6 +77,7 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
       tenantPermitting,
       permission,
       allow,
+      setRules: abac.traces,
     }),
   };
 }
@@ -105,6 +113,13 @@ async function decide(deps: QueryDeps, environmentId: string, request: CheckRequ
   return tenantAssignments.some((a) => a.tenant === tenant && topLevel.get(a.role)?.has(permission));
 }
 
+/** The set rules (ABAC) for one check: the resource's tenant and attributes are found from the stored instance. */
+function setRules(deps: QueryDeps, environmentId: string, request: CheckRequest, explain: boolean) {
+  const { type, key, tenant } = request.resource;
+  const subject = { environmentId, user: request.user, type, key, tenant, inputs: request.abac ?? {} };
+  return evaluateSetRules(deps.rm, deps.abac, subject, request.action, explain);
+}
+
 interface Evidence {
   grants: GrantDoc[];
   resourceRoles: RoleDoc[];
@@ -114,6 +129,7 @@ interface Evidence {
   tenantPermitting: (a: AssignmentDoc) => boolean;
   permission: string;
   allow: boolean;
+  setRules: SetRuleTrace[];
 }
 
 async function explanationOf(
@@ -138,6 +154,15 @@ async function explanationOf(
   for (const a of ev.assignments.filter(ev.tenantPermitting)) {
     grantedBy.push({ kind: 'tenant_role', role: a.role, tenant: a.tenant, permission: ev.permission, assignment_id: a.id });
   }
+  for (const t of ev.setRules.filter((t) => t.matched)) {
+    grantedBy.push({
+      kind: 'set_rule',
+      set_rule: t.set_rule,
+      user_set: t.user_set,
+      permission: t.permission,
+      resource_set: t.resource_set,
+    });
+  }
   const target = key === null ? `any '${type}' in tenant '${tenant}'` : `'${type}:${key}'`;
   const rolesHeld: Explanation['roles_held'] = ev.allow
     ? []
@@ -153,10 +178,12 @@ async function explanationOf(
     resource: { type, key, tenant, instance_found: instance !== null },
     granted_by: grantedBy,
     roles_held: rolesHeld,
+    set_rules: ev.setRules,
   };
 }
 
 function describe(g: GrantedBy): string {
+  if (g.kind === 'set_rule') return `set rule '${g.set_rule}' (user set '${g.user_set}' on resource set '${g.resource_set}')`;
   if (g.kind === 'tenant_role') return `tenant role '${g.role}' in tenant '${g.tenant}' permits '${g.permission}'`;
   const root = g.chain[0];
   const via =

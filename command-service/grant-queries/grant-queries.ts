@@ -5,14 +5,20 @@ import { check, type CheckResult } from './check';
 import { GrantsAsOf } from './grants-as-of';
 import { cachedRolePermissions, storedRolePermissions, type RolePermissions } from './role-permissions';
 import type { QueryDeps, CheckRequest } from './types';
+import { cachedAbacPolicies, storedAbacPolicies, type AbacPolicies } from './set-rules';
 import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
 
 /** The read side of derived grants, as the PDP endpoints use it. Reads only; never waits for the projection itself. */
 export class GrantQueries {
   private readonly deps: QueryDeps;
 
-  constructor(rm: ReadModels, grants: Pick<GrantCollections, 'grants'>, roles: RolePermissions = storedRolePermissions(rm)) {
-    this.deps = { rm, grants, roles };
+  constructor(
+    rm: ReadModels,
+    grants: Pick<GrantCollections, 'grants'>,
+    roles: RolePermissions = storedRolePermissions(rm),
+    abac: AbacPolicies = storedAbacPolicies(rm),
+  ) {
+    this.deps = { rm, grants, roles, abac };
   }
 
   /**
@@ -29,7 +35,12 @@ export class GrantQueries {
   /** The same queries, with role definitions kept while the read models stay at `position` (see ReadCache). */
   withRolesCachedPer(position: () => number): GrantQueries {
     const { rm, grants } = this.deps;
-    return new GrantQueries(rm, grants, cachedRolePermissions(storedRolePermissions(rm), position));
+    return new GrantQueries(
+      rm,
+      grants,
+      cachedRolePermissions(storedRolePermissions(rm), position),
+      cachedAbacPolicies(storedAbacPolicies(rm), position),
+    );
   }
 
   check(environmentId: string, request: CheckRequest, explain = false): Promise<CheckResult> {

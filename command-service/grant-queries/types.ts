@@ -1,6 +1,7 @@
 import type { GrantCollections } from '../../shared/read-models/grants/collections';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { RolePermissions } from './role-permissions';
+import type { AbacInputs, AbacPolicies } from './set-rules';
 
 /** What the grant queries read: the core read models (roles, instances, assignments) and the derived grants. */
 export interface QueryDeps {
@@ -8,6 +9,8 @@ export interface QueryDeps {
   /** The derived grants: materialised (the current read models), or derived on the fly (as of a past position, GrantsAsOf). */
   grants: Pick<GrantCollections, 'grants'>;
   roles: RolePermissions;
+  /** Set rules and condition sets (ABAC), evaluated at check time. */
+  abac: AbacPolicies;
 }
 
 /** A resource as a check names it. `key` null: the resource type as a whole. */
@@ -22,6 +25,8 @@ export interface CheckRequest {
   user: string;
   action: string;
   resource: ResourceRef;
+  /** Attributes sent with the check and its context, for set rules (ABAC); absent: the stored attributes alone. */
+  abac?: AbacInputs;
 }
 
 /** The tenant Permit's SDK fills in when the caller names none. */

@@ -306,11 +306,34 @@ const explanationSchema = z
           chain: z.array(chainStep),
         }),
         z.strictObject({ kind: z.literal('tenant_role'), role: z.string(), tenant: z.string(), permission: z.string(), assignment_id: id }),
+        z.strictObject({
+          kind: z.literal('set_rule'),
+          set_rule: z.string(),
+          user_set: z.string(),
+          permission: z.string(),
+          resource_set: z.string(),
+        }),
       ]),
     ),
     roles_held: z.array(
       z.strictObject({ kind: z.enum(['resource_role', 'tenant_role']), role: z.string(), permissions: z.array(z.string()) }),
     ),
+    set_rules: z
+      .array(
+        z.strictObject({
+          set_rule: z.string(),
+          user_set: z.string(),
+          permission: z.string(),
+          resource_set: z.string(),
+          matched: z.boolean(),
+          user_set_matched: z.boolean(),
+          resource_set_matched: z.boolean(),
+          conditions: z.array(
+            z.strictObject({ set: z.string(), condition: z.string(), matched: z.boolean(), reason: z.string().optional() }),
+          ),
+        }),
+      )
+      .describe('Every set rule (ABAC) granting the permission, as evaluated: each condition and why it failed'),
   })
   .meta({ id: 'Explanation', description: 'Why a check was allowed or denied (explain=true)' });
 

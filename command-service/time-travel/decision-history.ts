@@ -109,7 +109,8 @@ export async function decisionHistory(
   return { initial: { position: since, allow: first.allow, explanation: first.explanation! }, changes, evaluated: candidates.length };
 }
 
-const roleKey = (g: GrantedBy) => (g.kind === 'tenant_role' ? `t ${g.role} ${g.tenant}` : `r ${g.role} ${g.resource_instance}`);
+const roleKey = (g: GrantedBy) =>
+  g.kind === 'set_rule' ? `s ${g.set_rule}` : g.kind === 'tenant_role' ? `t ${g.role} ${g.tenant}` : `r ${g.role} ${g.resource_instance}`;
 const sameRole = (a: GrantedBy, b: GrantedBy) => roleKey(a) === roleKey(b);
 
 /** The positions in `(since, until]` where a version the check reads begins or ends. */
@@ -222,8 +223,10 @@ async function changeAt(
 function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'lost'): CauseLink[] {
   if (!isEventOf('env', event)) return [];
   const links: CauseLink[] = [];
-  const on = (g: GrantedBy) => (g.kind === 'tenant_role' ? `__tenant:${g.tenant}` : g.resource_instance);
+  const on = (g: Exclude<GrantedBy, { kind: 'set_rule' }>) => (g.kind === 'tenant_role' ? `__tenant:${g.tenant}` : g.resource_instance);
   for (const g of roles) {
+    // A set rule's support (its sets, their conditions, the attributes) is not traced to events here.
+    if (g.kind === 'set_rule') continue;
     const base = { role: g.role, on: on(g), side };
     if (g.kind === 'tenant_role') {
       const d = event.data as { id?: string; key?: string; resource?: string | null };

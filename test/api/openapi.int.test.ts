@@ -299,6 +299,8 @@ describe('real answers match the declared response schemas', () => {
     const rule = { user_set: 'adults', permission: 'folder:read', resource_set: 'public-folders' };
     expect((await admin.post(`${FACTS}/set_rules`, rule)).status).toBe(200);
     expect((await admin.get(`${FACTS}/set_rules?permission=folder:read`)).body).toHaveLength(1);
+    const abacCheck = { user: { key: 'nobody', attributes: { age: 30 } }, action: 'read', resource: 'folder:docs' };
+    expect((await env.post('/allowed?explain=true', abacCheck)).body.explanation.granted_by[0].kind).toBe('set_rule');
     expect((await admin.delete(`${FACTS}/set_rules`, rule)).status).toBe(204);
     expect((await admin.delete(`${SCHEMA}/condition_sets/adults`)).status).toBe(204);
   });

@@ -67,7 +67,7 @@ describe('as_of answers under a random sequence of adds and deletes', () => {
         const rolesAt = async (question: Question, p: number) => {
           const { allow, explanation } = await GrantQueries.over(deps.readsAt(p)).check(ENV, question, true);
           return `${allow} ${explanation!.granted_by
-            .map((g) => (g.kind === 'tenant_role' ? g.role : `${g.role}@${g.resource_instance}`))
+            .map((g) => (g.kind === 'set_rule' ? g.set_rule : g.kind === 'tenant_role' ? g.role : `${g.role}@${g.resource_instance}`))
             .sort()
             .join(',')}`;
         };

@@ -4,6 +4,7 @@ import { authOf, keyEnvironment } from '../../http/auth';
 import { bulkCheckAnswerSchema, checkAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
+import { abacInputsOf } from './abac-inputs';
 import { CachedChecks } from './cached-checks';
 import { atOnePosition, queriesAsOf, queryAsOf } from './positions';
 import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
@@ -49,7 +50,9 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       // `explain` in the body wins; the query is read only without it.
       const explain = body.explain ?? input.query().explain ?? false;
       const env = await keyEnvironment(rm, authOf(res));
-      const { explain: _explain, context: _context, as_of: bodyAsOf, ...check } = body;
+      const { explain: _explain, context: _context, as_of: bodyAsOf, ...question } = body;
+      const abac = abacInputsOf(req.body, ['body']);
+      const check = abac ? { ...question, abac } : question;
       const asOf = bodyAsOf ?? queryAsOf(req);
       if (asOf !== undefined) {
         const past = await queriesAsOf(services, res, env, asOf, [bodyAsOf !== undefined ? 'body' : 'query', 'as_of']);
@@ -97,13 +100,19 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
         return found;
       };
       const asOfOf = (c: (typeof checks)[number]) => c.as_of ?? allAsOf;
+      // Each check as a question, with the attributes and context it sends for set rules.
+      const questions = checks.map((check, index) => {
+        const { explain: _explain, context: _context, as_of: _asOf, ...asked } = check;
+        const abac = abacInputsOf((req.body as unknown[])[index], ['body', index]);
+        return abac ? { ...asked, abac } : asked;
+      });
       const decide = async () => {
-        const current = checks.filter((c) => asOfOf(c) === undefined && !explained(c));
+        const current = questions.filter((_, i) => asOfOf(checks[i]!) === undefined && !explained(checks[i]!));
         const decided = await decisions.allowedAll(env.id, current, noCache(req));
         const out = [];
         let next = 0;
         for (const [index, check] of checks.entries()) {
-          const { explain: _explain, context: _context, as_of: _asOf, ...question } = check;
+          const question = questions[index]!;
           const asOf = asOfOf(check);
           if (asOf !== undefined) out.push(await (await pastQueries(asOf, index)).check(env.id, question, explained(check)));
           else out.push(explained(check) ? await queries.check(env.id, question, true) : { allow: decided[next++]! });

@@ -60,10 +60,14 @@ export class CachedChecks {
   }
 }
 
-/** Each part prefixed with its length, so two different questions can never share a key. */
+/**
+ * Each part prefixed with its length, so two different questions can never share a key.
+ * A check that sends attributes or context (set rules may read them) is cached under
+ * exactly those inputs: the same inputs give the same answer at one position.
+ */
 const decisionKey = (environmentId: string, c: CheckRequest): string => {
   const { type, key, tenant } = c.resource;
-  const parts = [environmentId, c.user, c.action, type, key ?? '', tenant ?? ''];
+  const parts = [environmentId, c.user, c.action, type, key ?? '', tenant ?? '', c.abac ? JSON.stringify(c.abac) : ''];
   let out = `${key === null ? 'n' : 'k'}${tenant === null ? 'n' : 't'}`;
   for (const part of parts) out += `${part.length}:${part}`;
   return out;

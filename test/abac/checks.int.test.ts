@@ -1,0 +1,181 @@
+import { FACTS, SCHEMA, startTestServer, type ApiClient, type TestServer } from '../support/embedded-server';
+
+/** Set rules in /allowed and /allowed/bulk: stored and sent attributes, context, explain, the decision cache. */
+describe('checks evaluate set rules', () => {
+  let server: TestServer;
+  let api: ApiClient;
+  const ok = async (p: Promise<{ status: number; body: any }>, status = 200) => {
+    const r = await p;
+    if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const allowed = async (check: unknown) => (await ok(api.post('/allowed', check))).allow as boolean;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    api = await server.api.environmentClient();
+    await ok(
+      api.post(`${SCHEMA}/resources`, {
+        key: 'document',
+        name: 'Document',
+        actions: { read: {}, edit: {} },
+        attributes: { classification: { type: 'string' }, pages: { type: 'number' } },
+      }),
+    );
+    await ok(api.post(`${SCHEMA}/roles`, { key: 'auditor', name: 'Auditor' }));
+    await ok(api.post(`${FACTS}/tenants`, { key: 'acme', name: 'Acme', attributes: { plan: 'pro' } }));
+    await ok(api.post(`${FACTS}/users`, { key: 'ann', attributes: { age: 30, region: 'eu' } }));
+    await ok(api.post(`${FACTS}/users`, { key: 'kid', attributes: { age: 12, region: 'eu' } }));
+    await ok(
+      api.post(`${FACTS}/resource_instances`, {
+        key: 'memo',
+        resource: 'document',
+        tenant: 'acme',
+        attributes: { classification: 'public' },
+      }),
+    );
+    await ok(
+      api.post(`${FACTS}/resource_instances`, {
+        key: 'plan',
+        resource: 'document',
+        tenant: 'acme',
+        attributes: { classification: 'secret' },
+      }),
+    );
+    await ok(
+      api.post(`${SCHEMA}/condition_sets`, {
+        key: 'adults',
+        name: 'Adults',
+        conditions: { allOf: [{ 'user.age': { 'greater-than-equals': 18 } }] },
+      }),
+    );
+    await ok(
+      api.post(`${SCHEMA}/condition_sets`, {
+        key: 'public-docs',
+        name: 'Public',
+        type: 'resourceset',
+        resource_id: 'document',
+        conditions: { allOf: [{ 'resource.classification': { equals: 'public' } }] },
+      }),
+    );
+  });
+  afterAll(() => server.close());
+
+  it('a set rule allows what roles do not, and the cache follows its creation and deletion', async () => {
+    const check = { user: 'ann', action: 'read', resource: 'document:memo' };
+    expect(await allowed(check)).toBe(false);
+    const rule = { user_set: 'adults', permission: 'document:read', resource_set: 'public-docs' };
+    await ok(api.post(`${FACTS}/set_rules`, rule));
+    expect(await allowed(check)).toBe(true);
+    expect(await allowed({ ...check, user: 'kid' })).toBe(false);
+    expect(await allowed({ ...check, resource: 'document:plan' })).toBe(false);
+    expect(await allowed({ ...check, action: 'edit' })).toBe(false);
+    await ok(api.delete(`${FACTS}/set_rules`, rule), 204);
+    expect(await allowed(check)).toBe(false);
+    await ok(api.post(`${FACTS}/set_rules`, rule));
+  });
+
+  it('attributes sent with the check are merged over the stored ones, and cached only under them', async () => {
+    const check = { user: 'kid', action: 'read', resource: 'document:memo' };
+    expect(await allowed(check)).toBe(false);
+    expect(await allowed({ ...check, user: { key: 'kid', attributes: { age: 40 } } })).toBe(true);
+    expect(await allowed({ ...check, user: { key: 'kid', attributes: { age: 11 } } })).toBe(false);
+    expect(await allowed(check)).toBe(false);
+    // An unknown user and a type-level check: only what the check sends.
+    const typeLevel = {
+      user: { key: 'stranger', attributes: { age: 50 } },
+      action: 'read',
+      resource: { type: 'document', tenant: 'acme' },
+    };
+    expect(await allowed(typeLevel)).toBe(false);
+    expect(await allowed({ ...typeLevel, resource: { ...typeLevel.resource, attributes: { classification: 'public' } } })).toBe(true);
+    // The instance's stored attribute is overridden by the one sent.
+    expect(
+      await allowed({
+        ...check,
+        user: { key: 'ann' },
+        resource: { type: 'document', key: 'memo', attributes: { classification: 'secret' } },
+      }),
+    ).toBe(false);
+  });
+
+  it('context and tenant attributes', async () => {
+    await ok(
+      api.post(`${SCHEMA}/condition_sets`, {
+        key: 'trusted',
+        name: 'Trusted network, pro tenant',
+        conditions: { allOf: [{ 'context.network': { equals: 'office' } }, { 'tenant.plan': { equals: 'pro' } }] },
+      }),
+    );
+    await ok(
+      api.post(`${FACTS}/set_rules`, { user_set: 'trusted', permission: 'document:edit', resource_set: 'document', is_resource: true }),
+    );
+    const check = { user: 'kid', action: 'edit', resource: 'document:plan' };
+    expect(await allowed(check)).toBe(false);
+    expect(await allowed({ ...check, context: { network: 'office' } })).toBe(true);
+    expect(await allowed({ ...check, context: { network: 'cafe' } })).toBe(false);
+    // Permit's SDK may send the context inside the resource.
+    expect(await allowed({ ...check, resource: { type: 'document', key: 'plan', context: { network: 'office' } } })).toBe(true);
+  });
+
+  it('explain names the set rule and each condition, and a value of the wrong type is a deny with a reason', async () => {
+    const allow = await ok(api.post('/allowed?explain=true', { user: 'ann', action: 'read', resource: 'document:memo' }));
+    expect(allow.explanation.granted_by).toEqual([
+      { kind: 'set_rule', set_rule: expect.any(String), user_set: 'adults', permission: 'document:read', resource_set: 'public-docs' },
+    ]);
+    expect(allow.explanation.summary).toContain('set rule');
+    const deny = await ok(
+      api.post('/allowed?explain=true', { user: { key: 'ann', attributes: { age: 'thirty' } }, action: 'read', resource: 'document:memo' }),
+    );
+    expect(deny.allow).toBe(false);
+    expect(deny.explanation.set_rules).toEqual([
+      expect.objectContaining({
+        user_set: 'adults',
+        matched: false,
+        user_set_matched: false,
+        conditions: [
+          { set: 'adults', condition: 'user.age greater-than-equals 18', matched: false, reason: expect.stringContaining('is string') },
+        ],
+      }),
+    ]);
+  });
+
+  it('a role as a user set', async () => {
+    await ok(
+      api.post(`${FACTS}/set_rules`, {
+        user_set: 'auditor',
+        is_role: true,
+        permission: 'document:read',
+        resource_set: 'document',
+        is_resource: true,
+      }),
+    );
+    expect(await allowed({ user: 'kid', action: 'read', resource: 'document:plan' })).toBe(false);
+    await ok(api.post(`${FACTS}/role_assignments`, { user: 'kid', role: 'auditor', tenant: 'acme' }));
+    expect(await allowed({ user: 'kid', action: 'read', resource: 'document:plan' })).toBe(true);
+    // In another tenant the role is not held.
+    expect(await allowed({ user: 'kid', action: 'read', resource: { type: 'document', tenant: 'other' } })).toBe(false);
+  });
+
+  it('/allowed/bulk evaluates each check with its own attributes', async () => {
+    const base = {
+      user: 'stranger',
+      action: 'read',
+      resource: { type: 'document', tenant: 'acme', attributes: { classification: 'public' } },
+    };
+    const answers = await ok(
+      api.post('/allowed/bulk', [
+        { ...base, user: { key: 'stranger', attributes: { age: 20 } } },
+        { ...base, user: { key: 'stranger', attributes: { age: 2 } } },
+        { ...base, user: { key: 'stranger', attributes: { age: 20 } } },
+      ]),
+    );
+    expect(answers.allow.map((a: any) => a.allow)).toEqual([true, false, true]);
+  });
+
+  it('refuses attributes that are not an object (422), never ignores them', async () => {
+    const r = await api.post('/allowed', { user: { key: 'ann', attributes: [1] }, action: 'read', resource: 'document:memo' });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(['body', 'user', 'attributes']);
+  });
+});
