@@ -53,6 +53,13 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
   }),
   ImplicitGrantAdded: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, implicit_grant: rule(d.rule) }),
   ImplicitGrantRemoved: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, implicit_grant: rule(d.rule) }),
+  RoleExtendsReplaced: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, extends: d.extends }),
+  RoleDerivationConditionsSet: (_, { data: d }) => ({
+    id: d.id,
+    key: d.key,
+    resource: d.resource,
+    granted_to: { when: { no_direct_roles_on_object: d.noDirectRolesOnObject } },
+  }),
   RoleDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
   RelationCreated: (_, { data: d }) => ({
     id: d.id,

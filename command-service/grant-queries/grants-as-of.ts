@@ -3,7 +3,7 @@ import type { DerivationRule } from '../../shared/events';
 import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import type { AssignmentDoc, ReadModels, RoleDoc, TupleDoc } from '../../shared/read-models/read-models';
 import { byteOrder } from './cursor';
-import type { PermissionsByRole, RolePermissions } from './role-permissions';
+import { byRole, type RolePermissions } from './role-permissions';
 
 /**
  * Derived grants computed on the fly, for read models that have no
@@ -341,7 +341,6 @@ function push<V>(map: Map<string, V[]>, key: string, value: V): void {
   else map.set(key, [value]);
 }
 
-const byRole = (roles: RoleDoc[]): PermissionsByRole => new Map(roles.map((r) => [r.key, new Set(r.permissions)]));
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
 /** `$in` lists of at most 500 (as the projection reads). */

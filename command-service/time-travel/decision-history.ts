@@ -229,7 +229,8 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
       const d = event.data as { id?: string; key?: string; resource?: string | null };
       if ((event.type === 'RoleAssigned' || event.type === 'RoleUnassigned') && d.id === g.assignment_id)
         links.push({ ...base, what: 'assignment' });
-      if (event.type === 'RoleUpdated' && d.resource === null && d.key === g.role) links.push({ ...base, what: 'permissions' });
+      if ((event.type === 'RoleUpdated' || event.type === 'RoleExtendsReplaced') && d.resource === null && d.key === g.role)
+        links.push({ ...base, what: 'permissions' });
       if ((event.type === 'RoleCreated' || event.type === 'RoleDeleted') && d.resource === null && d.key === g.role)
         links.push({ ...base, what: 'role' });
       if ((event.type === 'ResourceInstanceCreated' || event.type === 'ResourceInstanceDeleted') && `${d.resource}:${d.key}` === on(g))
@@ -238,10 +239,11 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
     }
     switch (event.type) {
       case 'RoleUpdated':
+      case 'RoleExtendsReplaced':
       case 'RoleCreated':
       case 'RoleDeleted':
         if (event.data.resource === typeOf(g.resource_instance) && event.data.key === g.role)
-          links.push({ ...base, what: event.type === 'RoleUpdated' ? 'permissions' : 'role' });
+          links.push({ ...base, what: event.type === 'RoleCreated' || event.type === 'RoleDeleted' ? 'role' : 'permissions' });
         break;
       default:
         g.chain.forEach((step, index) => {

@@ -32,6 +32,9 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   RoleDerivationsReplaced: onDerivationsReplaced,
   ImplicitGrantAdded: onImplicitGrantAdded,
   ImplicitGrantRemoved: onImplicitGrantRemoved,
+  // Inherited permissions are read at check time, like a role's own.
+  RoleExtendsReplaced: 'ignored',
+  RoleDerivationConditionsSet: 'ignored',
   RoleDeleted: onRoleDeleted,
   RelationCreated: 'ignored',
   RelationDeleted: onRelationDeleted,

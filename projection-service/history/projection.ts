@@ -53,6 +53,8 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
   RoleDerivationsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),
   ImplicitGrantAdded: (s, { data }) => copy(s, roleName(data.resource), data.id),
   ImplicitGrantRemoved: (s, { data }) => copy(s, roleName(data.resource), data.id),
+  RoleExtendsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),
+  RoleDerivationConditionsSet: (s, { data }) => copy(s, roleName(data.resource), data.id),
   RoleDeleted: (s, { data }) => copy(s, roleName(data.resource), data.id),
   async RelationCreated(s, { data }) {
     await copy(s, 'relations', data.id);

@@ -24,6 +24,8 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   RoleCreated: 'ignored',
   RoleUpdated: 'ignored',
   RoleDerivationsReplaced: 'ignored',
+  RoleExtendsReplaced: 'ignored',
+  RoleDerivationConditionsSet: 'ignored',
   ImplicitGrantAdded: 'ignored',
   ImplicitGrantRemoved: 'ignored',
   RoleDeleted: forgetIds,

@@ -75,6 +75,15 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
       );
     });
   },
+  async RoleExtendsReplaced(scope, { data: d }) {
+    await updateRole(scope, d.id, d.resource, (doc) => void (doc.extends = [...d.extends]));
+  },
+  async RoleDerivationConditionsSet(scope, { data: d }) {
+    await updateRole(scope, d.id, d.resource, (doc) => {
+      // Permit's DerivedRoleBlockRead.when: present once set, false after it is turned off.
+      doc.granted_to.when = { ...doc.granted_to.when, no_direct_roles_on_object: d.noDirectRolesOnObject };
+    });
+  },
   async RoleDeleted({ rm }, { data: d }) {
     await roleCollection(rm, d.resource).delete(d.id);
   },

@@ -29,6 +29,10 @@ export const envEventSchemas = [
   ev('RoleDerivationsReplaced', { ...roleRef, rules: z.array(derivationRuleSchema) }),
   ev('ImplicitGrantAdded', { ...roleRef, rule: derivationRuleSchema }),
   ev('ImplicitGrantRemoved', { ...roleRef, rule: derivationRuleSchema }),
+  /** The roles this role extends (inherits the permissions of), replaced whole: same scope (resource, or top-level) only, acyclic. */
+  ev('RoleExtendsReplaced', { ...roleRef, extends: z.array(str) }),
+  /** `granted_to.when.no_direct_roles_on_object`: the role's derivations skip a user on an instance where the user holds a direct role. */
+  ev('RoleDerivationConditionsSet', { ...roleRef, noDirectRolesOnObject: z.boolean() }),
   ev('RoleDeleted', roleRef),
   ev('RelationCreated', { id: str, key: str, name: str, description: str, objectResource: str, subjectResource: str }),
   ev('RelationDeleted', { id: str, key: str, objectResource: str, subjectResource: str }),

@@ -37,6 +37,8 @@ export interface RoleDef {
   permissions: string[];
   attributes: Record<string, unknown>;
   rules: DerivationRule[];
+  extends: string[];
+  noDirectRolesOnObject: boolean;
 }
 export interface RelationDef {
   id: string;
@@ -113,7 +115,16 @@ export function roleDef(s: EnvSnapshot, key: string): RoleDef | undefined {
 }
 
 function roleDefOf(role: RoleState, d: RoleDetails): RoleDef {
-  return { id: role.id, key: role.key, resource: role.resource, permissions: role.permissions, rules: role.rules, ...d };
+  return {
+    id: role.id,
+    key: role.key,
+    resource: role.resource,
+    permissions: role.permissions,
+    rules: role.rules,
+    extends: role.extends ?? [],
+    noDirectRolesOnObject: role.noDirectRolesOnObject ?? false,
+    ...d,
+  };
 }
 
 function detailsOf<D>(details: ReadonlyMap<string, D>, key: string): D {

@@ -119,6 +119,13 @@ export function planMerge(input: MergeInput): MergePlan {
     if (!sameRules(target.roles.get(key)!.rules, r.rules))
       run({ type: 'UpdateRole', resource: r.resource, role: r.key, grantedTo: r.rules });
   }
+  // After every role exists: inheritance and derivation conditions name other roles.
+  for (const [key, r] of source.roles) {
+    const t = target.roles.get(key)!;
+    if (!sameSet(t.extends ?? [], r.extends)) run({ type: 'UpdateRole', resource: r.resource, role: r.key, extends: r.extends });
+    if ((t.noDirectRolesOnObject ?? false) !== r.noDirectRolesOnObject)
+      run({ type: 'UpdateRole', resource: r.resource, role: r.key, noDirectRolesOnObject: r.noDirectRolesOnObject });
+  }
   if (!scope.facts) return { ok: true, events, conflicts };
 
   // 3. Directory data.
@@ -219,7 +226,9 @@ const sameRole = (a: RoleDef, b: RoleDef) =>
   a.description === b.description &&
   sameSet(a.permissions, b.permissions) &&
   sameJson(a.attributes, b.attributes) &&
-  sameRules(a.rules, b.rules);
+  sameRules(a.rules, b.rules) &&
+  sameSet(a.extends, b.extends) &&
+  a.noDirectRolesOnObject === b.noDirectRolesOnObject;
 
 const ruleId = (r: DerivationRule) => `${r.onResource}#${r.role}@${r.relation}`;
 const sameRules = (a: DerivationRule[], b: DerivationRule[]) => sameSet(a.map(ruleId), b.map(ruleId));

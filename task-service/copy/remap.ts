@@ -22,6 +22,8 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   RoleDerivationsReplaced: withNewId,
   ImplicitGrantAdded: withNewId,
   ImplicitGrantRemoved: withNewId,
+  RoleExtendsReplaced: withNewId,
+  RoleDerivationConditionsSet: withNewId,
   RoleDeleted: withNewId,
   RelationCreated: withNewId,
   RelationDeleted: withNewId,

@@ -17,6 +17,8 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
   RoleDerivationsReplaced: 'policy',
   ImplicitGrantAdded: 'policy',
   ImplicitGrantRemoved: 'policy',
+  RoleExtendsReplaced: 'policy',
+  RoleDerivationConditionsSet: 'policy',
   RoleDeleted: 'policy',
   RelationCreated: 'policy',
   RelationDeleted: 'policy',

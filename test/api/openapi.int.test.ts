@@ -224,6 +224,22 @@ describe('real answers match the declared response schemas', () => {
     }
     expect((await env.get('/v2/api-key/scope')).status).toBe(200);
     expect((await admin.patch(`${SCHEMA}/roles/member`, { description: 'Members of a tenant' })).status).toBe(200);
+    // Role permissions, the role hierarchy and derivation conditions.
+    await admin.post(`${SCHEMA}/roles`, { key: 'guest', name: 'Guest', permissions: [] });
+    expect((await admin.patch(`${SCHEMA}/roles/guest`, { extends: ['member'] })).status).toBe(200);
+    for (const base of [`${SCHEMA}/roles/guest`, `${SCHEMA}/resources/file/roles/editor`]) {
+      const permission = base.includes('/resources/') ? 'read' : 'file:read';
+      expect((await admin.post(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
+      expect((await admin.delete(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
+      expect((await admin.post(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
+      expect((await admin.get(`${base}/ancestors`)).status).toBe(200);
+      expect((await admin.get(`${base}/descendants`)).status).toBe(200);
+    }
+    expect((await admin.get(`${SCHEMA}/roles/member/descendants`)).body).toHaveLength(1);
+    expect(
+      (await admin.request('PUT', `${SCHEMA}/resources/file/roles/editor/implicit_grants/conditions`, { no_direct_roles_on_object: false }))
+        .status,
+    ).toBe(200);
     expect((await admin.delete(`${FACTS}/role_assignments`, { user: 'bob', role: 'member', tenant: 'acme' })).status).toBe(204);
     expect(
       (await admin.delete(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: 'file:readme' })).status,

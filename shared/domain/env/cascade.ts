@@ -89,6 +89,9 @@ export class Cascade {
       const ref = { id: role.id, key: role.key, resource: role.resource };
       const rules = role.rules.filter((r) => this.ruleSurvives(r, role));
       if (rules.length !== role.rules.length) out.push({ type: 'RoleDerivationsReplaced', data: { ...ref, rules } });
+      // A deleted role leaves the `extends` of the roles that inherited from it.
+      const parents = (role.extends ?? []).filter((p) => !this.roles.has(roleKey(role.resource, p)));
+      if (parents.length !== (role.extends ?? []).length) out.push({ type: 'RoleExtendsReplaced', data: { ...ref, extends: parents } });
       if (role.resource === null) {
         // Top-level roles name `resource:action`; drop the permissions of a deleted resource.
         const permissions = role.permissions.filter((p) => !this.resources.has(p.split(':')[0] ?? ''));

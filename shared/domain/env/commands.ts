@@ -33,6 +33,10 @@ export type EnvCommand =
       permissions: string[];
       attributes: Record<string, unknown>;
       grantedTo?: DerivationRule[];
+      /** Keys or ids of roles of the same scope whose permissions this role inherits. */
+      extends?: Ref[];
+      /** `granted_to.when.no_direct_roles_on_object`; absent: unchanged (false for a new role). */
+      noDirectRolesOnObject?: boolean;
     }
   | {
       type: 'UpdateRole';
@@ -42,9 +46,18 @@ export type EnvCommand =
       description?: string;
       permissions?: string[];
       grantedTo?: DerivationRule[];
+      extends?: Ref[];
+      noDirectRolesOnObject?: boolean;
     }
   | { type: 'DeleteRole'; resource: Ref | null; role: Ref }
-  | { type: 'AddImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
+  /** Adds permissions to the role's own list (those it has already are kept once). */
+  | { type: 'AssignRolePermissions'; resource: Ref | null; role: Ref; permissions: string[] }
+  /** Removes permissions from the role's own list; one it does not have is no error (Permit's idempotent removal). */
+  | { type: 'RemoveRolePermissions'; resource: Ref | null; role: Ref; permissions: string[] }
+  /** `PUT …/implicit_grants/conditions`. */
+  | { type: 'SetDerivationConditions'; resource: Ref; role: Ref; noDirectRolesOnObject: boolean }
+  /** `noDirectRolesOnObject`: the rule's `when`, which sets the role's condition (Permit keeps one per role). */
+  | { type: 'AddImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule; noDirectRolesOnObject?: boolean }
   | { type: 'RemoveImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
   | { type: 'CreateRelation'; id: string; objectResource: Ref; key: string; name: string; description: string; subjectResource: Ref }
   | { type: 'DeleteRelation'; objectResource: Ref; relation: Ref }

@@ -19,6 +19,12 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return schema.updateRole(command, state);
     case 'DeleteRole':
       return schema.deleteRole(command, state);
+    case 'AssignRolePermissions':
+      return schema.assignRolePermissions(command, state);
+    case 'RemoveRolePermissions':
+      return schema.removeRolePermissions(command, state);
+    case 'SetDerivationConditions':
+      return schema.setDerivationConditions(command, state);
     case 'AddImplicitGrant':
       return schema.addImplicitGrant(command, state);
     case 'RemoveImplicitGrant':

@@ -47,6 +47,14 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     const role = state.roles.get(roleKey(d.resource, d.key));
     if (role) role.rules = role.rules.filter((r) => !ruleEquals(r, d.rule));
   },
+  RoleExtendsReplaced(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role) role.extends = [...d.extends];
+  },
+  RoleDerivationConditionsSet(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role) role.noDirectRolesOnObject = d.noDirectRolesOnObject;
+  },
   RoleDeleted(state, { data: d }) {
     const key = roleKey(d.resource, d.key);
     state.roles.delete(key);

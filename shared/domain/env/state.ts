@@ -32,6 +32,10 @@ export interface RoleState {
   permissions: string[];
   /** `granted_to.users_with_role` and implicit grants are one list: both are derivation rules. */
   rules: DerivationRule[];
+  /** Keys of the roles of the same scope whose permissions this role inherits (Permit's `extends`). Absent in states folded before it existed. */
+  extends?: string[];
+  /** `granted_to.when.no_direct_roles_on_object`: derivations of this role skip users holding a direct role on the object. */
+  noDirectRolesOnObject?: boolean;
 }
 export interface RelationState {
   id: string;
