@@ -26,8 +26,9 @@ export const derivationRuleSchema = z.strictObject({
   when: derivationConditionsSchema.optional(),
 });
 const ruleDeleteSchema = derivationRuleSchema.omit({ when: true });
+/** `users_with_role` absent: the derivations stay as they are (a PATCH may set only `when`). */
 const grantedToSchema = z.strictObject({
-  users_with_role: z.array(derivationRuleSchema).default([]),
+  users_with_role: z.array(derivationRuleSchema).optional(),
   when: derivationConditionsSchema.optional(),
 });
 export const rolePermissionsSchema = z.strictObject({ permissions: z.array(z.string().min(1)) });
@@ -56,7 +57,7 @@ const topLevelPermissions = z.array(
 );
 /** Top-level roles are assigned per tenant and cannot be derived. */
 const notDerived = grantedToSchema.extend({
-  users_with_role: z.array(derivationRuleSchema).max(0, 'top-level roles cannot be derived').default([]),
+  users_with_role: z.array(derivationRuleSchema).max(0, 'top-level roles cannot be derived').optional(),
 });
 export const topLevelRoleCreateSchema = roleCreateSchema.extend({
   permissions: topLevelPermissions.default([]),
@@ -76,7 +77,7 @@ const toRules = (rules: Array<z.infer<typeof ruleDeleteSchema>>): DerivationRule
  */
 function conditionOf(grantedTo: z.infer<typeof grantedToSchema> | undefined): boolean | undefined {
   if (!grantedTo) return undefined;
-  const stated = [grantedTo.when, ...grantedTo.users_with_role.map((r) => r.when)]
+  const stated = [grantedTo.when, ...(grantedTo.users_with_role ?? []).map((r) => r.when)]
     .map((w) => w?.no_direct_roles_on_object)
     .filter((v): v is boolean => v !== undefined);
   if (new Set(stated).size > 1)
@@ -182,7 +183,7 @@ export function roleRoutes(context: RouteContext): void {
           name: body.name,
           description: body.description,
           permissions: body.permissions,
-          grantedTo: body.granted_to ? toRules(body.granted_to.users_with_role) : undefined,
+          grantedTo: body.granted_to?.users_with_role ? toRules(body.granted_to.users_with_role) : undefined,
           extends: body.extends,
           noDirectRolesOnObject: conditionOf(body.granted_to),
         });

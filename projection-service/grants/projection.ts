@@ -14,6 +14,7 @@ import {
   onRoleDeleted,
 } from './on-schema';
 import { RuleBook } from './rule-index';
+import { onDerivationConditionsSet } from './conditions';
 import { BatchHolders } from './batch-holders';
 import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
@@ -34,7 +35,7 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   ImplicitGrantRemoved: onImplicitGrantRemoved,
   // Inherited permissions are read at check time, like a role's own.
   RoleExtendsReplaced: 'ignored',
-  RoleDerivationConditionsSet: 'ignored',
+  RoleDerivationConditionsSet: onDerivationConditionsSet,
   RoleDeleted: onRoleDeleted,
   RelationCreated: 'ignored',
   RelationDeleted: onRelationDeleted,
