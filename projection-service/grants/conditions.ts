@@ -3,6 +3,7 @@ import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
 import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import { directlyAssigned, pairKey } from './direct-roles';
+import { findByIds } from './paging';
 import { restore, retract } from './retract';
 import { grantsOfRole } from './role-holders';
 
@@ -32,19 +33,30 @@ export async function restoreGuardedOnUnassignment(ctx: GrantContext, user: stri
   const guarded = ctx.rules.guardedOf(resource).filter((role) => ctx.rules.incoming(resource, role).length > 0);
   if (guarded.length === 0) return;
   if ((await directlyAssigned(ctx, [{ user, instance }])).size > 0) return;
-  const candidates: GrantDoc[] = guarded.map((role) => ({
-    id: grantId(ctx.environmentId, user, instance, role),
-    environment_id: ctx.environmentId,
-    user,
-    instance,
-    resource,
-    role,
-    tenant,
-    from_grant: null,
-    reason: { kind: 'assignment', assignment_id: '' }, // replaced by the support restore() finds
-    created_at: ctx.at,
-    updated_at: ctx.at,
-  }));
+  // Only grants that are not stored: one that is keeps its support (rewriting it could close a cycle of reasons).
+  const stored = new Set(
+    (
+      await findByIds(
+        ctx.collections.grants,
+        guarded.map((role) => grantId(ctx.environmentId, user, instance, role)),
+      )
+    ).map((g) => g.id),
+  );
+  const candidates: GrantDoc[] = guarded
+    .filter((role) => !stored.has(grantId(ctx.environmentId, user, instance, role)))
+    .map((role) => ({
+      id: grantId(ctx.environmentId, user, instance, role),
+      environment_id: ctx.environmentId,
+      user,
+      instance,
+      resource,
+      role,
+      tenant,
+      from_grant: null,
+      reason: { kind: 'assignment', assignment_id: '' }, // replaced by the support restore() finds
+      created_at: ctx.at,
+      updated_at: ctx.at,
+    }));
   await deriveClosure(ctx, await restore(ctx, candidates));
 }
 
