@@ -95,7 +95,7 @@ async function wrongChecks(h: GrantsHarness, state: EnvState, grants: string[]):
   for (const instance of state.instances.values()) {
     const ref = `${instance.resource}:${instance.key}`;
     for (const user of WORLD.USERS) {
-      for (const action of WORLD.ACTIONS[instance.resource as keyof typeof WORLD.ACTIONS] ?? []) {
+      for (const action of WORLD.ACTIONS[instance.resource] ?? []) {
         const request = { user, action, resource: { type: instance.resource, key: instance.key, tenant: instance.tenant } };
         const expected = referenceAllows(state, grants, user, ref, action);
         const plain = (await h.read.queries.check(ENV, request)).allow;
