@@ -2,7 +2,7 @@ import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { AssignmentDoc, InstanceDoc, RoleDoc } from '../../shared/read-models/read-models';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { derivationChain, type ChainStep } from './explain';
-import { DEFAULT_TENANT, unique, type CheckRequest, type QueryDeps } from './types';
+import { DEFAULT_TENANT, type CheckRequest, type QueryDeps } from './types';
 
 export type GrantedBy =
   | { kind: 'resource_role'; role: string; resource_instance: string; permissions: string[]; chain: ChainStep[] }
