@@ -42,7 +42,7 @@ describe('derivation condition no_direct_roles_on_object', () => {
     const permissions = await s.ok(s.api.post('/user-permissions', { user: { key: 'alice' } }));
     expect(permissions.result.permissions['document:d'].roles).toEqual(['viewer']);
     const holders = await s.ok(s.api.post('/authorized_users', { action: 'write', resource: 'document:d' }));
-    expect(holders.result.users).toEqual({});
+    expect(holders.users).toEqual({});
 
     await s.unassign('alice', 'viewer', 'document:d');
     expect(await s.can('alice', 'document:d')).toEqual(['read', 'write']);

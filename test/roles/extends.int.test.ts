@@ -51,7 +51,7 @@ describe('role extends', () => {
       'document:write',
     ]);
     const users = await s.ok(s.api.post('/authorized_users', { action: 'read', resource: 'document:d' }));
-    expect(Object.keys(users.result.users)).toEqual(['erin']);
+    expect(Object.keys(users.users)).toEqual(['erin']);
   });
 
   it('follows changes of an ancestor at once (permissions added or removed, extends replaced by PATCH)', async () => {
@@ -98,7 +98,7 @@ describe('role extends', () => {
     expect(await s.can('tom', 'document:d')).toEqual(['read', 'write']);
     const permissions = await s.ok(s.api.post('/user-permissions', { user: { key: 'tom' } }));
     expect(permissions.result.permissions['__tenant:acme'].permissions).toEqual(['document:read', 'document:write']);
-    expect(Object.keys((await s.ok(s.api.post('/authorized_users', { action: 'read', resource: 'document:d' }))).result.users)).toContain(
+    expect(Object.keys((await s.ok(s.api.post('/authorized_users', { action: 'read', resource: 'document:d' }))).users)).toContain(
       'tom',
     );
     expect((await s.ok(s.api.get(`${s.schema}/roles/reader/descendants`))).map((r: { key: string }) => r.key)).toEqual(['writer']);
