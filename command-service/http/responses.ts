@@ -84,6 +84,21 @@ export const environmentSchema = z
   })
   .meta({ id: 'Environment' });
 
+export const environmentStatsSchema = environmentSchema
+  .extend({
+    pdp_configs: z.array(json).describe('Always empty: no PDP configurations exist here'),
+    stats: z.strictObject({
+      roles: count,
+      users: count,
+      policies: count,
+      resources: count,
+      tenants: count,
+      has_decision_logs: z.boolean(),
+      members: z.array(json).describe('Always empty: members are not served'),
+    }),
+  })
+  .meta({ id: 'EnvironmentStats' });
+
 const apiKeyFields = {
   id,
   organization_id: id,

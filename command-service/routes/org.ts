@@ -7,6 +7,7 @@ import { environmentListSchema, environmentSchema, projectListSchema, projectSch
 import { executeOrgCommand } from '../http/services';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { apiKeyRoutes } from './api-keys';
+import { orgChangeRoutes } from './org-changes';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -25,12 +26,19 @@ export const environmentCreateSchema = z.object({
   jwks: boundedJson.optional(),
   settings: boundedJson.optional(),
 });
+/** What Permit makes with every new project. */
+const DEFAULT_ENVIRONMENTS = [
+  { key: 'production', name: 'Production' },
+  { key: 'development', name: 'Development' },
+].map((env) => ({ ...env, description: '', customBranchName: '', jwks: {}, settings: {} }));
+
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
 
   apiKeyRoutes(context);
+  orgChangeRoutes(context);
 
   route(
     context,
@@ -53,6 +61,9 @@ export function orgRoutes(context: RouteContext): void {
         key: body.key,
         name: body.name,
         description: body.description ?? '',
+        urnNamespace: body.urn_namespace,
+        settings: body.settings,
+        environments: DEFAULT_ENVIRONMENTS.map((env) => ({ id: newId(), ...env })),
       });
       res.json(await rm.projects.get(id));
     },

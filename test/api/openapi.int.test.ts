@@ -322,6 +322,15 @@ describe('real answers match the declared response schemas', () => {
     expect(copied.status).toBe(200);
   });
 
+  it('projects and environments: update, statistics, delete', async () => {
+    expect((await admin.post('/v2/projects', { key: 'doomed', name: 'Doomed' })).status).toBe(200);
+    expect((await admin.patch('/v2/projects/doomed', { description: 'soon gone' })).status).toBe(200);
+    expect((await admin.patch('/v2/projects/doomed/envs/development', { name: 'Dev' })).status).toBe(200);
+    expect((await admin.get('/v2/projects/doomed/envs/development/stats')).status).toBe(200);
+    expect((await admin.delete('/v2/projects/doomed/envs/development')).status).toBe(204);
+    expect((await admin.delete('/v2/projects/doomed')).status).toBe(204);
+  });
+
   it('errors, in the error shape or the validation shape', async () => {
     expect((await admin.get(`${FACTS}/tenants/nope`)).status).toBe(404);
     expect((await admin.post(`${FACTS}/tenants`, { key: 'acme', name: 'Again' })).status).toBe(409);
