@@ -24,7 +24,15 @@ const RANK: Record<AccessLevel, number> = { read: 0, write: 1, admin: 2 };
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The PDP endpoints: POSTs that only read (Permit's SDK sends `permit.check` and friends here). */
-const CHECK_PATHS = new Set(['/allowed', '/allowed/bulk', '/allowed/history', '/user-permissions', '/authorized_users']);
+const CHECK_PATHS = new Set([
+  '/allowed',
+  '/allowed/bulk',
+  '/allowed/history',
+  '/allowed/all-tenants',
+  '/user-permissions',
+  '/user-tenants',
+  '/authorized_users',
+]);
 
 /** The access level a request needs. `path` is the URL path without the query string. */
 export function requiredAccessLevel(method: string, path: string): AccessLevel {

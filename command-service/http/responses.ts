@@ -347,16 +347,24 @@ export const userPermissionsAnswerSchema = z
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'UserPermissions' });
+const tenantDetails = z.strictObject({ key: z.string(), attributes: json });
+const allowedTenant = z.strictObject({ allow: z.literal(true), result: z.literal(true), tenant: tenantDetails });
+export const allTenantsAnswerSchema = z
+  .strictObject({
+    allowed_tenants: z.array(allowedTenant).describe("Permit PDP's AllTenantsAuthorizationResult"),
+    allowedTenants: z.array(allowedTenant).describe('The same list, under the name Permit’s Node SDK reads'),
+  })
+  .meta({ id: 'AllTenantsAuthorization' });
+export const userTenantsAnswerSchema = z.array(tenantDetails).meta({ id: 'UserTenants' });
+export const roleAssignmentsLocalSchema = z
+  .array(z.strictObject({ user: z.string(), role: z.string(), tenant: z.string(), resource_instance: z.string().nullable() }))
+  .meta({ id: 'LocalRoleAssignments', description: "The PDP's local role assignments" });
+
 export const authorizedUsersAnswerSchema = z
   .strictObject({
-    result: z.strictObject({
-      resource: z.string(),
-      tenant: z.string(),
-      users: z.record(
-        z.string(),
-        z.array(z.strictObject({ user: z.string(), tenant: z.string(), resource: z.string(), role: z.string() })),
-      ),
-    }),
+    resource: z.string(),
+    tenant: z.string(),
+    users: z.record(z.string(), z.array(z.strictObject({ user: z.string(), tenant: z.string(), resource: z.string(), role: z.string() }))),
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'AuthorizedUsers' });

@@ -331,6 +331,12 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete('/v2/projects/doomed')).status).toBe(204);
   });
 
+  it('the PDP tenant endpoints and local role assignments', async () => {
+    expect((await env.post('/allowed/all-tenants', { user: 'alice', action: 'read', resource: 'file' })).status).toBe(200);
+    expect((await env.post('/user-tenants', { user: 'alice' })).status).toBe(200);
+    expect((await env.get('/local/role_assignments?user=alice')).status).toBe(200);
+  });
+
   it('errors, in the error shape or the validation shape', async () => {
     expect((await admin.get(`${FACTS}/tenants/nope`)).status).toBe(404);
     expect((await admin.post(`${FACTS}/tenants`, { key: 'acme', name: 'Again' })).status).toBe(409);

@@ -10,8 +10,9 @@ import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
  * `POST /user-permissions` (what a user may do, per instance and tenant) and
  * `POST /authorized_users` (who may do an action on a resource). Both page by
  * cursor: the answer carries `next_cursor` (null on the last page), and the
- * next page is asked with the same body plus `cursor`. Results are wrapped in
- * `result` as Permit's PDP does, which the SDK's getUserPermissions unwraps.
+ * next page is asked with the same body plus `cursor`. User permissions are
+ * wrapped in `result` (the SDK's getUserPermissions unwraps it); authorized
+ * users answer Permit's PDP shape `{resource, tenant, users}` unwrapped.
  */
 export function permissionRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
@@ -50,17 +51,18 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       body: authorizedUsersSchema,
       response: authorizedUsersAnswerSchema,
       readOnly: true,
-      summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}; as_of answers as of then',
+      summary: 'Users who may do an action on a resource: {resource, tenant, users, next_cursor}; as_of answers as of then',
     },
     async (_req, res, input) => {
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
       const { context: _context, as_of: asOf, ...request } = body;
-      const { next_cursor, ...result } =
+      const page =
         asOf === undefined
           ? await atOnePosition(services, res, () => queries.authorizedUsers(env.id, request))
           : await (await queriesAsOf(services, res, env, asOf, ['body', 'as_of'])).authorizedUsers(env.id, request);
-      res.json({ result, next_cursor });
+      // Permit's PDP answers AuthorizedUsersResult as it is (not under `result`); our cursor rides beside it.
+      res.json(page);
     },
   );
 }
