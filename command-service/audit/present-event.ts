@@ -158,7 +158,7 @@ export const taskEventPresenters: EventHandlers<TaskEvent, void, PresentedData> 
     project_id: d.projectId,
     source_env: { ref: d.source.ref, environment_id: d.source.environmentId },
     target_env: target(d.target),
-    scope: { facts: d.scope.facts },
+    scope: d.scope,
     as_of: asOf(d.asOf),
     source_events_total: d.sourceEventsTotal,
   }),

@@ -1,10 +1,10 @@
 import { DuplicateEntityError, StreamVersionConflictError } from '../../shared/errors';
-import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata, type NewEvent } from '../../shared/events';
+import { CURRENT_SCHEMA_VERSION, isEventOf, streams, type EventMetadata, type NewEvent } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import { TargetChangedError } from '../../shared/domain/task/errors';
 import { CopyInterruptedError, type CopyDependencies, type CopyJob, type CopyOutcome } from './copy-job';
 import { copiedEvent, parseCausation } from './remap';
-import { inScope } from './scope';
+import { inScope, scopedEvent } from './scope';
 import { readBounded } from './source-reader';
 
 /**
@@ -59,7 +59,12 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
       await appending;
       throw new CopyInterruptedError();
     }
-    const events = batch.filter((e) => inScope(e.type, request.scope)).map((e) => copiedEvent(e, targetId, origin));
+    const events = batch
+      .filter((e) => inScope(e.type, request.scope))
+      .flatMap((e) => {
+        const scoped = isEventOf('env', e) ? scopedEvent(e, request.scope) : e;
+        return scoped ? [copiedEvent(scoped, targetId, origin)] : [];
+      });
     await appending;
     appending = appendBatch(events, batch.at(-1)!.streamVersion);
     // Its failure is seen at the next `await appending`; until then it must not count as unhandled.
