@@ -4,7 +4,8 @@ import { newId } from '../../shared/ids';
 import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { environmentListSchema, environmentSchema, projectListSchema, projectSchema } from '../http/responses';
-import { executeOrgCommand } from '../http/services';
+import { executeEnvCommand, executeOrgCommand } from '../http/services';
+import { defaultTenantCommand } from '../../shared/domain/env/default-tenant';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { apiKeyRoutes } from './api-keys';
 import { orgChangeRoutes } from './org-changes';
@@ -55,6 +56,7 @@ export function orgRoutes(context: RouteContext): void {
       const auth = authOf(res);
       if (auth.projectId !== null) throw new ForbiddenError('Creating a project needs an organization API key');
       const id = newId();
+      const environments = DEFAULT_ENVIRONMENTS.map((env) => ({ id: newId(), ...env }));
       await executeOrgCommand(services, req, res, auth.organizationId, {
         type: 'CreateProject',
         id,
@@ -63,8 +65,9 @@ export function orgRoutes(context: RouteContext): void {
         description: body.description ?? '',
         urnNamespace: body.urn_namespace,
         settings: body.settings,
-        environments: DEFAULT_ENVIRONMENTS.map((env) => ({ id: newId(), ...env })),
+        environments,
       });
+      for (const env of environments) await executeEnvCommand(services, req, res, env.id, defaultTenantCommand(env.id));
       res.json(await rm.projects.get(id));
     },
   );
@@ -127,6 +130,7 @@ export function orgRoutes(context: RouteContext): void {
           settings: body.settings ?? {},
         },
       });
+      await executeEnvCommand(services, req, res, id, defaultTenantCommand(id));
       res.json(await rm.environments.get(id));
     },
   );

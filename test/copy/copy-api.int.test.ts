@@ -64,8 +64,8 @@ describe('environment copy over HTTP', () => {
     const [source, copy] = await Promise.all([environmentView(api, 'production'), environmentView(api, 'staging')]);
     expect(policyOf(copy)).toEqual(policyOf(source));
     expect(source.tuples).toHaveLength(1);
-    // The default scope is the policy only, as Permit's copy.
-    expect(copy.tenants).toEqual([]);
+    // The default scope is the policy only, as Permit's copy; the new environment has its own `default` tenant.
+    expect(copy.tenants.map((t: { key: string }) => t.key)).toEqual(['default']);
     expect(copy.instances).toEqual([]);
     expect(copy.tuples).toEqual([]);
 

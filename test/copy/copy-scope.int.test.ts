@@ -85,4 +85,26 @@ describe('environment copy with a scope', () => {
     expect(keys((await api.get('/v2/schema/default/with-sets/resources')).body)).toEqual(['doc', 'doc_draft', 'folder']);
     expect((await copy({ target_env: { new: { key: 'bad', name: 'Bad' } }, scope: { roles: ['admin'] } })).status).toBe(422);
   });
+
+  it("every new environment has one `default` tenant: made with it, or copied from the source's, never two", async () => {
+    const tenantKeys = async (env: string) =>
+      ((await api.get(`/v2/facts/default/${env}/tenants`)).body as Array<{ key: string }>).map((t) => t.key).sort();
+    // The source (the bootstrap environment) has had its own since its creation.
+    expect(await tenantKeys('production')).toEqual(['acme', 'default']);
+    expect((await api.post('/v2/projects/default/envs', { key: 'fresh', name: 'Fresh' })).status).toBe(200);
+    expect(await tenantKeys('fresh')).toEqual(['default']);
+    // A policy-only copy gets its own; a copy with the facts takes the source's.
+    expect((await copy({ target_env: { new: { key: 'policy-copy', name: 'P' } } })).status).toBe(200);
+    expect(await tenantKeys('policy-copy')).toEqual(['default']);
+    expect((await copy({ target_env: { new: { key: 'facts-copy', name: 'F' } }, scope: { facts: true } })).status).toBe(200);
+    expect(await tenantKeys('facts-copy')).toEqual(['acme', 'default']);
+    // Into an existing environment, the source's `default` meets the target's: the same tenant, no conflict.
+    const merged = await copy({ target_env: { existing: 'fresh' }, scope: { facts: true } });
+    expect(merged.status).toBe(200);
+    expect(await tenantKeys('fresh')).toEqual(['acme', 'default']);
+    // Role assignments in `default` work at once, as the SDKs make them.
+    expect((await api.post('/v2/facts/default/fresh/role_assignments', { user: 'zoe', role: 'reader', tenant: 'default' })).status).toBe(
+      200,
+    );
+  });
 });
