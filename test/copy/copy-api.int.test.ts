@@ -65,7 +65,7 @@ describe('environment copy over HTTP', () => {
     expect(policyOf(copy)).toEqual(policyOf(source));
     expect(source.tuples).toHaveLength(1);
     // The default scope is the policy only, as Permit's copy; the new environment has its own `default` tenant.
-    expect(copy.tenants.map((t: { key: string }) => t.key)).toEqual(['default']);
+    expect((copy.tenants as Array<{ key: string }>).map((t) => t.key)).toEqual(['default']);
     expect(copy.instances).toEqual([]);
     expect(copy.tuples).toEqual([]);
 
