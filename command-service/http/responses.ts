@@ -273,13 +273,16 @@ export const environmentListSchema = listOf(environmentSchema, 'Environment');
 export const resourceListSchema = listOf(resourceSchema, 'Resource');
 export const roleListSchema = listOf(roleSchema, 'Role');
 export const resourceRoleListSchema = listOf(resourceRoleSchema, 'ResourceRole');
-export const relationListSchema = listOf(relationSchema, 'Relation');
 export const tenantListSchema = listOf(tenantSchema, 'Tenant');
 export const instanceListSchema = listOf(instanceSchema, 'ResourceInstance');
 export const assignmentListSchema = listOf(assignmentSchema, 'RoleAssignment');
 export const tupleListSchema = listOf(tupleSchema, 'RelationshipTuple');
 /** Users are always listed with their count. */
 export const userPageSchema = z.strictObject({ data: z.array(userSchema), total_count: count, page_count: count }).meta({ id: 'UserPage' });
+/** So are a resource type's relations: Permit answers a page there (`PaginatedResultRelationRead`, which the Python SDK requires). */
+export const relationPageSchema = z
+  .strictObject({ data: z.array(relationSchema), total_count: count, page_count: count })
+  .meta({ id: 'RelationPage' });
 
 /** How many items a bulk write applied (all of them, or it was refused). */
 export const bulkCountSchema = (field: string) => z.strictObject({ [field]: count });
@@ -360,6 +363,7 @@ export const roleAssignmentsLocalSchema = z
   .array(z.strictObject({ user: z.string(), role: z.string(), tenant: z.string(), resource_instance: z.string().nullable() }))
   .meta({ id: 'LocalRoleAssignments', description: "The PDP's local role assignments" });
 
+/** Permit's AuthorizedUsersResult at the top level, as its PDP answers; `next_cursor` is ours. */
 export const authorizedUsersAnswerSchema = z
   .strictObject({
     resource: z.string(),

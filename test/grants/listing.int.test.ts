@@ -66,6 +66,9 @@ describe('/user-permissions and /authorized_users', () => {
   it('filters by tenant, resource type and listed resources', async () => {
     const byTenant = await s.api.post('/user-permissions', { user: 'alice', tenants: ['globex'] });
     expect(Object.keys(byTenant.body.result.permissions)).toEqual(['document:elsewhere']);
+    // Permit's Python SDK sends null for each filter it was not given: null is no filter.
+    const withNulls = await s.api.post('/user-permissions', { user: 'alice', tenants: ['globex'], resources: null, resource_types: null });
+    expect(withNulls.body).toEqual(byTenant.body);
     const byType = await s.api.post('/user-permissions', { user: 'alice', resource_types: ['folder'] });
     expect(byType.body.result.permissions).toEqual({
       '__tenant:acme': { permissions: ['folder:read'], roles: ['reader'], tenant: { key: 'acme', attributes: {} } },
@@ -119,7 +122,7 @@ describe('/user-permissions and /authorized_users', () => {
 
   it('lists only the roles that permit the action', async () => {
     const r = await s.api.post('/authorized_users', { action: 'write', resource: `${docs[3]}` });
-    // Permit's PDP shape (AuthorizedUsersResult) at the top level, with our cursor beside it.
+    // Permit's PDP answers AuthorizedUsersResult itself (the Python SDK parses the body as one); `next_cursor` is ours.
     expect(r.body).toEqual({
       resource: 'document:doc03',
       tenant: 'acme',

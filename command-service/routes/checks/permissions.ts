@@ -10,9 +10,9 @@ import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
  * `POST /user-permissions` (what a user may do, per instance and tenant) and
  * `POST /authorized_users` (who may do an action on a resource). Both page by
  * cursor: the answer carries `next_cursor` (null on the last page), and the
- * next page is asked with the same body plus `cursor`. User permissions are
- * wrapped in `result` (the SDK's getUserPermissions unwraps it); authorized
- * users answer Permit's PDP shape `{resource, tenant, users}` unwrapped.
+ * next page is asked with the same body plus `cursor`. As Permit's PDP answers
+ * them: user permissions wrapped in `result` (the SDKs' getUserPermissions
+ * unwrap it), authorized users not (the Python SDK parses the body itself).
  */
 export function permissionRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
@@ -57,12 +57,13 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
       const { context: _context, as_of: asOf, ...request } = body;
-      const page =
+      const { next_cursor, ...result } =
         asOf === undefined
           ? await atOnePosition(services, res, () => queries.authorizedUsers(env.id, request))
           : await (await queriesAsOf(services, res, env, asOf, ['body', 'as_of'])).authorizedUsers(env.id, request);
-      // Permit's PDP answers AuthorizedUsersResult as it is (not under `result`); our cursor rides beside it.
-      res.json(page);
+      // Unwrapped, as Permit's PDP answers it (it unwraps OPA's `result`): the Python SDK parses the body as
+      // AuthorizedUsersResult. `next_cursor` is our addition beside it (the SDK's model ignores unknown fields).
+      res.json({ ...result, next_cursor });
     },
   );
 }
