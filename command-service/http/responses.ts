@@ -95,6 +95,7 @@ export const environmentStatsSchema = environmentSchema
       tenants: count,
       has_decision_logs: z.boolean(),
       members: z.array(json).describe('Always empty: members are not served'),
+      mau: count.describe('Monthly active users: not measured here, always 0'),
     }),
   })
   .meta({ id: 'EnvironmentStats' });

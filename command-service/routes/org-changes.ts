@@ -150,7 +150,8 @@ export function orgChangeRoutes(context: RouteContext): void {
  * `policies` counts the permissions they grant (role × action pairs), what
  * Permit's policy table shows; no PDP configurations, decision logs or
  * members exist here, so `pdp_configs` and `members` are empty and
- * `has_decision_logs` is false.
+ * `has_decision_logs` is false; monthly active users are not measured
+ * (`mau` 0).
  */
 async function environmentStats(rm: ReadModels, env: EnvironmentDoc) {
   const inEnv = { environment_id: env.id };
@@ -170,5 +171,6 @@ async function environmentStats(rm: ReadModels, env: EnvironmentDoc) {
     tenants,
     has_decision_logs: false,
     members: [],
+    mau: 0,
   };
 }

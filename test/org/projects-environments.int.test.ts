@@ -94,6 +94,15 @@ describe('projects and environments: defaults, updates, deletions with their key
     expect(stats.status).toBe(200);
     expect(stats.body).toMatchObject({ key: 'production', pdp_configs: [] });
     const tenants = (await admin.get(`${FACTS}/tenants`)).body.length;
-    expect(stats.body.stats).toEqual({ roles: 2, users: 1, policies: 3, resources: 1, tenants, has_decision_logs: false, members: [] });
+    expect(stats.body.stats).toEqual({
+      roles: 2,
+      users: 1,
+      policies: 3,
+      resources: 1,
+      tenants,
+      has_decision_logs: false,
+      members: [],
+      mau: 0,
+    });
   });
 });
