@@ -32,6 +32,12 @@ const CHECK_PATHS = new Set([
   '/user-permissions',
   '/user-tenants',
   '/authorized_users',
+  // AuthZEN evaluations and searches
+  '/access/v1/evaluation',
+  '/access/v1/evaluations',
+  '/access/v1/search/subject',
+  '/access/v1/search/resource',
+  '/access/v1/search/action',
 ]);
 
 /** The access level a request needs. `path` is the URL path without the query string. */

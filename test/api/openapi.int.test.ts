@@ -337,6 +337,21 @@ describe('real answers match the declared response schemas', () => {
     expect((await env.get('/local/role_assignments?user=alice')).status).toBe(200);
   });
 
+  it('AuthZEN: discovery, evaluations, searches', async () => {
+    const subject = { type: 'user', id: 'alice' };
+    const resource = { type: 'file', id: 'readme' };
+    expect((await env.get('/.well-known/authzen-configuration')).status).toBe(200);
+    expect((await env.post('/access/v1/evaluation', { subject, action: { name: 'read' }, resource })).status).toBe(200);
+    expect((await env.post('/access/v1/evaluations', { subject, resource, evaluations: [{ action: { name: 'read' } }] })).status).toBe(200);
+    expect((await env.post('/access/v1/search/subject', { subject: { type: 'user' }, action: { name: 'read' }, resource })).status).toBe(
+      200,
+    );
+    expect((await env.post('/access/v1/search/resource', { subject, action: { name: 'read' }, resource: { type: 'file' } })).status).toBe(
+      200,
+    );
+    expect((await env.post('/access/v1/search/action', { subject, resource })).status).toBe(200);
+  });
+
   it('errors, in the error shape or the validation shape', async () => {
     expect((await admin.get(`${FACTS}/tenants/nope`)).status).toBe(404);
     expect((await admin.post(`${FACTS}/tenants`, { key: 'acme', name: 'Again' })).status).toBe(409);

@@ -3,6 +3,7 @@ import type { RouteModule } from '../../app';
 import { allowedRoutes } from './allowed';
 import { permissionRoutes } from './permissions';
 import { tenantRoutes } from './tenants';
+import { authzenRoutes } from './authzen';
 
 /** The PDP endpoints at the root of the base URL (Permit's SDK points `pdp` there). */
 export function checkRoutes(queries: GrantQueries): RouteModule {
@@ -12,5 +13,6 @@ export function checkRoutes(queries: GrantQueries): RouteModule {
     allowedRoutes(root, reads);
     permissionRoutes(root, reads);
     tenantRoutes(root, reads);
+    authzenRoutes(root, reads);
   };
 }
