@@ -45,6 +45,14 @@ describe('AuthZEN endpoints', () => {
     expect(await evaluate('bob', 'read', doc('d2', 'acme'))).toEqual({ decision: true });
     expect(await evaluate('bob', 'read', doc('d3'))).toEqual({ decision: false });
     expect((await env.post('/access/v1/evaluation', { subject: user('alice'), action: { name: 'read' } })).status).toBe(422);
+    // Fields it does not take are refused, naming them, nested ones too.
+    const extra = await env.post('/access/v1/evaluation', {
+      subject: { ...user('alice'), role: 'x' },
+      action: { name: 'read' },
+      resource: doc('d1'),
+    });
+    expect(extra.status).toBe(422);
+    expect(extra.body.detail[0].loc).toEqual(['body', 'subject', 'role']);
   });
 
   it('POST /access/v1/evaluations: defaults, per-evaluation overrides and the three semantics', async () => {

@@ -34,6 +34,13 @@ describe('PDP: all tenants, user tenants, local role assignments, authorized use
     expect(instance.body.allowed_tenants).toEqual([tenant('gamma')]);
     expect((await env.post('/allowed/all-tenants', { user: 'alice', action: 'write', resource: 'doc' })).body.allowed_tenants).toEqual([]);
     expect((await env.post('/allowed/all-tenants', { user: 'nobody', action: 'read', resource: 'doc' })).body.allowed_tenants).toEqual([]);
+    // A field it does not take is refused, naming it, in either form of the body.
+    const extra = await env.post('/allowed/all-tenants', { user: 'alice', action: 'read', resource: 'doc', tenant: 'acme' });
+    expect(extra.status).toBe(422);
+    expect(JSON.stringify(extra.body.detail)).toContain('tenant');
+    const extraParam = await env.post('/allowed/all-tenants', { params: { user: 'alice', action: 'read', resource: 'doc', tenants: [] } });
+    expect(extraParam.status).toBe(422);
+    expect(JSON.stringify(extraParam.body.detail)).toContain('tenants');
   });
 
   it("accepts the Node SDK's body (the question under params, the key under headers.Authorization, no header)", async () => {

@@ -10,20 +10,20 @@ import { boundedJson } from '../../http/validation';
  * an action `{name, properties?}`.
  */
 const properties = boundedJson.optional();
-export const subjectSchema = z.object({ type: z.string().min(1), id: z.string().min(1), properties });
-export const resourceSchema = z.object({ type: z.string().min(1), id: z.string().min(1), properties });
-export const actionSchema = z.object({ name: z.string().min(1), properties });
+export const subjectSchema = z.strictObject({ type: z.string().min(1), id: z.string().min(1), properties });
+export const resourceSchema = z.strictObject({ type: z.string().min(1), id: z.string().min(1), properties });
+export const actionSchema = z.strictObject({ name: z.string().min(1), properties });
 /** In a search, the entity searched for names its type only. */
-const typeOnly = z.object({ type: z.string().min(1), properties });
+const typeOnly = z.strictObject({ type: z.string().min(1), properties });
 
-export const evaluationSchema = z.object({
+export const evaluationSchema = z.strictObject({
   subject: subjectSchema,
   action: actionSchema,
   resource: resourceSchema,
   context: boundedJson.optional(),
 });
 
-const partialEvaluation = z.object({
+const partialEvaluation = z.strictObject({
   subject: subjectSchema.optional(),
   action: actionSchema.optional(),
   resource: resourceSchema.optional(),
@@ -42,9 +42,9 @@ export const evaluationsSchema = partialEvaluation.extend({
 });
 
 /** AuthZEN paging: `token` is the previous answer's `next_token`. */
-const pageSchema = z.object({ token: z.string().optional(), limit: z.number().int().min(1).max(1000).optional() }).optional();
+const pageSchema = z.strictObject({ token: z.string().optional(), limit: z.number().int().min(1).max(1000).optional() }).optional();
 
-export const subjectSearchSchema = z.object({
+export const subjectSearchSchema = z.strictObject({
   subject: typeOnly,
   action: actionSchema,
   resource: resourceSchema,
@@ -52,14 +52,14 @@ export const subjectSearchSchema = z.object({
   page: pageSchema,
 });
 
-export const resourceSearchSchema = z.object({
+export const resourceSearchSchema = z.strictObject({
   subject: subjectSchema,
   action: actionSchema,
   resource: typeOnly,
   context: boundedJson.optional(),
 });
 
-export const actionSearchSchema = z.object({
+export const actionSearchSchema = z.strictObject({
   subject: subjectSchema,
   resource: resourceSchema,
   context: boundedJson.optional(),

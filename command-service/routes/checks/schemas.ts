@@ -75,7 +75,7 @@ export const authorizedUsersSchema = z.object({
 });
 
 /** Permit's AuthorizationQuery, as `/allowed/all-tenants` takes it (`sdk` names the caller; it changes nothing). */
-const allTenantsQuestion = z.object({
+const allTenantsQuestion = z.strictObject({
   user: userSchema,
   action: z.string().min(1),
   resource: resourceSchema,
@@ -92,7 +92,7 @@ const allTenantsQuestion = z.object({
 export const allTenantsSchema = z.union([
   allTenantsQuestion,
   z
-    .object({
+    .strictObject({
       headers: z.record(z.string(), z.string().max(4096)).optional(),
       params: allTenantsQuestion,
     })
