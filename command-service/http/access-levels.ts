@@ -6,7 +6,8 @@ import type { ApiKeyAccessLevel } from '../../shared/events/org-events';
  * before any route runs, so a route added later is covered by the default:
  *
  * - `read`: every GET (and HEAD/OPTIONS), and the PDP checks (`POST /allowed`,
- *   `/allowed/bulk`, `/user-permissions`, `/authorized_users`), which read.
+ *   `/allowed/bulk`, `/allowed/all-tenants`, `/user-permissions`, `/user-tenants`,
+ *   `/authorized_users`, AuthZEN's `/access/v1/...`), which read.
  * - `write`: also every other write: schema (`/v2/schema/...`) and facts (`/v2/facts/...`).
  * - `admin`: also API keys (`/v2/api-key/...`, reads included, except the
  *   caller's own `/v2/api-key/scope`), and every write under `/v2/projects`
