@@ -94,3 +94,22 @@ async def test_the_pdp_in_the_default_tenant(permit: Permit, unique_key) -> None
     readers = await permit.authorized_users("read", resource)
     assert (readers.resource, readers.tenant) == (f"{resource}:*", "default")
     assert [(a.role, a.resource) for a in readers.users[user]] == [(role, "__tenant:default")]
+
+
+async def test_pdp_api_lists_the_local_role_assignments(permit: Permit, unique_key) -> None:
+    resource, user, tenant = unique_key("res"), unique_key("user"), unique_key("tenant")
+    await permit.api.resources.create({"key": resource, "name": "R", "actions": {"read": {}}})
+    await permit.api.resource_roles.create(resource, {"key": "owner", "name": "Owner", "permissions": ["read"]})
+    role = unique_key("role")
+    await permit.api.roles.create({"key": role, "name": "Role", "permissions": [f"{resource}:read"]})
+    await permit.api.tenants.create({"key": tenant, "name": "T"})
+    await permit.api.resource_instances.create({"key": "i1", "resource": resource, "tenant": tenant})
+    await permit.api.role_assignments.assign({"user": user, "role": role, "tenant": tenant})
+    await permit.api.role_assignments.assign({"user": user, "role": "owner", "resource_instance": f"{resource}:i1"})
+
+    mine = await permit.pdp_api.role_assignments.list(user_key=user)
+    assert sorted((a.role, a.tenant, a.resource_instance) for a in mine) == sorted(
+        [(role, tenant, None), ("owner", tenant, f"{resource}:i1")]
+    )
+    on_type = await permit.pdp_api.role_assignments.list(user_key=user, resource_key=resource)
+    assert [(a.role, a.resource_instance) for a in on_type] == [("owner", f"{resource}:i1")]
