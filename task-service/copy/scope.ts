@@ -134,5 +134,5 @@ export function scopedEvent<E extends EnvEvent>(event: E, scope: CopyScope): E |
   };
   const narrow = narrowing[event.type] as (data: E['data'], keep: Keep) => E['data'] | null;
   const data = narrow(event.data, keep);
-  return data === null ? null : ({ ...event, data });
+  return data === null ? null : { ...event, data };
 }
