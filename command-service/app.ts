@@ -7,6 +7,7 @@ import { authenticate, environmentScope } from './http/auth';
 import { CONSOLE_PATH, consoleUi } from './http/console-ui';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
+import { exactJsonContentType } from './http/json-content-type';
 import { ApiRegistry } from './http/openapi';
 import { rateLimitPerKey } from './http/rate-limit';
 import { requestMetrics } from './http/request-metrics';
@@ -50,6 +51,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(exactJsonContentType);
   app.use(requestMetrics(services.metrics.http, api));
   app.use((req, res, next) => {
     const requestId = req.header('x-request-id') ?? randomUUID();

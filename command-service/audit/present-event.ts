@@ -133,6 +133,13 @@ export const orgEventPresenters: EventHandlers<OrgEvent, void, PresentedData> = 
   // Never the secret's hash: which key changed is what the log tells.
   ApiKeyDeleted: (_, { data: d }) => ({ id: d.id }),
   ApiKeySecretRotated: (_, { data: d }) => ({ id: d.id }),
+  ProjectUpdated: (_, { data: d }) => ({ ...d }),
+  ProjectDeleted: (_, { data: d }) => ({ id: d.id }),
+  EnvironmentUpdated: (_, { data: { customBranchName, ...d } }) => ({
+    ...d,
+    ...(customBranchName !== undefined ? { custom_branch_name: customBranchName } : {}),
+  }),
+  EnvironmentDeleted: (_, { data: d }) => ({ id: d.id }),
 };
 
 const target = (t: CopyTarget) =>
@@ -158,7 +165,7 @@ export const taskEventPresenters: EventHandlers<TaskEvent, void, PresentedData> 
     project_id: d.projectId,
     source_env: { ref: d.source.ref, environment_id: d.source.environmentId },
     target_env: target(d.target),
-    scope: { facts: d.scope.facts },
+    scope: d.scope,
     as_of: asOf(d.asOf),
     source_events_total: d.sourceEventsTotal,
   }),

@@ -84,6 +84,22 @@ export const environmentSchema = z
   })
   .meta({ id: 'Environment' });
 
+export const environmentStatsSchema = environmentSchema
+  .extend({
+    pdp_configs: z.array(json).describe('Always empty: no PDP configurations exist here'),
+    stats: z.strictObject({
+      roles: count,
+      users: count,
+      policies: count,
+      resources: count,
+      tenants: count,
+      has_decision_logs: z.boolean(),
+      members: z.array(json).describe('Always empty: members are not served'),
+      mau: count.describe('Monthly active users: not measured here, always 0'),
+    }),
+  })
+  .meta({ id: 'EnvironmentStats' });
+
 const apiKeyFields = {
   id,
   organization_id: id,
@@ -335,6 +351,19 @@ export const userPermissionsAnswerSchema = z
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'UserPermissions' });
+const tenantDetails = z.strictObject({ key: z.string(), attributes: json });
+const allowedTenant = z.strictObject({ allow: z.literal(true), result: z.literal(true), tenant: tenantDetails });
+export const allTenantsAnswerSchema = z
+  .strictObject({
+    allowed_tenants: z.array(allowedTenant).describe("Permit PDP's AllTenantsAuthorizationResult"),
+    allowedTenants: z.array(allowedTenant).describe('The same list, under the name Permit’s Node SDK reads'),
+  })
+  .meta({ id: 'AllTenantsAuthorization' });
+export const userTenantsAnswerSchema = z.array(tenantDetails).meta({ id: 'UserTenants' });
+export const roleAssignmentsLocalSchema = z
+  .array(z.strictObject({ user: z.string(), role: z.string(), tenant: z.string(), resource_instance: z.string().nullable() }))
+  .meta({ id: 'LocalRoleAssignments', description: "The PDP's local role assignments" });
+
 /** Permit's AuthorizedUsersResult at the top level, as its PDP answers; `next_cursor` is ours. */
 export const authorizedUsersAnswerSchema = z
   .strictObject({

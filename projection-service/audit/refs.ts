@@ -80,6 +80,10 @@ export const orgAuditRefs: EventHandlers<OrgEvent, void, AuditRefs> = {
   ApiKeyCreated: none,
   ApiKeyDeleted: none,
   ApiKeySecretRotated: none,
+  ProjectUpdated: none,
+  ProjectDeleted: none,
+  EnvironmentUpdated: none,
+  EnvironmentDeleted: none,
 };
 
 export const taskAuditRefs: EventHandlers<TaskEvent, void, AuditRefs> = {

@@ -338,6 +338,36 @@ describe('real answers match the declared response schemas', () => {
     expect(copied.status).toBe(200);
   });
 
+  it('projects and environments: update, statistics, delete', async () => {
+    expect((await admin.post('/v2/projects', { key: 'doomed', name: 'Doomed' })).status).toBe(200);
+    expect((await admin.patch('/v2/projects/doomed', { description: 'soon gone' })).status).toBe(200);
+    expect((await admin.patch('/v2/projects/doomed/envs/development', { name: 'Dev' })).status).toBe(200);
+    expect((await admin.get('/v2/projects/doomed/envs/development/stats')).status).toBe(200);
+    expect((await admin.delete('/v2/projects/doomed/envs/development')).status).toBe(204);
+    expect((await admin.delete('/v2/projects/doomed')).status).toBe(204);
+  });
+
+  it('the PDP tenant endpoints and local role assignments', async () => {
+    expect((await env.post('/allowed/all-tenants', { user: 'alice', action: 'read', resource: 'file' })).status).toBe(200);
+    expect((await env.post('/user-tenants', { user: 'alice' })).status).toBe(200);
+    expect((await env.get('/local/role_assignments?user=alice')).status).toBe(200);
+  });
+
+  it('AuthZEN: discovery, evaluations, searches', async () => {
+    const subject = { type: 'user', id: 'alice' };
+    const resource = { type: 'file', id: 'readme' };
+    expect((await env.get('/.well-known/authzen-configuration')).status).toBe(200);
+    expect((await env.post('/access/v1/evaluation', { subject, action: { name: 'read' }, resource })).status).toBe(200);
+    expect((await env.post('/access/v1/evaluations', { subject, resource, evaluations: [{ action: { name: 'read' } }] })).status).toBe(200);
+    expect((await env.post('/access/v1/search/subject', { subject: { type: 'user' }, action: { name: 'read' }, resource })).status).toBe(
+      200,
+    );
+    expect((await env.post('/access/v1/search/resource', { subject, action: { name: 'read' }, resource: { type: 'file' } })).status).toBe(
+      200,
+    );
+    expect((await env.post('/access/v1/search/action', { subject, resource })).status).toBe(200);
+  });
+
   it('errors, in the error shape or the validation shape', async () => {
     expect((await admin.get(`${FACTS}/tenants/nope`)).status).toBe(404);
     expect((await admin.post(`${FACTS}/tenants`, { key: 'acme', name: 'Again' })).status).toBe(409);
