@@ -98,6 +98,10 @@ const narrowing: Narrowing = {
   RoleDerivationsReplaced: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, rules: d.rules.filter((r) => keep.rule(r)) } : null),
   ImplicitGrantAdded: (d, keep) => (keep.role(d.key, d.resource) && keep.rule(d.rule) ? d : null),
   ImplicitGrantRemoved: (d, keep) => (keep.role(d.key, d.resource) && keep.rule(d.rule) ? d : null),
+  // A role left out leaves the `extends` of the roles kept.
+  RoleExtendsReplaced: (d, keep) =>
+    keep.role(d.key, d.resource) ? { ...d, extends: d.extends.filter((parent) => keep.role(parent, d.resource)) } : null,
+  RoleDerivationConditionsSet: (d, keep) => (keep.role(d.key, d.resource) ? d : null),
   RoleDeleted: (d, keep) => (keep.role(d.key, d.resource) ? d : null),
   RelationCreated: (d, keep) => (keep.resource(d.objectResource) && keep.resource(d.subjectResource) ? d : null),
   RelationDeleted: (d, keep) => (keep.resource(d.objectResource) && keep.resource(d.subjectResource) ? d : null),
