@@ -55,4 +55,15 @@ describe('copying roles with extends and no_direct_roles_on_object', () => {
     await expectCopied(existing);
     expect(await existing.can('alice', 'document:d')).toEqual(['read']);
   });
+
+  it('a scope that leaves a role out leaves it out of the extends of the roles it copies', async () => {
+    const copy = await server.api.post('/v2/projects/default/envs/roles-source/copy/async?wait=30', {
+      target_env: { new: { key: 'roles-scoped', name: 'Scoped' } },
+      scope: { facts: false, roles: { exclude: ['viewer'] } },
+    });
+    expect(copy.body.status).toBe('success');
+    const target = Scenario.existing(await server.api.environmentClient('default', 'roles-scoped'), 'roles-scoped');
+    expect((await target.ok(target.api.get(`${target.schema}/resources/document/roles/commenter`))).extends).toEqual([]);
+    expect((await target.api.get(`${target.schema}/resources/document/roles/viewer`)).status).toBe(404);
+  });
 });
