@@ -259,7 +259,7 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
 
 function whatOf(type: string): CauseLink['what'] {
   if (type.startsWith('RelationshipTuple')) return 'tuple';
-  if (type.startsWith('Role') && type !== 'RoleDerivationsReplaced') return 'assignment';
+  if (type.startsWith('Role') && type !== 'RoleDerivationsReplaced' && type !== 'RoleDerivationConditionsSet') return 'assignment';
   if (type.startsWith('Resource')) return 'instance';
   return 'rule';
 }
@@ -293,6 +293,7 @@ function matchesStep(event: RecordedEvent, step: ChainStep): boolean {
       );
     }
     case 'RoleDerivationsReplaced':
+    case 'RoleDerivationConditionsSet': // no_direct_roles_on_object: set or lifted on the derived role
       return step.step === 'role_derivation' && step.role === event.data.key && typeOf(step.resource_instance) === event.data.resource;
     case 'ResourceInstanceCreated':
     case 'ResourceInstanceDeleted':
