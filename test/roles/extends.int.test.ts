@@ -86,6 +86,9 @@ describe('role extends', () => {
     expect(otherResource.status).toBe(400);
     expect(otherResource.body.message).toContain('same resource');
     expect((await s.api.get(`${roles('folder')}/editor`)).status).toBe(404);
+    const extra = await s.api.patch(`${roles('document')}/viewer`, { extends: [], inherits: ['editor'] });
+    expect(extra.status).toBe(422);
+    expect(JSON.stringify(extra.body)).toContain('inherits');
     const unknown = await s.api.patch(`${roles('document')}/viewer`, { extends: ['ghost'] });
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toContain('ghost');
