@@ -106,21 +106,36 @@ export const apiKeyScopeSchema = z
   .strictObject({ organization_id: id, project_id: id.optional(), environment_id: id.optional() })
   .meta({ id: 'ApiKeyScope', description: "The calling key's scope: a project and environment only for keys bound to them" });
 
-const action = z.strictObject({ id, key: keySchema, name: z.string(), description: z.string() });
+/** null when none was given (objects created before descriptions could be null may hold ''). */
+const description = z.string().nullable();
+const attributeType = z.enum(['bool', 'number', 'string', 'time', 'array', 'json']);
+const action = z.strictObject({ id, key: keySchema, name: z.string(), description });
+const attributeBlock = z.strictObject({ id, key: z.string(), type: attributeType, description });
 export const resourceSchema = z
   .strictObject({
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     urn: z.string().nullable(),
     actions: z.record(z.string(), action),
-    attributes: json,
+    attributes: z.record(z.string(), attributeBlock),
     roles: json,
     relations: z.record(z.string(), z.strictObject({ resource_id: id, resource: keySchema })),
     action_groups: z.record(z.string(), z.array(z.string())),
   })
   .meta({ id: 'Resource', description: 'A resource type with its actions' });
+
+const resourcePart = { ...envScoped, resource_id: id };
+export const resourceActionSchema = z
+  .strictObject({ ...resourcePart, key: keySchema, name: z.string(), description, permission_name: z.string() })
+  .meta({ id: 'ResourceAction', description: 'An action of a resource type; `permission_name` is `resource:action`' });
+export const resourceAttributeSchema = z
+  .strictObject({ ...resourcePart, key: z.string(), type: attributeType, description, resource_key: keySchema, built_in: z.boolean() })
+  .meta({ id: 'ResourceAttribute', description: 'An attribute of a resource type (or of users)' });
+export const resourceActionGroupSchema = z
+  .strictObject({ ...resourcePart, key: keySchema, name: z.string(), description, actions: z.array(z.string()) })
+  .meta({ id: 'ResourceActionGroup', description: 'A named group of actions of a resource type' });
 
 export const derivedRoleRuleSchema = z
   .strictObject({
@@ -140,7 +155,7 @@ const roleFields = {
   ...envScoped,
   key: keySchema,
   name: z.string(),
-  description: z.string(),
+  description,
   permissions: z.array(z.string()),
   attributes: json,
   extends: z.array(z.string()),
@@ -158,7 +173,7 @@ export const relationSchema = z
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     subject_resource: keySchema,
     subject_resource_id: id,
     object_resource: keySchema,
@@ -171,7 +186,7 @@ export const tenantSchema = z
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     attributes: json,
     last_action_at: timestamp,
   })
@@ -257,6 +272,9 @@ export const projectListSchema = listOf(projectSchema, 'Project');
 export const environmentListSchema = listOf(environmentSchema, 'Environment');
 export const resourceListSchema = listOf(resourceSchema, 'Resource');
 export const roleListSchema = listOf(roleSchema, 'Role');
+export const resourceActionListSchema = listOf(resourceActionSchema, 'ResourceAction');
+export const resourceAttributeListSchema = listOf(resourceAttributeSchema, 'ResourceAttribute');
+export const resourceActionGroupListSchema = listOf(resourceActionGroupSchema, 'ResourceActionGroup');
 export const resourceRoleListSchema = listOf(resourceRoleSchema, 'ResourceRole');
 export const relationListSchema = listOf(relationSchema, 'Relation');
 export const tenantListSchema = listOf(tenantSchema, 'Tenant');
