@@ -54,7 +54,7 @@ describe('environment decider: schema', () => {
       .then([
         {
           type: 'ResourceCreated',
-          data: { id: 'r1', key: 'doc', name: 'Doc', description: '', actions: [action('read')], attributes: attrs },
+          data: { id: 'r1', key: 'doc', name: 'Doc', description: '', urn: null, actions: [action('read')], attributes: attrs },
         },
       ]);
   });
