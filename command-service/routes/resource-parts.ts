@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { USER_RESOURCE } from '../../shared/domain/env/attributes';
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import { NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
@@ -144,11 +145,11 @@ export function resourcePartRoutes(context: RouteContext): void {
     kind: PartKind<P>,
     command: EnvCommand,
     key: (events: Awaited<ReturnType<typeof executeEnvCommand>>['events']) => string,
-    status = 200,
+    resource = String(req.params.resource_id),
   ) => {
     const outcome = await executeEnvCommand(services, req, res, envOf(res).id, command);
-    const doc = await resourceOf(rm, res, String(req.params.resource_id));
-    res.status(status).json(kind.present(doc, partOf(kind, doc, key(outcome.events))));
+    const doc = await resourceOf(rm, res, resource);
+    res.json(kind.present(doc, partOf(kind, doc, key(outcome.events))));
   };
   const keyOfFirst = (events: Array<{ data: unknown }>) => (events[0]!.data as { key: string }).key;
   /** The last event names the part (a cascade's events come before it). */
@@ -299,6 +300,77 @@ export function resourcePartRoutes(context: RouteContext): void {
     },
     async (req, res) => {
       const command: EnvCommand = { type: 'DeleteAttribute', resource: req.params.resource_id, attribute: req.params.attribute_id };
+      await executeEnvCommand(services, req, res, envOf(res).id, command);
+      res.status(204).end();
+    },
+  );
+
+  // User attributes: the attributes of the built-in user resource, which the first one creates.
+  const users = '/users/attributes';
+  route(
+    context,
+    { method: 'get', path: users, summary: 'List the user attributes', tag: 'User attributes', query: pastPaginationSchema, response: resourceAttributeListSchema },
+    async (req, res, input) => {
+      const reads = await readModelsAsOf(services, req, res);
+      const doc = await reads.byKeyOrId(reads.resources, envOf(res).id, USER_RESOURCE);
+      const parts = doc ? Object.values(doc.attributes).sort((a, b) => a.key.localeCompare(b.key)) : [];
+      res.json(
+        pageOf(
+          parts.map((p) => presentAttribute(doc!, p)),
+          input.query(),
+        ),
+      );
+    },
+  );
+  route(
+    context,
+    { method: 'post', path: users, summary: 'Create a user attribute', tag: 'User attributes', body: attributeCreateSchema, response: resourceAttributeSchema },
+    async (req, res, input) => {
+      const body = input.body();
+      const attribute = { id: newId(), key: body.key, type: body.type, description: body.description ?? null };
+      await answerAfter(req, res, attributeKind, { type: 'CreateAttribute', resource: USER_RESOURCE, attribute }, () => body.key, USER_RESOURCE);
+    },
+  );
+  route(
+    context,
+    {
+      method: 'get',
+      path: `${users}/{attribute_id}`,
+      summary: 'Get a user attribute',
+      tag: 'User attributes',
+      query: asOfQuery,
+      response: resourceAttributeSchema,
+    },
+    async (req, res) => {
+      const reads = await readModelsAsOf(services, req, res);
+      const doc = await reads.byKeyOrId(reads.resources, envOf(res).id, USER_RESOURCE);
+      if (!doc) throw new NotFoundError(`User attribute '${req.params.attribute_id}' not found`);
+      res.json(presentAttribute(doc, partOf(attributeKind, doc, req.params.attribute_id)));
+    },
+  );
+  route(
+    context,
+    {
+      method: 'patch',
+      path: `${users}/{attribute_id}`,
+      summary: 'Update a user attribute',
+      tag: 'User attributes',
+      body: attributeUpdateSchema,
+      response: resourceAttributeSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const command: EnvCommand = { type: 'UpdateAttribute', resource: USER_RESOURCE, attribute: req.params.attribute_id };
+      if (body.type !== undefined) command.attributeType = body.type;
+      if (body.description !== undefined) command.description = body.description;
+      await answerAfter(req, res, attributeKind, command, keyOfFirst, USER_RESOURCE);
+    },
+  );
+  route(
+    context,
+    { method: 'delete', path: `${users}/{attribute_id}`, summary: 'Delete a user attribute', tag: 'User attributes', status: 204 },
+    async (req, res) => {
+      const command: EnvCommand = { type: 'DeleteAttribute', resource: USER_RESOURCE, attribute: req.params.attribute_id };
       await executeEnvCommand(services, req, res, envOf(res).id, command);
       res.status(204).end();
     },

@@ -37,7 +37,8 @@ const definitionFields = {
   attributes: z.record(keySchema, attributeBlock).optional(),
 };
 export const resourceCreateSchema = z.object({
-  key: keySchema,
+  /** Keys starting with `__` are the built-in resources' (`__user`: see the user attributes). */
+  key: keySchema.refine((key) => !key.startsWith('__'), 'keys starting with __ are reserved for built-in resources'),
   ...definitionFields,
   /** Roles of this resource, created with it: role key → its definition. */
   roles: z.record(keySchema, inlineRoleBlock).optional(),

@@ -326,6 +326,13 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${sheet}/attributes/pages`)).status).toBe(204);
     expect((await admin.delete(`${sheet}/actions/print`)).status).toBe(204);
     expect((await admin.post(`${sheet}/attributes`, { key: 'bad', type: 'date' })).status).toBe(422);
+    const users = `${SCHEMA}/users/attributes`;
+    expect((await admin.get(users)).status).toBe(200);
+    expect((await admin.post(users, { key: 'age', type: 'number' })).status).toBe(200);
+    expect((await admin.get(`${users}?include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${users}/age`)).status).toBe(200);
+    expect((await admin.patch(`${users}/age`, { description: 'Years' })).status).toBe(200);
+    expect((await admin.delete(`${users}/age`)).status).toBe(204);
     expect((await admin.get(`${sheet}/actions/nope`)).status).toBe(404);
   });
 

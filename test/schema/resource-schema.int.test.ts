@@ -153,6 +153,24 @@ describe('resource schema', () => {
     expect((await admin.get(`${SCHEMA}/resources/doc/attributes/size`)).status).toBe(404);
   });
 
+  it('serves user attributes as the attributes of the built-in user resource', async () => {
+    const users = `${SCHEMA}/users/attributes`;
+    expect((await admin.get(users)).body).toEqual([]);
+    expect((await admin.get(`${users}/age`)).status).toBe(404);
+    const age = await admin.post(users, { key: 'age', type: 'number', description: 'Years' });
+    expect(age.status).toBe(200);
+    expect(age.body).toMatchObject({ key: 'age', type: 'number', description: 'Years', resource_key: '__user', built_in: false });
+    expect((await admin.post(users, { key: 'age', type: 'string' })).status).toBe(409);
+    await admin.post(users, { key: 'country', type: 'string' });
+    expect(((await admin.get(users)).body as Array<{ key: string }>).map((a) => a.key)).toEqual(['age', 'country']);
+    expect((await admin.patch(`${users}/${age.body.id as string}`, { type: 'string' })).body.type).toBe('string');
+    expect((await admin.delete(`${users}/country`)).status).toBe(204);
+    expect(((await admin.get(users)).body as Array<{ key: string }>).map((a) => a.key)).toEqual(['age']);
+    expect((await admin.post(users, { key: 'bad', type: 'int' })).status).toBe(422);
+    // The built-in resource's key is reserved.
+    expect((await admin.post(`${SCHEMA}/resources`, { key: '__user', name: 'Mine', actions: {} })).status).toBe(422);
+  });
+
   it('deleting an action takes it from the roles and groups that hold it, and checks stop allowing it', async () => {
     await admin.post(`${SCHEMA}/resources/doc/roles`, { key: 'printer', name: 'Printer', permissions: ['read', 'print'] });
     await admin.patch(`${SCHEMA}/roles/member`, { permissions: ['doc:print'] });

@@ -2,6 +2,13 @@ import type { AttributeDef, AttributeType } from '../../events';
 import { attributeTypes } from '../../events';
 import { deterministicId } from '../../ids';
 
+/**
+ * User attributes are the attributes of this built-in resource (as in Permit,
+ * where a user is a resource of its own). It is created, with an explicit
+ * ResourceCreated, by the first user attribute; callers cannot create it.
+ */
+export const USER_RESOURCE = '__user';
+
 const isAttributeType = (value: unknown): value is AttributeType => attributeTypes.includes(value as AttributeType);
 
 /**

@@ -1,5 +1,7 @@
 import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
 import type { EnvEvent } from '../../events';
+import { deterministicId } from '../../ids';
+import { USER_RESOURCE } from './attributes';
 import { Cascade } from './cascade';
 import type { ActionInput, AttributeInput, EnvCommand } from './commands';
 import { findResource } from './lookup';
@@ -137,6 +139,14 @@ export function deleteAction(c: Cmd<'DeleteAction'>, s: EnvState): EnvEvent[] {
 }
 
 export function createAttribute(c: Cmd<'CreateAttribute'>, s: EnvState): EnvEvent[] {
+  if (c.resource === USER_RESOURCE && !s.resources.has(USER_RESOURCE)) {
+    // The first user attribute brings the built-in user resource; its id is derived from the attribute's (ids come from outside).
+    const id = deterministicId(c.attribute.id, USER_RESOURCE);
+    return [
+      { type: 'ResourceCreated', data: { id, key: USER_RESOURCE, name: 'User', description: null, urn: null, actions: [], attributes: {} } },
+      attributeCreated(USER_RESOURCE, c.attribute),
+    ];
+  }
   const resource = findResource(s, c.resource);
   if (resource.attributes.has(c.attribute.key)) {
     throw new DuplicateEntityError(`Attribute '${c.attribute.key}' already exists on resource '${resource.key}'`);
