@@ -45,9 +45,15 @@ export const resourceCreateSchema = z.object({
   /** Relations to this resource, created with it: relation key → subject resource (key or id). */
   relations: z.record(keySchema, z.string().min(1)).optional(),
 });
-/** PUT: the whole definition but the key; roles and relations are managed under /roles and /relations. */
-export const resourceReplaceSchema = z.object(definitionFields);
-export const resourceUpdateSchema = z.object(definitionFields).partial();
+/** Refused, not dropped: an existing resource's roles and relations change through their own routes. */
+const managedElsewhere = (what: 'roles' | 'relations') =>
+  z.never({ error: `${what} of an existing resource are managed under /resources/{resource_id}/${what}` }).optional();
+/** PUT: the whole definition but the key. */
+export const resourceReplaceSchema = z.object({ ...definitionFields, roles: managedElsewhere('roles'), relations: managedElsewhere('relations') });
+export const resourceUpdateSchema = z
+  .object(definitionFields)
+  .partial()
+  .extend({ roles: managedElsewhere('roles'), relations: managedElsewhere('relations') });
 
 const actionInputs = (actions: Record<string, z.infer<typeof actionBlock>>): ActionInput[] =>
   Object.entries(actions).map(([key, a]) => ({ id: newId(), key, name: a.name ?? key, description: a.description ?? null }));

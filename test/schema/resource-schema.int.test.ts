@@ -121,6 +121,12 @@ describe('resource schema', () => {
     expect(replaced.body.actions.read.id).toBe(readId);
     expect((await admin.request('PUT', `${SCHEMA}/resources/doc`, { actions: {} })).status).toBe(422);
     expect((await admin.patch(`${SCHEMA}/resources/nothing`, { name: 'N' })).status).toBe(404);
+    const withRoles = await admin.patch(`${SCHEMA}/resources/doc`, { roles: { r: {} } });
+    expect([withRoles.status, withRoles.body.detail[0].loc, withRoles.body.detail[0].msg]).toEqual([
+      422,
+      ['body', 'roles'],
+      expect.stringContaining('/resources/{resource_id}/roles'),
+    ]);
   });
 
   it('serves actions, attributes and action groups as objects of their own, by key or id', async () => {
