@@ -309,7 +309,14 @@ export function resourcePartRoutes(context: RouteContext): void {
   const users = '/users/attributes';
   route(
     context,
-    { method: 'get', path: users, summary: 'List the user attributes', tag: 'User attributes', query: pastPaginationSchema, response: resourceAttributeListSchema },
+    {
+      method: 'get',
+      path: users,
+      summary: 'List the user attributes',
+      tag: 'User attributes',
+      query: pastPaginationSchema,
+      response: resourceAttributeListSchema,
+    },
     async (req, res, input) => {
       const reads = await readModelsAsOf(services, req, res);
       const doc = await reads.byKeyOrId(reads.resources, envOf(res).id, USER_RESOURCE);
@@ -324,11 +331,25 @@ export function resourcePartRoutes(context: RouteContext): void {
   );
   route(
     context,
-    { method: 'post', path: users, summary: 'Create a user attribute', tag: 'User attributes', body: attributeCreateSchema, response: resourceAttributeSchema },
+    {
+      method: 'post',
+      path: users,
+      summary: 'Create a user attribute',
+      tag: 'User attributes',
+      body: attributeCreateSchema,
+      response: resourceAttributeSchema,
+    },
     async (req, res, input) => {
       const body = input.body();
       const attribute = { id: newId(), key: body.key, type: body.type, description: body.description ?? null };
-      await answerAfter(req, res, attributeKind, { type: 'CreateAttribute', resource: USER_RESOURCE, attribute }, () => body.key, USER_RESOURCE);
+      await answerAfter(
+        req,
+        res,
+        attributeKind,
+        { type: 'CreateAttribute', resource: USER_RESOURCE, attribute },
+        () => body.key,
+        USER_RESOURCE,
+      );
     },
   );
   route(

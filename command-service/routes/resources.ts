@@ -49,7 +49,11 @@ export const resourceCreateSchema = z.object({
 const managedElsewhere = (what: 'roles' | 'relations') =>
   z.never({ error: `${what} of an existing resource are managed under /resources/{resource_id}/${what}` }).optional();
 /** PUT: the whole definition but the key. */
-export const resourceReplaceSchema = z.object({ ...definitionFields, roles: managedElsewhere('roles'), relations: managedElsewhere('relations') });
+export const resourceReplaceSchema = z.object({
+  ...definitionFields,
+  roles: managedElsewhere('roles'),
+  relations: managedElsewhere('relations'),
+});
 export const resourceUpdateSchema = z
   .object(definitionFields)
   .partial()

@@ -60,7 +60,14 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   },
   async AttributeCreated(scope, { data: d }) {
     await updateResource(scope, d.resource, (doc) => {
-      doc.attributes[d.key] = { id: d.id, key: d.key, type: d.type, description: d.description, created_at: scope.at, updated_at: scope.at };
+      doc.attributes[d.key] = {
+        id: d.id,
+        key: d.key,
+        type: d.type,
+        description: d.description,
+        created_at: scope.at,
+        updated_at: scope.at,
+      };
     });
   },
   async AttributeUpdated(scope, { data: d }) {

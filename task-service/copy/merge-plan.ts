@@ -85,7 +85,15 @@ export function planMerge(input: MergeInput): MergePlan {
         actions: r.actions.map((a) => ({ ...a, id: newId(a.id) })),
       });
       for (const g of r.actionGroups) {
-        run({ type: 'CreateActionGroup', resource: key, id: newId(g.id), key: g.key, name: g.name, description: g.description, actions: g.actions });
+        run({
+          type: 'CreateActionGroup',
+          resource: key,
+          id: newId(g.id),
+          key: g.key,
+          name: g.name,
+          description: g.description,
+          actions: g.actions,
+        });
       }
     }
   }
@@ -116,7 +124,14 @@ export function planMerge(input: MergeInput): MergePlan {
         attributes: r.attributes,
       });
     } else if (existing.name !== r.name || existing.description !== r.description || !sameSet(existing.permissions, r.permissions)) {
-      run({ type: 'UpdateRole', resource: r.resource, role: r.key, name: r.name, description: r.description ?? undefined, permissions: r.permissions });
+      run({
+        type: 'UpdateRole',
+        resource: r.resource,
+        role: r.key,
+        name: r.name,
+        description: r.description ?? undefined,
+        permissions: r.permissions,
+      });
     }
   }
   for (const [key, r] of source.roles) {

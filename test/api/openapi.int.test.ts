@@ -308,7 +308,10 @@ describe('real answers match the declared response schemas', () => {
     });
     expect(created.status).toBe(200);
     expect((await admin.patch(sheet, { description: 'A sheet', actions: { share: {} } })).status).toBe(200);
-    expect((await admin.request('PUT', sheet, { name: 'Sheet', actions: { read: {}, share: {} }, attributes: { locked: { type: 'bool' } } })).status).toBe(200);
+    expect(
+      (await admin.request('PUT', sheet, { name: 'Sheet', actions: { read: {}, share: {} }, attributes: { locked: { type: 'bool' } } }))
+        .status,
+    ).toBe(200);
     for (const part of ['actions', 'attributes', 'action_groups']) {
       expect((await admin.get(`${sheet}/${part}`)).status).toBe(200);
       expect((await admin.get(`${sheet}/${part}?include_total_count=true&per_page=1`)).status).toBe(200);

@@ -90,9 +90,19 @@ describe('resource schema', () => {
     });
 
     // A role granting an action the resource lacks, or a relation to a missing resource: nothing is created.
-    const badRole = await admin.post(`${SCHEMA}/resources`, { key: 'note', name: 'Note', actions: { read: {} }, roles: { e: { permissions: ['edit'] } } });
+    const badRole = await admin.post(`${SCHEMA}/resources`, {
+      key: 'note',
+      name: 'Note',
+      actions: { read: {} },
+      roles: { e: { permissions: ['edit'] } },
+    });
     expect(badRole.status).toBe(404);
-    const badRelation = await admin.post(`${SCHEMA}/resources`, { key: 'note', name: 'Note', actions: {}, relations: { owner: 'nowhere' } });
+    const badRelation = await admin.post(`${SCHEMA}/resources`, {
+      key: 'note',
+      name: 'Note',
+      actions: {},
+      relations: { owner: 'nowhere' },
+    });
     expect(badRelation.status).toBe(404);
     expect((await admin.get(`${SCHEMA}/resources/note`)).status).toBe(404);
   });
@@ -146,8 +156,15 @@ describe('resource schema', () => {
 
     const attribute = await admin.post(`${SCHEMA}/resources/doc/attributes`, { key: 'size', type: 'number' });
     expect(attribute.body).toMatchObject({ key: 'size', type: 'number', description: null, resource_key: 'doc', built_in: false });
-    expect((await admin.patch(`${SCHEMA}/resources/doc/attributes/${attribute.body.id as string}`, { type: 'string' })).body.type).toBe('string');
-    expect((await admin.get(`${SCHEMA}/resources/doc`)).body.attributes.size).toEqual({ id: attribute.body.id, key: 'size', type: 'string', description: null });
+    expect((await admin.patch(`${SCHEMA}/resources/doc/attributes/${attribute.body.id as string}`, { type: 'string' })).body.type).toBe(
+      'string',
+    );
+    expect((await admin.get(`${SCHEMA}/resources/doc`)).body.attributes.size).toEqual({
+      id: attribute.body.id,
+      key: 'size',
+      type: 'string',
+      description: null,
+    });
 
     const group = await admin.post(`${SCHEMA}/resources/doc/action_groups`, { key: 'out', name: 'Out', actions: ['print', 'share'] });
     expect(group.status).toBe(200);

@@ -56,7 +56,12 @@ describe('permitio SDK: resources and their parts', () => {
     expect(action).toMatchObject({ key: 'archive', name: 'Archive', permission_name: 'doc:archive', resource_id: uuid });
     expect((await permit.api.resourceActions.get('doc', 'archive')).id).toBe(action.id);
     expect((await permit.api.resourceActions.update('doc', 'archive', { description: 'Put away' })).description).toBe('Put away');
-    expect((await permit.api.resourceActions.list({ resourceKey: 'doc' })).map((a) => a.key)).toEqual(['archive', 'print', 'read', 'write']);
+    expect((await permit.api.resourceActions.list({ resourceKey: 'doc' })).map((a) => a.key)).toEqual([
+      'archive',
+      'print',
+      'read',
+      'write',
+    ]);
 
     const attribute = await permit.api.resourceAttributes.create('doc', { key: 'pages', type: 'number' });
     expect(attribute).toMatchObject({ key: 'pages', type: 'number', resource_key: 'doc', built_in: false });

@@ -50,7 +50,16 @@ describe('environment decider: schema', () => {
   it('creates a resource type', () => {
     spec
       .given([])
-      .when({ type: 'CreateResource', id: 'r1', key: 'doc', name: 'Doc', description: '', actions: [action('read')], urn: null, attributes: [] })
+      .when({
+        type: 'CreateResource',
+        id: 'r1',
+        key: 'doc',
+        name: 'Doc',
+        description: '',
+        actions: [action('read')],
+        urn: null,
+        attributes: [],
+      })
       .then([
         {
           type: 'ResourceCreated',

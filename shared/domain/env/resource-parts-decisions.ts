@@ -26,7 +26,10 @@ function findPart(resource: ResourceState, kind: 'Action' | 'Attribute', ref: st
   const ids = kind === 'Action' ? resource.actions : resource.attributes;
   const key = partKey(ids, ref);
   if (key === undefined) {
-    throw new NotFoundError(`${kind} '${ref}' not found on resource '${resource.key}'`, { [kind.toLowerCase()]: ref, resource: resource.key });
+    throw new NotFoundError(`${kind} '${ref}' not found on resource '${resource.key}'`, {
+      [kind.toLowerCase()]: ref,
+      resource: resource.key,
+    });
   }
   return { key, id: ids.get(key)! };
 }
@@ -77,13 +80,22 @@ export function updateResource(c: Cmd<'UpdateResource'>, s: EnvState): EnvEvent[
 
   if (c.actions !== undefined || c.replace) {
     const actions = c.actions ?? [];
-    checkUnique('Action', actions.map((a) => a.key));
+    checkUnique(
+      'Action',
+      actions.map((a) => a.key),
+    );
     for (const action of actions) {
       out.push(
         resource.actions.has(action.key)
           ? {
               type: 'ActionUpdated',
-              data: { resource: resource.key, id: resource.actions.get(action.key)!, key: action.key, name: action.name, description: action.description },
+              data: {
+                resource: resource.key,
+                id: resource.actions.get(action.key)!,
+                key: action.key,
+                name: action.name,
+                description: action.description,
+              },
             }
           : actionCreated(resource.key, action),
       );
@@ -95,13 +107,19 @@ export function updateResource(c: Cmd<'UpdateResource'>, s: EnvState): EnvEvent[
   }
   if (c.attributes !== undefined || c.replace) {
     const attributes = c.attributes ?? [];
-    checkUnique('Attribute', attributes.map((a) => a.key));
+    checkUnique(
+      'Attribute',
+      attributes.map((a) => a.key),
+    );
     for (const attribute of attributes) {
       const id = resource.attributes.get(attribute.key);
       out.push(
         id === undefined
           ? attributeCreated(resource.key, attribute)
-          : { type: 'AttributeUpdated', data: { resource: resource.key, id, key: attribute.key, type: attribute.type, description: attribute.description } },
+          : {
+              type: 'AttributeUpdated',
+              data: { resource: resource.key, id, key: attribute.key, type: attribute.type, description: attribute.description },
+            },
       );
     }
     if (c.replace) {
@@ -143,7 +161,10 @@ export function createAttribute(c: Cmd<'CreateAttribute'>, s: EnvState): EnvEven
     // The first user attribute brings the built-in user resource; its id is derived from the attribute's (ids come from outside).
     const id = deterministicId(c.attribute.id, USER_RESOURCE);
     return [
-      { type: 'ResourceCreated', data: { id, key: USER_RESOURCE, name: 'User', description: null, urn: null, actions: [], attributes: {} } },
+      {
+        type: 'ResourceCreated',
+        data: { id, key: USER_RESOURCE, name: 'User', description: null, urn: null, actions: [], attributes: {} },
+      },
       attributeCreated(USER_RESOURCE, c.attribute),
     ];
   }
@@ -176,7 +197,10 @@ export function createActionGroup(c: Cmd<'CreateActionGroup'>, s: EnvState): Env
   }
   const actions = checkGroupActions(resource, c.actions);
   return [
-    { type: 'ActionGroupCreated', data: { resource: resource.key, id: c.id, key: c.key, name: c.name, description: c.description, actions } },
+    {
+      type: 'ActionGroupCreated',
+      data: { resource: resource.key, id: c.id, key: c.key, name: c.name, description: c.description, actions },
+    },
   ];
 }
 

@@ -24,7 +24,15 @@ const editor: EnvEvent = {
 };
 const admin: EnvEvent = {
   type: 'RoleCreated',
-  data: { id: 'ro-admin', key: 'admin', resource: null, name: 'Admin', description: null, permissions: ['doc:write', 'doc:read'], attributes: {} },
+  data: {
+    id: 'ro-admin',
+    key: 'admin',
+    resource: null,
+    name: 'Admin',
+    description: null,
+    permissions: ['doc:write', 'doc:read'],
+    attributes: {},
+  },
 };
 const group: EnvEvent = {
   type: 'ActionGroupCreated',
@@ -37,8 +45,14 @@ describe('environment decider: resource parts', () => {
       .given([doc, editor, admin, group])
       .when({ type: 'DeleteAction', resource: 'doc', action: 'a-write' })
       .then([
-        { type: 'RoleUpdated', data: { id: 'ro-ed', key: 'editor', resource: 'doc', name: null, description: null, permissions: ['read'] } },
-        { type: 'RoleUpdated', data: { id: 'ro-admin', key: 'admin', resource: null, name: null, description: null, permissions: ['doc:read'] } },
+        {
+          type: 'RoleUpdated',
+          data: { id: 'ro-ed', key: 'editor', resource: 'doc', name: null, description: null, permissions: ['read'] },
+        },
+        {
+          type: 'RoleUpdated',
+          data: { id: 'ro-admin', key: 'admin', resource: null, name: null, description: null, permissions: ['doc:read'] },
+        },
         { type: 'ActionGroupUpdated', data: { resource: 'doc', id: 'g-rw', key: 'rw', actions: ['read'] } },
         { type: 'ActionDeleted', data: { resource: 'doc', id: 'a-write', key: 'write' } },
       ]);
@@ -58,7 +72,10 @@ describe('environment decider: resource parts', () => {
         { type: 'ResourceUpdated', data: { id: 'r-doc', key: 'doc', name: 'Document', description: null, urn: null } },
         { type: 'ActionUpdated', data: { resource: 'doc', id: 'a-read', key: 'read', name: 'Read', description: null } },
         { type: 'AttributeDeleted', data: { resource: 'doc', id: 'at-private', key: 'private' } },
-        { type: 'RoleUpdated', data: { id: 'ro-ed', key: 'editor', resource: 'doc', name: null, description: null, permissions: ['read'] } },
+        {
+          type: 'RoleUpdated',
+          data: { id: 'ro-ed', key: 'editor', resource: 'doc', name: null, description: null, permissions: ['read'] },
+        },
         { type: 'ActionDeleted', data: { resource: 'doc', id: 'a-write', key: 'write' } },
       ]);
   });
@@ -66,7 +83,13 @@ describe('environment decider: resource parts', () => {
   it('a PATCH changes only what it names and creates the actions it does not know', () => {
     spec
       .given([doc])
-      .when({ type: 'UpdateResource', resource: 'doc', replace: false, urn: 'urn:doc', actions: [{ id: 'a-del', key: 'delete', name: 'Delete', description: 'd' }] })
+      .when({
+        type: 'UpdateResource',
+        resource: 'doc',
+        replace: false,
+        urn: 'urn:doc',
+        actions: [{ id: 'a-del', key: 'delete', name: 'Delete', description: 'd' }],
+      })
       .then([
         { type: 'ResourceUpdated', data: { id: 'r-doc', key: 'doc', urn: 'urn:doc' } },
         { type: 'ActionCreated', data: { resource: 'doc', id: 'a-del', key: 'delete', name: 'Delete', description: 'd' } },
@@ -122,12 +145,18 @@ describe('environment decider: resource parts', () => {
   });
 
   it('refuses duplicates and unknown parts', () => {
-    spec.given([doc]).when({ type: 'CreateAction', resource: 'doc', action: action('read') }).thenThrows(DuplicateEntityError);
+    spec
+      .given([doc])
+      .when({ type: 'CreateAction', resource: 'doc', action: action('read') })
+      .thenThrows(DuplicateEntityError);
     spec
       .given([doc])
       .when({ type: 'CreateAttribute', resource: 'doc', attribute: { id: 'x', key: 'private', type: 'string', description: null } })
       .thenThrows(DuplicateEntityError);
-    spec.given([doc]).when({ type: 'DeleteAction', resource: 'doc', action: 'nope' }).thenThrows(NotFoundError, /Action 'nope'/);
+    spec
+      .given([doc])
+      .when({ type: 'DeleteAction', resource: 'doc', action: 'nope' })
+      .thenThrows(NotFoundError, /Action 'nope'/);
     spec
       .given([doc])
       .when({ type: 'CreateActionGroup', resource: 'doc', id: 'g', key: 'g', name: 'G', description: null, actions: ['fly'] })

@@ -18,8 +18,14 @@ type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
  */
 export function createResource(c: Cmd<'CreateResource'>, s: EnvState): EnvEvent[] {
   if (s.resources.has(c.key)) throw new DuplicateEntityError(`Resource '${c.key}' already exists`);
-  checkUnique('Action', c.actions.map((a) => a.key));
-  checkUnique('Attribute', c.attributes.map((a) => a.key));
+  checkUnique(
+    'Action',
+    c.actions.map((a) => a.key),
+  );
+  checkUnique(
+    'Attribute',
+    c.attributes.map((a) => a.key),
+  );
   const actions = new Set(c.actions.map((a) => a.key));
   const events: EnvEvent[] = [
     {
