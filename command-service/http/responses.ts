@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attributeTypes } from '../../shared/events';
 import { keySchema } from './validation';
 
 /**
@@ -108,7 +109,7 @@ export const apiKeyScopeSchema = z
 
 /** null when none was given (objects created before descriptions could be null may hold ''). */
 const description = z.string().nullable();
-const attributeType = z.enum(['bool', 'number', 'string', 'time', 'array', 'json']);
+const attributeType = z.enum(attributeTypes);
 const action = z.strictObject({ id, key: keySchema, name: z.string(), description });
 const attributeBlock = z.strictObject({ id, key: z.string(), type: attributeType, description });
 export const resourceSchema = z

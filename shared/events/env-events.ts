@@ -13,8 +13,12 @@ const attrs = z.record(z.string(), z.unknown());
 const description = str.nullable();
 export const actionSchema = z.object({ id: str, key: str, name: str, description });
 
-/** Permit's attribute types; the only ones a resource (or user) attribute may declare. */
-export const attributeTypes = ['bool', 'number', 'string', 'time', 'array', 'json'] as const;
+/**
+ * Permit's attribute types; the only ones a resource (or user) attribute may declare. The Node SDK
+ * 2.7.6 types list the first six; Permit's current API (and the Python SDK 3.0.0) adds `object`
+ * and `object_array`.
+ */
+export const attributeTypes = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'] as const;
 export type AttributeType = (typeof attributeTypes)[number];
 export const attributeSchema = z.object({ id: str, key: str, type: z.enum(attributeTypes), description });
 export type AttributeDef = z.infer<typeof attributeSchema>;

@@ -1,4 +1,5 @@
 import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
+import type { AttributeType } from '../events';
 
 /**
  * The read models, stored as the documents the API returns (Permit v2 read
@@ -69,7 +70,7 @@ export interface ActionBlockDoc {
 export interface AttributeBlockDoc {
   id: string;
   key: string;
-  type: 'bool' | 'number' | 'string' | 'time' | 'array' | 'json';
+  type: AttributeType;
   description: string | null;
 }
 export interface ActionGroupBlockDoc {
