@@ -180,6 +180,8 @@ describe('resource schema', () => {
     const users = `${SCHEMA}/users/attributes`;
     expect((await admin.get(users)).body).toEqual([]);
     expect((await admin.get(`${users}/age`)).status).toBe(404);
+    const missing = await admin.delete(`${users}/age`);
+    expect([missing.status, missing.body.message]).toEqual([404, "Attribute 'age' not found on resource '__user'"]);
     const age = await admin.post(users, { key: 'age', type: 'number', description: 'Years' });
     expect(age.status).toBe(200);
     expect(age.body).toMatchObject({ key: 'age', type: 'number', description: 'Years', resource_key: '__user', built_in: false });

@@ -34,6 +34,14 @@ function findPart(resource: ResourceState, kind: 'Action' | 'Attribute', ref: st
   return { key, id: ids.get(key)! };
 }
 
+/** The resource of an attribute command; before the first user attribute, the user resource has none to find. */
+function attributeOwner(s: EnvState, resource: string, attribute: string): ResourceState {
+  if (resource === USER_RESOURCE && !s.resources.has(USER_RESOURCE)) {
+    throw new NotFoundError(`Attribute '${attribute}' not found on resource '${USER_RESOURCE}'`, { attribute, resource });
+  }
+  return findResource(s, resource);
+}
+
 function findGroup(resource: ResourceState, ref: string): { key: string; id: string; actions: string[] } {
   for (const [key, group] of resource.actionGroups) if (key === ref || group.id === ref) return { key, ...group };
   throw new NotFoundError(`Action group '${ref}' not found on resource '${resource.key}'`, { action_group: ref, resource: resource.key });
@@ -176,7 +184,7 @@ export function createAttribute(c: Cmd<'CreateAttribute'>, s: EnvState): EnvEven
 }
 
 export function updateAttribute(c: Cmd<'UpdateAttribute'>, s: EnvState): EnvEvent[] {
-  const resource = findResource(s, c.resource);
+  const resource = attributeOwner(s, c.resource, c.attribute);
   const attribute = findPart(resource, 'Attribute', c.attribute);
   const data: Extract<EnvEvent, { type: 'AttributeUpdated' }>['data'] = { resource: resource.key, ...attribute };
   if (c.attributeType !== undefined) data.type = c.attributeType;
@@ -185,7 +193,7 @@ export function updateAttribute(c: Cmd<'UpdateAttribute'>, s: EnvState): EnvEven
 }
 
 export function deleteAttribute(c: Cmd<'DeleteAttribute'>, s: EnvState): EnvEvent[] {
-  const resource = findResource(s, c.resource);
+  const resource = attributeOwner(s, c.resource, c.attribute);
   const attribute = findPart(resource, 'Attribute', c.attribute);
   return [{ type: 'AttributeDeleted', data: { resource: resource.key, ...attribute } }];
 }
