@@ -18,7 +18,7 @@ import { executeEnvCommand } from '../http/services';
 import { keySchema, type Pagination } from '../http/validation';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { asOfQuery } from '../time-travel/time-travel';
-import { attributeTypeSchema } from './resources';
+import { attributesOf, attributeTypeSchema } from './resources';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -103,7 +103,7 @@ const attributeKind: PartKind<ResourceDoc['attributes'][string]> = {
   segment: 'attributes',
   param: 'attribute_id',
   label: 'Attribute',
-  parts: (doc) => doc.attributes,
+  parts: attributesOf,
   present: presentAttribute,
 };
 const groupKind: PartKind<NonNullable<ResourceDoc['_action_groups']>[string]> = {
@@ -320,7 +320,7 @@ export function resourcePartRoutes(context: RouteContext): void {
     async (req, res, input) => {
       const reads = await readModelsAsOf(services, req, res);
       const doc = await reads.byKeyOrId(reads.resources, envOf(res).id, USER_RESOURCE);
-      const parts = doc ? Object.values(doc.attributes).sort((a, b) => a.key.localeCompare(b.key)) : [];
+      const parts = doc ? Object.values(attributesOf(doc)).sort((a, b) => a.key.localeCompare(b.key)) : [];
       res.json(
         pageOf(
           parts.map((p) => presentAttribute(doc!, p)),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attributeDefsOf } from '../../shared/domain/env/attributes';
 import type { ActionInput, AttributeInput } from '../../shared/domain/env/commands';
 import { attributeTypes, type EnvEvent } from '../../shared/events';
 import { NotFoundError } from '../../shared/errors';
@@ -64,16 +65,31 @@ const actionInputs = (actions: Record<string, z.infer<typeof actionBlock>>): Act
 const attributeInputs = (attributes: Record<string, z.infer<typeof attributeBlock>>): AttributeInput[] =>
   Object.entries(attributes).map(([key, a]) => ({ id: newId(), key, type: a.type, description: a.description ?? null }));
 
+/**
+ * A resource document's attributes as typed blocks. Documents projected before attributes were
+ * typed hold what the caller sent; they read as a rebuild from the log would project them
+ * (attributeDefsOf), so an upgrade without a rebuild answers the same.
+ */
+export function attributesOf(doc: ResourceDoc): ResourceDoc['attributes'] {
+  return Object.fromEntries(
+    attributeDefsOf(doc.id, doc.attributes).map((a) => {
+      const { created_at, updated_at } = doc.attributes[a.key] ?? {};
+      return [a.key, { ...a, ...(created_at ? { created_at } : {}), ...(updated_at ? { updated_at } : {}) }];
+    }),
+  );
+}
+
 /** ResourceRead: the document without its internal fields, parts as Permit's blocks. */
 export function presentResource(doc: ResourceDoc) {
-  const { _action_groups: _groups, actions, attributes, ...rest } = doc;
+  const { _action_groups: _groups, actions, attributes: _attributes, ...rest } = doc;
   return {
     ...rest,
+    description: doc.description ?? null,
     actions: Object.fromEntries(
       Object.entries(actions).map(([key, a]) => [key, { id: a.id, key: a.key, name: a.name, description: a.description }]),
     ),
     attributes: Object.fromEntries(
-      Object.entries(attributes).map(([key, a]) => [key, { id: a.id, key: a.key, type: a.type, description: a.description }]),
+      Object.entries(attributesOf(doc)).map(([key, a]) => [key, { id: a.id, key: a.key, type: a.type, description: a.description }]),
     ),
   };
 }
