@@ -121,11 +121,14 @@ export const resourceSchema = z
     urn: z.string().nullable(),
     actions: z.record(z.string(), action),
     attributes: z.record(z.string(), attributeBlock),
-    roles: json,
+    /** The resource's roles by key (ResourceRoleRead), as Permit's ResourceRead has them. */
+    get roles() {
+      return z.record(z.string(), resourceRoleSchema);
+    },
     relations: z.record(z.string(), z.strictObject({ resource_id: id, resource: keySchema })),
     action_groups: z.record(z.string(), z.array(z.string())),
   })
-  .meta({ id: 'Resource', description: 'A resource type with its actions' });
+  .meta({ id: 'Resource', description: 'A resource type with its actions, attributes, roles and relations' });
 
 const resourcePart = { ...envScoped, resource_id: id };
 export const resourceActionSchema = z

@@ -4,7 +4,7 @@ import type { ActionInput, AttributeInput } from '../../shared/domain/env/comman
 import { attributeTypes, type EnvEvent } from '../../shared/events';
 import { NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import type { ResourceDoc } from '../../shared/read-models/read-models';
+import type { ReadModels, ResourceDoc, RoleDoc } from '../../shared/read-models/read-models';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
@@ -79,11 +79,12 @@ export function attributesOf(doc: ResourceDoc): ResourceDoc['attributes'] {
   );
 }
 
-/** ResourceRead: the document without its internal fields, parts as Permit's blocks. */
-export function presentResource(doc: ResourceDoc) {
+/** ResourceRead: the document without its internal fields, parts as Permit's blocks, with its roles (ResourceRoleRead) by key. */
+export function presentResource(doc: ResourceDoc, roles: RoleDoc[] = []) {
   const { _action_groups: _groups, actions, attributes: _attributes, ...rest } = doc;
   return {
     ...rest,
+    roles: Object.fromEntries(roles.map((role) => [role.key, role])),
     description: doc.description ?? null,
     actions: Object.fromEntries(
       Object.entries(actions).map(([key, a]) => [key, { id: a.id, key: a.key, name: a.name, description: a.description }]),
@@ -101,6 +102,23 @@ function updatedId(events: EnvEvent[]): string {
   return updated.data.id;
 }
 
+/** The roles of these resources (one query), by resource key: ResourceRead carries them. */
+async function rolesOf(reads: ReadModels, environmentId: string, docs: ResourceDoc[]): Promise<Map<string, RoleDoc[]>> {
+  const byResource = new Map<string, RoleDoc[]>();
+  if (docs.length === 0) return byResource;
+  for (const role of await reads.resourceRoles.find({ environment_id: environmentId, resource: { $in: docs.map((d) => d.key) } })) {
+    const list = byResource.get(role.resource ?? '') ?? [];
+    list.push(role);
+    byResource.set(role.resource ?? '', list);
+  }
+  return byResource;
+}
+
+async function presentResources(reads: ReadModels, environmentId: string, docs: ResourceDoc[]) {
+  const roles = await rolesOf(reads, environmentId, docs);
+  return docs.map((doc) => presentResource(doc, roles.get(doc.key)));
+}
+
 /** Resource types and their actions: `/v2/schema/{proj_id}/{env_id}/resources`. */
 export function resourceRoutes(context: RouteContext): void {
   const { services } = context;
@@ -109,7 +127,7 @@ export function resourceRoutes(context: RouteContext): void {
   const answerResource = async (res: Parameters<Parameters<typeof route>[2]>[1], id: string) => {
     const doc = await rm.resources.get(id);
     if (!doc) throw new NotFoundError(`Resource '${id}' not found`);
-    res.json(presentResource(doc));
+    res.json((await presentResources(rm, doc.environment_id, [doc]))[0]);
   };
 
   route(
@@ -167,7 +185,10 @@ export function resourceRoutes(context: RouteContext): void {
     },
     async (req, res, input) => {
       const reads = await readModelsAsOf(services, req, res);
-      res.json(await listPage(reads.resources, { environment_id: envOf(res).id }, input.query(), presentResource));
+      const environmentId = envOf(res).id;
+      const page = await listPage(reads.resources, { environment_id: environmentId }, input.query());
+      if (Array.isArray(page)) res.json(await presentResources(reads, environmentId, page));
+      else res.json({ ...page, data: await presentResources(reads, environmentId, page.data) });
     },
   );
 
@@ -185,7 +206,7 @@ export function resourceRoutes(context: RouteContext): void {
       const reads = await readModelsAsOf(services, req, res);
       const resource = await reads.byKeyOrId(reads.resources, envOf(res).id, req.params.resource_id);
       if (!resource) throw new NotFoundError(`Resource '${req.params.resource_id}' not found`);
-      res.json(presentResource(resource));
+      res.json((await presentResources(reads, resource.environment_id, [resource]))[0]);
     },
   );
 

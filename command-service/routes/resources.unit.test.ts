@@ -48,7 +48,7 @@ describe('presentResource', () => {
       relations: {},
       action_groups: { all: ['read'] },
       _action_groups: {
-        all: { id: common.id, key: 'all', name: 'All', description: null, actions: ['read'], ...common },
+        all: { ...common, key: 'all', name: 'All', description: null, actions: ['read'] },
       },
     };
     const presented = presentResource(doc);

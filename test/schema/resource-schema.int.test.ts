@@ -84,6 +84,10 @@ describe('resource schema', () => {
       ['editor', 'Editor', null, ['read', 'edit']],
       ['viewer', 'viewer', 'Sees', ['read']],
     ]);
+    // ResourceRead carries its roles by key (ResourceRoleRead), on create, get and list.
+    expect(created.body.roles).toEqual(Object.fromEntries(roles.map((r) => [r.key, r])));
+    const listed = (await admin.get(`${SCHEMA}/resources`)).body as Array<{ key: string; roles: Record<string, unknown> }>;
+    expect(Object.keys(listed.find((r) => r.key === 'page')!.roles).sort()).toEqual(['editor', 'viewer']);
     expect((await admin.get(`${SCHEMA}/resources/page/relations/parent`)).body).toMatchObject({
       subject_resource: 'doc',
       object_resource: 'page',
