@@ -1,4 +1,4 @@
-import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
+import { DuplicateEntityError, InvalidRequestError, NotFoundError, RelationTypeMismatchError, TenantMismatchError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
@@ -42,7 +42,7 @@ function assignmentTarget(s: EnvState, c: { role: string; tenant: string | null;
   if (c.resourceInstance !== null) {
     const instance = findInstance(s, c.resourceInstance);
     if (c.tenant !== null && findTenant(s, c.tenant).key !== instance.tenant) {
-      throw new InvalidRequestError(
+      throw new TenantMismatchError(
         `Resource instance '${instanceRef(instance.resource, instance.key)}' is in tenant '${instance.tenant}', not in tenant '${c.tenant}'`,
       );
     }
@@ -103,7 +103,7 @@ function tupleTarget(s: EnvState, c: { subject: string; relation: string; object
   const relation = s.relations.get(relationKey(object.resource, c.relation));
   if (!relation) throw new NotFoundError(`Relation '${c.relation}' not found on resource '${object.resource}'`, { relation: c.relation });
   if (relation.subjectResource !== subject.resource) {
-    throw new InvalidRequestError(
+    throw new RelationTypeMismatchError(
       `Relation '${c.relation}' of resource '${object.resource}' takes subjects of type '${relation.subjectResource}', not '${subject.resource}'`,
     );
   }
@@ -113,12 +113,12 @@ function tupleTarget(s: EnvState, c: { subject: string; relation: string; object
 export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
   const { subject, object, relation } = tupleTarget(s, c);
   if (subject.tenant !== object.tenant) {
-    throw new InvalidRequestError(
+    throw new TenantMismatchError(
       `Subject '${instanceRef(subject.resource, subject.key)}' is in tenant '${subject.tenant}' but object '${instanceRef(object.resource, object.key)}' is in tenant '${object.tenant}'; both must be in the same tenant`,
     );
   }
   if (c.tenant !== null && findTenant(s, c.tenant).key !== subject.tenant) {
-    throw new InvalidRequestError(`The tuple's instances are in tenant '${subject.tenant}', not in tenant '${c.tenant}'`);
+    throw new TenantMismatchError(`The tuple's instances are in tenant '${subject.tenant}', not in tenant '${c.tenant}'`);
   }
   const tuple = {
     id: c.id,
