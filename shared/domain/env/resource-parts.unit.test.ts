@@ -173,4 +173,21 @@ describe('environment decider: resource parts', () => {
       .when({ type: 'UpdateAttribute', resource: 'r-doc', attribute: 'at-private', attributeType: 'string' })
       .then([{ type: 'AttributeUpdated', data: { resource: 'doc', id: 'at-private', key: 'private', type: 'string' } }]);
   });
+
+  it('the first user attribute creates the built-in user resource with its own event; later ones do not', () => {
+    const age = { id: 'at-age', key: 'age', type: 'number' as const, description: null };
+    const first = envDecider.decide({ type: 'CreateAttribute', resource: '__user', attribute: age }, envDecider.initialState());
+    expect(first.map((e) => e.type)).toEqual(['ResourceCreated', 'AttributeCreated']);
+    expect(first[0]!.data).toMatchObject({ key: '__user', name: 'User', actions: [], attributes: {} });
+    spec
+      .given(first)
+      .when({ type: 'CreateAttribute', resource: '__user', attribute: { ...age, id: 'at-country', key: 'country' } })
+      .then([
+        { type: 'AttributeCreated', data: { resource: '__user', id: 'at-country', key: 'country', type: 'number', description: null } },
+      ]);
+    spec
+      .given([])
+      .when({ type: 'DeleteAttribute', resource: '__user', attribute: 'age' })
+      .thenThrows(NotFoundError, /Attribute 'age'/);
+  });
 });
