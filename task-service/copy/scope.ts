@@ -101,6 +101,17 @@ interface Keep {
 const narrowing: Narrowing = {
   ResourceCreated: (d, keep) => (keep.resource(d.key) ? d : null),
   ResourceDeleted: (d, keep) => (keep.resource(d.key) ? d : null),
+  ResourceUpdated: (d, keep) => (keep.resource(d.key) ? d : null),
+  // Actions, attributes and action groups belong to their resource type: kept with it.
+  ActionCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
+  AttributeCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  AttributeUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  AttributeDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionGroupCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionGroupUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionGroupDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
   RoleCreated: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, permissions: permissionsKept(d, keep) } : null),
   RoleUpdated: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, permissions: permissionsKept(d, keep) } : null),
   RoleDerivationsReplaced: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, rules: d.rules.filter((r) => keep.rule(r)) } : null),
