@@ -17,6 +17,7 @@ import { assignmentRoutes } from './routes/assignments';
 import { instanceRoutes } from './routes/instances';
 import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
+import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
 import { roleRoutes } from './routes/roles';
 import type { RouteContext } from './routes/route-context';
@@ -107,6 +108,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
 
   orgRoutes(groups.root);
   resourceRoutes(groups.schema);
+  resourcePartRoutes(groups.schema);
   roleRoutes(groups.schema);
   relationRoutes(groups.schema);
   tenantAndUserRoutes(groups.facts);

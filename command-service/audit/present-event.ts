@@ -1,6 +1,7 @@
 import type { DomainEvent, EnvEvent, EventHandlers, OrgEvent, RecordedOf, TaskEvent } from '../../shared/events';
 import { dispatch, isEventOf } from '../../shared/events';
 import type { DerivationRule } from '../../shared/events';
+import { attributeDefsOf } from '../../shared/domain/env/attributes';
 import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
 
 /**
@@ -16,6 +17,10 @@ import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
  */
 export type PresentedData = Record<string, unknown>;
 
+/** Without the fields an update leaves unchanged (undefined). */
+const changed = (data: Record<string, unknown>): PresentedData =>
+  Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
+
 const rule = (r: DerivationRule) => ({ role: r.role, on_resource: r.onResource, linked_by_relation: r.relation });
 
 export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = {
@@ -24,10 +29,30 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     key: d.key,
     name: d.name,
     description: d.description,
+    urn: d.urn ?? null,
     actions: Object.fromEntries(d.actions.map((a) => [a.key, { name: a.name, description: a.description }])),
-    attributes: d.attributes,
+    attributes: Object.fromEntries(attributeDefsOf(d.id, d.attributes).map((a) => [a.key, { type: a.type, description: a.description }])),
   }),
   ResourceDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
+  // Updates show the fields they change only.
+  ResourceUpdated: (_, { data: d }) => changed({ id: d.id, key: d.key, name: d.name, description: d.description, urn: d.urn }),
+  ActionCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description }),
+  ActionUpdated: (_, { data: d }) => changed({ id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description }),
+  ActionDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
+  AttributeCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, type: d.type, description: d.description }),
+  AttributeUpdated: (_, { data: d }) => changed({ id: d.id, key: d.key, resource: d.resource, type: d.type, description: d.description }),
+  AttributeDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
+  ActionGroupCreated: (_, { data: d }) => ({
+    id: d.id,
+    key: d.key,
+    resource: d.resource,
+    name: d.name,
+    description: d.description,
+    actions: d.actions,
+  }),
+  ActionGroupUpdated: (_, { data: d }) =>
+    changed({ id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description, actions: d.actions }),
+  ActionGroupDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
   RoleCreated: (_, { data: d }) => ({
     id: d.id,
     key: d.key,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attributeTypes } from '../../shared/events';
 import { keySchema } from './validation';
 
 /**
@@ -122,21 +123,39 @@ export const apiKeyScopeSchema = z
   .strictObject({ organization_id: id, project_id: id.optional(), environment_id: id.optional() })
   .meta({ id: 'ApiKeyScope', description: "The calling key's scope: a project and environment only for keys bound to them" });
 
-const action = z.strictObject({ id, key: keySchema, name: z.string(), description: z.string() });
+/** null when none was given (objects created before descriptions could be null may hold ''). */
+const description = z.string().nullable();
+const attributeType = z.enum(attributeTypes);
+const action = z.strictObject({ id, key: keySchema, name: z.string(), description });
+const attributeBlock = z.strictObject({ id, key: z.string(), type: attributeType, description });
 export const resourceSchema = z
   .strictObject({
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     urn: z.string().nullable(),
     actions: z.record(z.string(), action),
-    attributes: json,
-    roles: json,
+    attributes: z.record(z.string(), attributeBlock),
+    /** The resource's roles by key (ResourceRoleRead), as Permit's ResourceRead has them. */
+    get roles() {
+      return z.record(z.string(), resourceRoleSchema);
+    },
     relations: z.record(z.string(), z.strictObject({ resource_id: id, resource: keySchema })),
     action_groups: z.record(z.string(), z.array(z.string())),
   })
-  .meta({ id: 'Resource', description: 'A resource type with its actions' });
+  .meta({ id: 'Resource', description: 'A resource type with its actions, attributes, roles and relations' });
+
+const resourcePart = { ...envScoped, resource_id: id };
+export const resourceActionSchema = z
+  .strictObject({ ...resourcePart, key: keySchema, name: z.string(), description, permission_name: z.string() })
+  .meta({ id: 'ResourceAction', description: 'An action of a resource type; `permission_name` is `resource:action`' });
+export const resourceAttributeSchema = z
+  .strictObject({ ...resourcePart, key: z.string(), type: attributeType, description, resource_key: keySchema, built_in: z.boolean() })
+  .meta({ id: 'ResourceAttribute', description: 'An attribute of a resource type (or of users)' });
+export const resourceActionGroupSchema = z
+  .strictObject({ ...resourcePart, key: keySchema, name: z.string(), description, actions: z.array(z.string()) })
+  .meta({ id: 'ResourceActionGroup', description: 'A named group of actions of a resource type' });
 
 export const derivedRoleRuleSchema = z
   .strictObject({
@@ -156,7 +175,7 @@ const roleFields = {
   ...envScoped,
   key: keySchema,
   name: z.string(),
-  description: z.string(),
+  description,
   permissions: z.array(z.string()),
   attributes: json,
   extends: z.array(z.string()),
@@ -174,7 +193,7 @@ export const relationSchema = z
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     subject_resource: keySchema,
     subject_resource_id: id,
     object_resource: keySchema,
@@ -187,7 +206,7 @@ export const tenantSchema = z
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     attributes: json,
     last_action_at: timestamp,
   })
@@ -273,6 +292,9 @@ export const projectListSchema = listOf(projectSchema, 'Project');
 export const environmentListSchema = listOf(environmentSchema, 'Environment');
 export const resourceListSchema = listOf(resourceSchema, 'Resource');
 export const roleListSchema = listOf(roleSchema, 'Role');
+export const resourceActionListSchema = listOf(resourceActionSchema, 'ResourceAction');
+export const resourceAttributeListSchema = listOf(resourceAttributeSchema, 'ResourceAttribute');
+export const resourceActionGroupListSchema = listOf(resourceActionGroupSchema, 'ResourceActionGroup');
 export const resourceRoleListSchema = listOf(resourceRoleSchema, 'ResourceRole');
 export const tenantListSchema = listOf(tenantSchema, 'Tenant');
 export const instanceListSchema = listOf(instanceSchema, 'ResourceInstance');

@@ -131,7 +131,7 @@ export function roleRoutes(context: RouteContext): void {
           resource,
           key: body.key,
           name: body.name,
-          description: body.description ?? '',
+          description: body.description ?? null,
           permissions: body.permissions,
           attributes: body.attributes ?? {},
           grantedTo: toRules(body.granted_to?.users_with_role ?? []),

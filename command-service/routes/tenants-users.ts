@@ -41,7 +41,7 @@ export function tenantAndUserRoutes(context: RouteContext): void {
         id,
         key: body.key,
         name: body.name,
-        description: body.description ?? '',
+        description: body.description ?? null,
         attributes: body.attributes ?? {},
       });
       res.json(await rm.tenants.get(id));

@@ -27,6 +27,18 @@ import { Yielder } from './yielder';
  */
 export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Promise<void>> = {
   ResourceCreated: 'ignored',
+  // Actions, attributes and groups change no holder of any role; a removed action leaves the
+  // roles that granted it through RoleUpdated, which checks read from the role documents.
+  ResourceUpdated: 'ignored',
+  ActionCreated: 'ignored',
+  ActionUpdated: 'ignored',
+  ActionDeleted: 'ignored',
+  AttributeCreated: 'ignored',
+  AttributeUpdated: 'ignored',
+  AttributeDeleted: 'ignored',
+  ActionGroupCreated: 'ignored',
+  ActionGroupUpdated: 'ignored',
+  ActionGroupDeleted: 'ignored',
   ResourceDeleted: onResourceDeleted,
   RoleCreated: 'ignored',
   RoleUpdated: 'ignored',

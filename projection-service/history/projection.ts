@@ -48,6 +48,17 @@ const roleName = (resource: string | null) => (resource === null ? 'roles' : 're
 export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Promise<void>> = {
   ResourceCreated: (s, { data }) => copy(s, 'resources', data.id),
   ResourceDeleted: (s, { data }) => copy(s, 'resources', data.id),
+  ResourceUpdated: (s, { data }) => copy(s, 'resources', data.id),
+  // A resource's parts live in its document.
+  ActionCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
+  AttributeCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  AttributeUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  AttributeDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionGroupCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionGroupUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionGroupDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
   RoleCreated: (s, { data }) => copy(s, roleName(data.resource), data.id),
   RoleUpdated: (s, { data }) => copy(s, roleName(data.resource), data.id),
   RoleDerivationsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),

@@ -19,6 +19,16 @@ interface FactsScope {
 /** Tenants, users, resource instances, role assignments and relationship tuples; the schema is the schema projection's. */
 export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promise<void>> = {
   ResourceCreated: 'ignored',
+  ResourceUpdated: 'ignored',
+  ActionCreated: 'ignored',
+  ActionUpdated: 'ignored',
+  ActionDeleted: 'ignored',
+  AttributeCreated: 'ignored',
+  AttributeUpdated: 'ignored',
+  AttributeDeleted: 'ignored',
+  ActionGroupCreated: 'ignored',
+  ActionGroupUpdated: 'ignored',
+  ActionGroupDeleted: 'ignored',
   // Only to forget the ids they remove (the schema projection maintains those documents).
   ResourceDeleted: forgetIds,
   RoleCreated: 'ignored',

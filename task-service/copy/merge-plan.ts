@@ -80,9 +80,21 @@ export function planMerge(input: MergeInput): MergePlan {
         key,
         name: r.name,
         description: r.description,
-        attributes: r.attributes,
+        urn: r.urn,
+        attributes: r.attributes.map((a) => ({ ...a, id: newId(a.id) })),
         actions: r.actions.map((a) => ({ ...a, id: newId(a.id) })),
       });
+      for (const g of r.actionGroups) {
+        run({
+          type: 'CreateActionGroup',
+          resource: key,
+          id: newId(g.id),
+          key: g.key,
+          name: g.name,
+          description: g.description,
+          actions: g.actions,
+        });
+      }
     }
   }
   for (const [key, r] of source.relations) {
@@ -112,7 +124,14 @@ export function planMerge(input: MergeInput): MergePlan {
         attributes: r.attributes,
       });
     } else if (existing.name !== r.name || existing.description !== r.description || !sameSet(existing.permissions, r.permissions)) {
-      run({ type: 'UpdateRole', resource: r.resource, role: r.key, name: r.name, description: r.description, permissions: r.permissions });
+      run({
+        type: 'UpdateRole',
+        resource: r.resource,
+        role: r.key,
+        name: r.name,
+        description: r.description ?? undefined,
+        permissions: r.permissions,
+      });
     }
   }
   for (const [key, r] of source.roles) {
@@ -184,7 +203,9 @@ export function findConflicts(source: EnvDefinitions, target: EnvDefinitions, sc
     (a, b) =>
       a.name === b.name &&
       a.description === b.description &&
-      sameJson(a.attributes, b.attributes) &&
+      a.urn === b.urn &&
+      sameJson(withoutIds(a.attributes), withoutIds(b.attributes)) &&
+      sameJson(withoutIds(a.actionGroups), withoutIds(b.actionGroups)) &&
       sameJson(
         sortBy(
           a.actions.map(({ key, name, description }) => ({ key, name, description })),
@@ -237,6 +258,9 @@ const sameSet = (a: string[], b: string[]) => {
   const right = new Set(b);
   return left.size === right.size && [...left].every((x) => right.has(x));
 };
+/** Parts compared by key and definition: their ids differ between environments. */
+const withoutIds = <T extends { id: string; key: string }>(parts: T[]) =>
+  Object.fromEntries(parts.map(({ id: _id, key, ...rest }) => [key, rest]));
 const sortBy = <T extends Record<K, string>, K extends string>(items: T[], key: K) =>
   [...items].sort((x, y) => x[key].localeCompare(y[key]));
 

@@ -311,6 +311,50 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${SCHEMA}/resources/gone`)).status).toBe(204);
   });
 
+  it('resource updates and resource parts: actions, attributes, action groups', async () => {
+    const sheet = `${SCHEMA}/resources/sheet`;
+    const created = await admin.post(`${SCHEMA}/resources`, {
+      key: 'sheet',
+      name: 'Sheet',
+      urn: 'urn:sheet',
+      actions: { read: {}, write: { name: 'Write' } },
+      attributes: { locked: { type: 'bool' } },
+      roles: { reader: { permissions: ['read'] } },
+      relations: { parent: 'sheet' },
+    });
+    expect(created.status).toBe(200);
+    expect((await admin.patch(sheet, { description: 'A sheet', actions: { share: {} } })).status).toBe(200);
+    expect(
+      (await admin.request('PUT', sheet, { name: 'Sheet', actions: { read: {}, share: {} }, attributes: { locked: { type: 'bool' } } }))
+        .status,
+    ).toBe(200);
+    for (const part of ['actions', 'attributes', 'action_groups']) {
+      expect((await admin.get(`${sheet}/${part}`)).status).toBe(200);
+      expect((await admin.get(`${sheet}/${part}?include_total_count=true&per_page=1`)).status).toBe(200);
+    }
+    expect((await admin.post(`${sheet}/actions`, { key: 'print', name: 'Print' })).status).toBe(200);
+    expect((await admin.get(`${sheet}/actions/print`)).status).toBe(200);
+    expect((await admin.patch(`${sheet}/actions/print`, { description: 'On paper' })).status).toBe(200);
+    expect((await admin.post(`${sheet}/attributes`, { key: 'pages', type: 'number' })).status).toBe(200);
+    expect((await admin.get(`${sheet}/attributes/pages`)).status).toBe(200);
+    expect((await admin.patch(`${sheet}/attributes/pages`, { description: 'How many' })).status).toBe(200);
+    expect((await admin.post(`${sheet}/action_groups`, { key: 'out', name: 'Out', actions: ['print', 'share'] })).status).toBe(200);
+    expect((await admin.get(`${sheet}/action_groups/out`)).status).toBe(200);
+    expect((await admin.patch(`${sheet}/action_groups/out`, { actions: ['print'] })).status).toBe(200);
+    expect((await admin.delete(`${sheet}/action_groups/out`)).status).toBe(204);
+    expect((await admin.delete(`${sheet}/attributes/pages`)).status).toBe(204);
+    expect((await admin.delete(`${sheet}/actions/print`)).status).toBe(204);
+    expect((await admin.post(`${sheet}/attributes`, { key: 'bad', type: 'date' })).status).toBe(422);
+    const users = `${SCHEMA}/users/attributes`;
+    expect((await admin.get(users)).status).toBe(200);
+    expect((await admin.post(users, { key: 'age', type: 'number' })).status).toBe(200);
+    expect((await admin.get(`${users}?include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${users}/age`)).status).toBe(200);
+    expect((await admin.patch(`${users}/age`, { description: 'Years' })).status).toBe(200);
+    expect((await admin.delete(`${users}/age`)).status).toBe(204);
+    expect((await admin.get(`${sheet}/actions/nope`)).status).toBe(404);
+  });
+
   it('API key management: list, get, rotate, the environment key, delete', async () => {
     expect((await admin.get('/v2/api-key')).status).toBe(200);
     const made = await admin.post('/v2/api-key', {

@@ -16,6 +16,8 @@ export class Cascade {
   private readonly roles = new Map<string, RoleState>();
   private readonly resources = new Map<string, ResourceState>();
   private readonly tenants = new Map<string, { id: string; key: string }>();
+  /** Actions removed from resources that stay: `${resource}:${action}` → the action's id. */
+  private readonly actions = new Map<string, { resource: string; key: string; id: string }>();
 
   constructor(private readonly state: EnvState) {}
 
@@ -66,6 +68,13 @@ export class Cascade {
     return this;
   }
 
+  /** One action of a resource that stays: roles granting it and groups holding it lose it. */
+  action(resource: ResourceState, key: string): this {
+    const id = resource.actions.get(key);
+    if (id !== undefined) this.actions.set(`${resource.key}:${key}`, { resource: resource.key, key, id });
+    return this;
+  }
+
   tenant(tenant: { id: string; key: string }): this {
     this.tenants.set(tenant.key, tenant);
     for (const instance of this.state.instances.values()) if (instance.tenant === tenant.key) this.instance(instance);
@@ -80,6 +89,11 @@ export class Cascade {
     return !this.relations.has(`${owner.resource ?? ''}#${rule.relation}`);
   }
 
+  private permissionSurvives(owner: string | null, permission: string): boolean {
+    if (owner !== null) return !this.actions.has(`${owner}:${permission}`);
+    return !this.resources.has(permission.split(':')[0] ?? '') && !this.actions.has(permission);
+  }
+
   events(): EnvEvent[] {
     const out: EnvEvent[] = [];
     for (const t of this.tuples.values()) out.push({ type: 'RelationshipTupleDeleted', data: { ...t } });
@@ -92,13 +106,19 @@ export class Cascade {
       // A deleted role leaves the `extends` of the roles that inherited from it.
       const parents = (role.extends ?? []).filter((p) => !this.roles.has(roleKey(role.resource, p)));
       if (parents.length !== (role.extends ?? []).length) out.push({ type: 'RoleExtendsReplaced', data: { ...ref, extends: parents } });
-      if (role.resource === null) {
-        // Top-level roles name `resource:action`; drop the permissions of a deleted resource.
-        const permissions = role.permissions.filter((p) => !this.resources.has(p.split(':')[0] ?? ''));
-        if (permissions.length !== role.permissions.length)
-          out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
+      // Top-level roles name `resource:action`, resource roles their resource's bare actions.
+      const permissions = role.permissions.filter((p) => this.permissionSurvives(role.resource, p));
+      if (permissions.length !== role.permissions.length)
+        out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
+    }
+    for (const resourceKey of new Set([...this.actions.values()].map((a) => a.resource))) {
+      for (const [key, group] of this.state.resources.get(resourceKey)?.actionGroups ?? []) {
+        const actions = group.actions.filter((a) => !this.actions.has(`${resourceKey}:${a}`));
+        if (actions.length !== group.actions.length)
+          out.push({ type: 'ActionGroupUpdated', data: { resource: resourceKey, id: group.id, key, actions } });
       }
     }
+    for (const a of this.actions.values()) out.push({ type: 'ActionDeleted', data: { resource: a.resource, id: a.id, key: a.key } });
     for (const i of this.instances.values())
       out.push({ type: 'ResourceInstanceDeleted', data: { id: i.id, key: i.key, resource: i.resource, tenant: i.tenant } });
     for (const r of this.relations.values())

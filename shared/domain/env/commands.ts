@@ -1,13 +1,39 @@
-import type { DerivationRule } from '../../events';
+import type { AttributeType, DerivationRule } from '../../events';
 
 /** A reference to an object by key or by id (every path id accepts either). */
 export type Ref = string;
 
 export interface ActionInput {
+  /** Used when the action is new; an existing action keeps its id. */
   id: string;
   key: string;
   name: string;
-  description: string;
+  description: string | null;
+}
+export interface AttributeInput {
+  /** Used when the attribute is new; an existing attribute keeps its id. */
+  id: string;
+  key: string;
+  type: AttributeType;
+  description: string | null;
+}
+/** A role created with its resource (POST /resources `roles`): its permissions are the resource's actions. */
+export interface InlineRoleInput {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  permissions: string[];
+  attributes: Record<string, unknown>;
+}
+/** A relation created with its (object) resource (POST /resources `relations`). */
+export interface InlineRelationInput {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  /** A resource key or id; the resource being created may name itself. */
+  subjectResource: Ref;
 }
 
 /** Commands on an environment stream. Ids of new objects and the clock arrive from outside (DESIGN §3). */
@@ -17,11 +43,47 @@ export type EnvCommand =
       id: string;
       key: string;
       name: string;
-      description: string;
+      description: string | null;
+      urn: string | null;
       actions: ActionInput[];
-      attributes: Record<string, unknown>;
+      attributes: AttributeInput[];
+      roles?: InlineRoleInput[];
+      relations?: InlineRelationInput[];
+    }
+  | {
+      /**
+       * PATCH (replace false): the fields given change; listed actions and attributes are
+       * created or updated, others stay. PUT (replace true): the resource becomes what is
+       * given; an omitted description or urn becomes null, unlisted actions and attributes
+       * are deleted (an action with what grants it, see Cascade.action).
+       */
+      type: 'UpdateResource';
+      resource: Ref;
+      replace: boolean;
+      name?: string;
+      description?: string | null;
+      urn?: string | null;
+      actions?: ActionInput[];
+      attributes?: AttributeInput[];
     }
   | { type: 'DeleteResource'; resource: Ref }
+  | { type: 'CreateAction'; resource: Ref; action: ActionInput }
+  | { type: 'UpdateAction'; resource: Ref; action: Ref; name?: string; description?: string | null }
+  | { type: 'DeleteAction'; resource: Ref; action: Ref }
+  | { type: 'CreateAttribute'; resource: Ref; attribute: AttributeInput }
+  | { type: 'UpdateAttribute'; resource: Ref; attribute: Ref; attributeType?: AttributeType; description?: string | null }
+  | { type: 'DeleteAttribute'; resource: Ref; attribute: Ref }
+  | {
+      type: 'CreateActionGroup';
+      resource: Ref;
+      id: string;
+      key: string;
+      name: string;
+      description: string | null;
+      actions: string[];
+    }
+  | { type: 'UpdateActionGroup'; resource: Ref; group: Ref; name?: string; description?: string | null; actions?: string[] }
+  | { type: 'DeleteActionGroup'; resource: Ref; group: Ref }
   | {
       type: 'CreateRole';
       id: string;
@@ -29,7 +91,7 @@ export type EnvCommand =
       resource: Ref | null;
       key: string;
       name: string;
-      description: string;
+      description: string | null;
       permissions: string[];
       attributes: Record<string, unknown>;
       grantedTo?: DerivationRule[];
@@ -59,9 +121,17 @@ export type EnvCommand =
   /** `noDirectRolesOnObject`: the rule's `when`, which sets the role's condition (Permit keeps one per role). */
   | { type: 'AddImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule; noDirectRolesOnObject?: boolean }
   | { type: 'RemoveImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
-  | { type: 'CreateRelation'; id: string; objectResource: Ref; key: string; name: string; description: string; subjectResource: Ref }
+  | {
+      type: 'CreateRelation';
+      id: string;
+      objectResource: Ref;
+      key: string;
+      name: string;
+      description: string | null;
+      subjectResource: Ref;
+    }
   | { type: 'DeleteRelation'; objectResource: Ref; relation: Ref }
-  | { type: 'CreateTenant'; id: string; key: string; name: string; description: string; attributes: Record<string, unknown> }
+  | { type: 'CreateTenant'; id: string; key: string; name: string; description: string | null; attributes: Record<string, unknown> }
   | { type: 'DeleteTenant'; tenant: Ref }
   | {
       type: 'CreateUser';

@@ -4,6 +4,7 @@ import type { EnvCommand } from './commands';
 import { bulk } from './bulk';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
+import * as parts from './resource-parts-decisions';
 import { evolveEnv } from './fold';
 import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
 
@@ -11,8 +12,28 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
   switch (command.type) {
     case 'CreateResource':
       return schema.createResource(command, state);
+    case 'UpdateResource':
+      return parts.updateResource(command, state);
     case 'DeleteResource':
       return schema.deleteResource(command, state);
+    case 'CreateAction':
+      return parts.createAction(command, state);
+    case 'UpdateAction':
+      return parts.updateAction(command, state);
+    case 'DeleteAction':
+      return parts.deleteAction(command, state);
+    case 'CreateAttribute':
+      return parts.createAttribute(command, state);
+    case 'UpdateAttribute':
+      return parts.updateAttribute(command, state);
+    case 'DeleteAttribute':
+      return parts.deleteAttribute(command, state);
+    case 'CreateActionGroup':
+      return parts.createActionGroup(command, state);
+    case 'UpdateActionGroup':
+      return parts.updateActionGroup(command, state);
+    case 'DeleteActionGroup':
+      return parts.deleteActionGroup(command, state);
     case 'CreateRole':
       return schema.createRole(command, state);
     case 'UpdateRole':

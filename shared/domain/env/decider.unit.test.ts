@@ -50,11 +50,20 @@ describe('environment decider: schema', () => {
   it('creates a resource type', () => {
     spec
       .given([])
-      .when({ type: 'CreateResource', id: 'r1', key: 'doc', name: 'Doc', description: '', actions: [action('read')], attributes: attrs })
+      .when({
+        type: 'CreateResource',
+        id: 'r1',
+        key: 'doc',
+        name: 'Doc',
+        description: '',
+        actions: [action('read')],
+        urn: null,
+        attributes: [],
+      })
       .then([
         {
           type: 'ResourceCreated',
-          data: { id: 'r1', key: 'doc', name: 'Doc', description: '', actions: [action('read')], attributes: attrs },
+          data: { id: 'r1', key: 'doc', name: 'Doc', description: '', urn: null, actions: [action('read')], attributes: attrs },
         },
       ]);
   });
@@ -62,7 +71,7 @@ describe('environment decider: schema', () => {
   it('refuses a duplicate resource key', () => {
     spec
       .given([folder])
-      .when({ type: 'CreateResource', id: 'r2', key: 'folder', name: 'F', description: '', actions: [], attributes: attrs })
+      .when({ type: 'CreateResource', id: 'r2', key: 'folder', name: 'F', description: '', actions: [], urn: null, attributes: [] })
       .thenThrows(DuplicateEntityError, /folder/);
   });
 

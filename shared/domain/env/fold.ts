@@ -1,5 +1,6 @@
 import type { EnvEvent, EventHandlers } from '../../events';
 import { dispatch } from '../../events';
+import { attributeDefsOf } from './attributes';
 import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey, type EnvState } from './state';
 
 /**
@@ -12,9 +13,77 @@ import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey,
  */
 export const envFold: EventHandlers<EnvEvent, EnvState> = {
   ResourceCreated(state, { data: d }) {
-    state.resources.set(d.key, { id: d.id, key: d.key, actions: new Set(d.actions.map((a) => a.key)) });
+    const attributes = attributeDefsOf(d.id, d.attributes);
+    state.resources.set(d.key, {
+      id: d.id,
+      key: d.key,
+      actions: new Map(d.actions.map((a) => [a.key, a.id])),
+      attributes: new Map(attributes.map((a) => [a.key, a.id])),
+      actionGroups: new Map(),
+    });
     state.ids.set(d.id, d.key);
-    state.details?.resources.set(d.key, { name: d.name, description: d.description, actions: d.actions, attributes: d.attributes });
+    state.details?.resources.set(d.key, {
+      name: d.name,
+      description: d.description,
+      urn: d.urn ?? null,
+      actions: d.actions.map((a) => ({ ...a })),
+      attributes,
+      actionGroups: [],
+    });
+  },
+  ResourceUpdated(state, { data: d }) {
+    const details = state.details?.resources.get(d.key);
+    if (!details) return;
+    if (d.name !== undefined) details.name = d.name;
+    if (d.description !== undefined) details.description = d.description;
+    if (d.urn !== undefined) details.urn = d.urn;
+  },
+  ActionCreated(state, { data: d }) {
+    state.resources.get(d.resource)?.actions.set(d.key, d.id);
+    state.details?.resources.get(d.resource)?.actions.push({ id: d.id, key: d.key, name: d.name, description: d.description });
+  },
+  ActionUpdated(state, { data: d }) {
+    const action = state.details?.resources.get(d.resource)?.actions.find((a) => a.key === d.key);
+    if (action && d.name !== undefined) action.name = d.name;
+    if (action && d.description !== undefined) action.description = d.description;
+  },
+  ActionDeleted(state, { data: d }) {
+    state.resources.get(d.resource)?.actions.delete(d.key);
+    const details = state.details?.resources.get(d.resource);
+    if (details) details.actions = details.actions.filter((a) => a.key !== d.key);
+  },
+  AttributeCreated(state, { data: d }) {
+    state.resources.get(d.resource)?.attributes.set(d.key, d.id);
+    state.details?.resources.get(d.resource)?.attributes.push({ id: d.id, key: d.key, type: d.type, description: d.description });
+  },
+  AttributeUpdated(state, { data: d }) {
+    const attribute = state.details?.resources.get(d.resource)?.attributes.find((a) => a.key === d.key);
+    if (attribute && d.type !== undefined) attribute.type = d.type;
+    if (attribute && d.description !== undefined) attribute.description = d.description;
+  },
+  AttributeDeleted(state, { data: d }) {
+    state.resources.get(d.resource)?.attributes.delete(d.key);
+    const details = state.details?.resources.get(d.resource);
+    if (details) details.attributes = details.attributes.filter((a) => a.key !== d.key);
+  },
+  ActionGroupCreated(state, { data: d }) {
+    state.resources.get(d.resource)?.actionGroups.set(d.key, { id: d.id, actions: [...d.actions] });
+    state.details?.resources
+      .get(d.resource)
+      ?.actionGroups.push({ id: d.id, key: d.key, name: d.name, description: d.description, actions: [...d.actions] });
+  },
+  ActionGroupUpdated(state, { data: d }) {
+    const group = state.resources.get(d.resource)?.actionGroups.get(d.key);
+    if (group && d.actions !== undefined) group.actions = [...d.actions];
+    const details = state.details?.resources.get(d.resource)?.actionGroups.find((g) => g.key === d.key);
+    if (details && d.name !== undefined) details.name = d.name;
+    if (details && d.description !== undefined) details.description = d.description;
+    if (details && d.actions !== undefined) details.actions = [...d.actions];
+  },
+  ActionGroupDeleted(state, { data: d }) {
+    state.resources.get(d.resource)?.actionGroups.delete(d.key);
+    const details = state.details?.resources.get(d.resource);
+    if (details) details.actionGroups = details.actionGroups.filter((g) => g.key !== d.key);
   },
   ResourceDeleted(state, { data: d }) {
     state.resources.delete(d.key);

@@ -2,22 +2,61 @@ import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../
 import type { DerivationRule, EnvEvent, EnvEventOf } from '../../events';
 import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
+import { attributesData } from './attributes';
 import { findRelation, findResource, findRole } from './lookup';
+import { checkUnique } from './resource-parts-decisions';
 import type { EnvState } from './state';
 import { relationKey, roleKey, ruleEquals } from './state';
 import { cycleThrough } from './role-hierarchy';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
+/**
+ * A resource with its actions and attributes, and the roles and relations
+ * given inline, in one decision: all of it or nothing. Inline roles grant
+ * actions of this resource; inline relations link a subject resource that
+ * exists (or this one) to it.
+ */
 export function createResource(c: Cmd<'CreateResource'>, s: EnvState): EnvEvent[] {
   if (s.resources.has(c.key)) throw new DuplicateEntityError(`Resource '${c.key}' already exists`);
-  const seen = new Set<string>();
-  for (const action of c.actions) {
-    if (seen.has(action.key)) throw new InvalidRequestError(`Action '${action.key}' is listed twice`);
-    seen.add(action.key);
+  checkUnique(
+    'Action',
+    c.actions.map((a) => a.key),
+  );
+  checkUnique(
+    'Attribute',
+    c.attributes.map((a) => a.key),
+  );
+  const actions = new Set(c.actions.map((a) => a.key));
+  const events: EnvEvent[] = [
+    {
+      type: 'ResourceCreated',
+      data: {
+        id: c.id,
+        key: c.key,
+        name: c.name,
+        description: c.description,
+        urn: c.urn,
+        actions: c.actions.map(({ id, key, name, description }) => ({ id, key, name, description })),
+        attributes: attributesData(c.attributes),
+      },
+    },
+  ];
+  for (const r of c.relations ?? []) {
+    const subjectResource = r.subjectResource === c.key || r.subjectResource === c.id ? c.key : findResource(s, r.subjectResource).key;
+    const data = { id: r.id, key: r.key, name: r.name, description: r.description, objectResource: c.key, subjectResource };
+    events.push({ type: 'RelationCreated', data });
   }
-  const { type: _type, ...data } = c;
-  return [{ type: 'ResourceCreated', data }];
+  for (const r of c.roles ?? []) {
+    for (const permission of r.permissions) {
+      if (!actions.has(permission)) {
+        throw new NotFoundError(`Action '${permission}' is not defined on resource '${c.key}'`, { action: permission, resource: c.key });
+      }
+    }
+    const data = { id: r.id, key: r.key, resource: c.key, name: r.name, description: r.description, attributes: r.attributes };
+    events.push({ type: 'RoleCreated', data: { ...data, permissions: [...new Set(r.permissions)] } });
+  }
+  return events;
 }
 
 export function deleteResource(c: Cmd<'DeleteResource'>, s: EnvState): EnvEvent[] {

@@ -23,7 +23,12 @@ export type { AssignmentState, TupleState } from './fact-sets';
 export interface ResourceState {
   id: string;
   key: string;
-  actions: Set<string>;
+  /** Action key → id. */
+  actions: Map<string, string>;
+  /** Attribute key → id. */
+  attributes: Map<string, string>;
+  /** Action group key → its id and action keys. */
+  actionGroups: Map<string, { id: string; actions: string[] }>;
 }
 export interface RoleState {
   id: string;
