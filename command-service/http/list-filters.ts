@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { Collection, Filter } from '../../shared/docstore/port';
+import type { Pagination } from './validation';
+
+/**
+ * List filters as Permit takes them: a filter may be repeated
+ * (`?role=a&role=b`), meaning any of the values; `search` is a
+ * case-insensitive substring of the fields each list names.
+ */
+
+/** One value or a repeated query parameter, as the list of its values. */
+export const repeatable = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+  .transform((v) => (Array.isArray(v) ? v : [v]))
+  .meta({ description: 'Repeat the parameter to match any of several values' });
+
+/** Adds `field` ∈ `values` to `filter` (equality for one value). */
+export function matchAny(filter: Filter, field: string, values: string[] | undefined): void {
+  if (!values) return;
+  filter[field] = values.length === 1 ? values[0]! : { $in: values };
+}
+
+/** Whether any of `fields` of `doc` holds `search` (case-insensitive). */
+export function searchMatches(doc: object, fields: readonly string[], search: string): boolean {
+  const needle = search.toLowerCase();
+  return fields.some((field) => {
+    const value = (doc as Record<string, unknown>)[field];
+    return typeof value === 'string' && value.toLowerCase().includes(needle);
+  });
+}
+
+/**
+ * A page of the documents matching `filter` and, when given, `search` over
+ * `fields`. The document store has no substring operator, so a search reads
+ * the filter's documents in batches and pages the matches here; without a
+ * search the store pages.
+ */
+export async function searchedPage<T extends { id: string }, R = T>(
+  collection: Collection<T>,
+  filter: Filter,
+  page: Pagination,
+  search: { text: string | undefined; fields: readonly string[] },
+  present: (doc: T) => R = (doc) => doc as unknown as R,
+): Promise<{ data: R[]; total_count: number; page_count: number }> {
+  const skip = (page.page - 1) * page.per_page;
+  if (search.text === undefined) {
+    const docs = await collection.find(filter, { skip, limit: page.per_page });
+    const total = await collection.count(filter);
+    return { data: docs.map(present), total_count: total, page_count: Math.ceil(total / page.per_page) };
+  }
+  const matches: T[] = [];
+  const BATCH = 1000;
+  for (let offset = 0; ; offset += BATCH) {
+    const batch = await collection.find(filter, { skip: offset, limit: BATCH });
+    for (const doc of batch) if (searchMatches(doc, search.fields, search.text)) matches.push(doc);
+    if (batch.length < BATCH) break;
+  }
+  return {
+    data: matches.slice(skip, skip + page.per_page).map(present),
+    total_count: matches.length,
+    page_count: Math.ceil(matches.length / page.per_page),
+  };
+}
+
+/** The paged object, or its bare array when the client did not ask for the total (Permit's list shapes). */
+export const shaped = <R>(paged: { data: R[]; total_count: number; page_count: number }, page: Pagination) =>
+  page.include_total_count ? paged : paged.data;
