@@ -65,3 +65,23 @@ export async function searchedPage<T extends { id: string }, R = T>(
 /** The paged object, or its bare array when the client did not ask for the total (Permit's list shapes). */
 export const shaped = <R>(paged: { data: R[]; total_count: number; page_count: number }, page: Pagination) =>
   page.include_total_count ? paged : paged.data;
+
+/** A page of the documents matching `filter`, each page turned into its answer by `present` (which may read more). */
+export async function presentedPage<T extends { id: string }, R>(
+  collection: Collection<T>,
+  filter: Filter,
+  page: Pagination,
+  present: (docs: T[]) => Promise<R[]>,
+): Promise<R[] | { data: R[]; total_count: number; page_count: number }> {
+  const docs = await collection.find(filter, { skip: (page.page - 1) * page.per_page, limit: page.per_page });
+  const data = await present(docs);
+  if (!page.include_total_count) return data;
+  const total = await collection.count(filter);
+  return { data, total_count: total, page_count: Math.ceil(total / page.per_page) };
+}
+
+/**
+ * `{$gte, $lt}` bounds of the refs of one resource type's instances (`type:` up
+ * to, not including, `type;`: `;` follows `:` in every engine's byte order).
+ */
+export const refsOfType = (resource: string) => ({ $gte: `${resource}:`, $lt: `${resource};` });

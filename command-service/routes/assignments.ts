@@ -4,7 +4,10 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
-import { assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
+import { assignmentDetailedListSchema, assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
+import { detailedAssignments } from '../http/detailed';
+import { matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
+import type { ReadModels } from '../../shared/read-models/read-models';
 import { executeEnvCommand } from '../http/services';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { route } from './route';
@@ -29,12 +32,35 @@ export const assignmentSchema = z
   })
   .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
 const assignmentListQuery = pastPaginationSchema.extend({
-  user: z.string().optional(),
-  role: z.string().optional(),
-  tenant: z.string().optional(),
-  resource_instance: z.string().optional(),
+  user: repeatable.optional(),
+  role: repeatable.optional(),
+  tenant: repeatable.optional(),
+  resource_instance: repeatable.optional(),
+  /** The resource type of the instances (tenant roles have none, so they never match). */
+  resource: repeatable.optional(),
   detailed: queryBoolean.optional(),
 });
+type AssignmentListQuery = z.infer<typeof assignmentListQuery>;
+
+/** The store filter of a role-assignment list query: repeated values mean any of them. */
+async function assignmentFilter(reads: ReadModels, env: string, query: AssignmentListQuery): Promise<Filter> {
+  const filter: Filter = { environment_id: env };
+  for (const field of ['user', 'role', 'tenant'] as const) matchAny(filter, field, query[field]);
+  const ofTypes = (ref: string) => query.resource!.some((type) => ref.startsWith(`${type}:`));
+  if (query.resource_instance) {
+    matchAny(filter, 'resource_instance', query.resource ? query.resource_instance.filter(ofTypes) : query.resource_instance);
+    if (query.resource && query.resource_instance.filter(ofTypes).length === 0) filter.resource_instance = { $in: [] };
+  } else if (query.resource?.length === 1) {
+    filter.resource_instance = refsOfType(query.resource[0]!);
+  } else if (query.resource) {
+    const instances = await reads.instances.find(
+      { environment_id: env, resource: { $in: query.resource } },
+      { fields: ['resource', 'key'] },
+    );
+    filter.resource_instance = { $in: instances.map((i) => `${i.resource}:${i.key}`) };
+  }
+  return filter;
+}
 
 /** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */
 export function assignmentRoutes(context: RouteContext): void {
@@ -58,6 +84,7 @@ export function assignmentRoutes(context: RouteContext): void {
         type: 'AssignRole',
         id,
         newUserId: newId(),
+        newInstanceId: newId(),
         user: body.user,
         role: body.role,
         tenant: body.tenant ?? null,
@@ -72,16 +99,37 @@ export function assignmentRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/role_assignments',
-      summary: 'List role assignments',
+      summary: 'List role assignments (detailed=true: with their objects embedded)',
       tag: 'Role assignments',
       query: assignmentListQuery,
-      response: assignmentListSchema,
+      response: z.union([assignmentListSchema, assignmentDetailedListSchema]),
     },
     async (req, res, input) => {
       const query = input.query();
-      const filter: Filter = { environment_id: envOf(res).id };
-      for (const field of ['user', 'role', 'tenant', 'resource_instance'] as const) if (query[field]) filter[field] = query[field];
-      res.json(await listPage((await readModelsAsOf(services, req, res)).assignments, filter, query, present));
+      const reads = await readModelsAsOf(services, req, res);
+      const env = envOf(res).id;
+      const filter = await assignmentFilter(reads, env, query);
+      if (!query.detailed) return void res.json(await listPage(reads.assignments, filter, query, present));
+      res.json(await presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs)));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/role_assignments/detailed',
+      summary: 'List role assignments with their user, role, tenant and instance embedded (as detailed=true)',
+      tag: 'Role assignments',
+      query: assignmentListQuery.omit({ detailed: true }),
+      response: assignmentDetailedListSchema,
+    },
+    async (req, res, input) => {
+      const query = input.query();
+      const reads = await readModelsAsOf(services, req, res);
+      const env = envOf(res).id;
+      const filter = await assignmentFilter(reads, env, query);
+      res.json(await presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs)));
     },
   );
 
