@@ -285,7 +285,10 @@ describe('real answers match the declared response schemas', () => {
   });
 
   it('users, tenants and instances: sync, updates, tenant users, user roles, detailed lists, their bulk forms', async () => {
-    const synced = await admin.request('PUT', `${FACTS}/users/sync1`, { key: 'sync1', role_assignments: [{ role: 'member', tenant: 'acme' }] });
+    const synced = await admin.request('PUT', `${FACTS}/users/sync1`, {
+      key: 'sync1',
+      role_assignments: [{ role: 'member', tenant: 'acme' }],
+    });
     expect(synced.status).toBe(201);
     expect((await admin.request('PUT', `${FACTS}/users/sync1`, { email: 's@example.com' })).status).toBe(200);
     expect((await admin.patch(`${FACTS}/users/sync1`, { first_name: 'Sync' })).status).toBe(200);
