@@ -95,6 +95,19 @@ describe('users (facts)', () => {
     expect(await allowed('del', 'read', { type: 'folder', key: 'docs' })).toBe(false);
     expect((await api.get(`${FACTS}/role_assignments?user=${encodeURIComponent('del|x')}`)).body).toHaveLength(1);
     expect((await api.delete(`${FACTS}/users/del`)).status).toBe(404);
+
+    // The audit log tells the cascade: each assignment's RoleUnassigned, then the UserDeleted, all found by the user.
+    const log = (await api.get('/v2/events/default/production?user=del&limit=100')).body.data as Array<{ type: string; data: any }>;
+    expect(log.map((e) => e.type)).toEqual(['UserCreated', 'RoleAssigned', 'RoleAssigned', 'RoleUnassigned', 'RoleUnassigned', 'UserDeleted']);
+    expect(log.at(-1)!.data).toEqual({ id: expect.any(String), key: 'del' });
+  });
+
+  it('the audit log shows an update with only the fields it changed', async () => {
+    const log = (await api.get('/v2/events/default/production?user=rae&type=UserUpdated')).body.data as Array<{ data: any }>;
+    expect(log.map((e) => e.data)).toEqual([
+      { id: expect.any(String), key: 'rae', first_name: 'Raymonde' },
+      { id: expect.any(String), key: 'rae', email: null, attributes: { level: 2 } },
+    ]);
   });
 
   it('assigns and unassigns through /users/{user_id}/roles; the user must exist', async () => {

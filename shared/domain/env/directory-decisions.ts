@@ -70,9 +70,12 @@ export function createUser(c: Cmd<'CreateUser'>, s: EnvState): EnvEvent[] {
  */
 export function replaceUser(c: Cmd<'ReplaceUser'>, s: EnvState): EnvEvent[] {
   const { type: _type, roleAssignments, ...data } = c;
-  const existing = s.users.get(c.key);
-  const first: EnvEvent = existing ? { type: 'UserUpdated', data: { ...data, id: existing.id } } : { type: 'UserCreated', data };
-  return withAssignments(s, [first], c.key, roleAssignments, true);
+  // The path names the user by key or by id; a new user takes it as its key.
+  const existing = s.users.get(c.key) ?? s.users.get(s.ids.get(c.key) ?? '');
+  const first: EnvEvent = existing
+    ? { type: 'UserUpdated', data: { ...data, id: existing.id, key: existing.key } }
+    : { type: 'UserCreated', data };
+  return withAssignments(s, [first], existing?.key ?? c.key, roleAssignments, true);
 }
 
 /** PATCH: only the fields given change. */
