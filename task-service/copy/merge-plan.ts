@@ -16,8 +16,8 @@ import type { CopyScope } from './scope';
  * - `overwrite`: a conflicting role is updated in place (deleted and created
  *   again if its attributes differ); any other conflicting object is deleted
  *   with what depends on it, as a DELETE request would, and created again as
- *   the source defines it. User profiles have no update command yet, so a
- *   differing user keeps the target's profile.
+ *   the source defines it. A differing user has its profile replaced by the
+ *   source's (UpdateUser), keeping its id and assignments.
  *
  * Every step is a command run through the environment decider against the
  * target's state, so the result obeys the same rules as API writes; a refused
@@ -126,7 +126,11 @@ export function planMerge(input: MergeInput): MergePlan {
     if (!target.tenants.has(key))
       run({ type: 'CreateTenant', id: newId(t.id), key, name: t.name, description: t.description, attributes: t.attributes });
   }
+  const differingUsers = new Set(conflicts.filter((c) => c.kind === 'user').map((c) => c.key));
   for (const [key, u] of source.users) {
+    // Overwrite: a differing profile is replaced in place (the user keeps its id and its assignments).
+    if (differingUsers.has(key) && target.users.has(key))
+      run({ type: 'UpdateUser', user: key, email: u.email, firstName: u.firstName, lastName: u.lastName, attributes: u.attributes });
     if (!target.users.has(key))
       run({
         type: 'CreateUser',

@@ -149,3 +149,22 @@ describe('sameJson', () => {
     expect(sameJson([1, 2], [2, 1])).toBe(false);
   });
 });
+
+describe('planning a copy: users', () => {
+  it('overwrite replaces a differing user profile in place, keeping its id and assignments', () => {
+    const renamed: EnvEvent = {
+      type: 'UserUpdated',
+      data: { id: 'alice-id', key: 'alice', email: 'alice@example.com', firstName: 'Alice', attributes: { level: 2 } },
+    };
+    const plan = planMerge(input([...policy, ...facts, renamed], [...policy, ...facts], { strategy: 'overwrite' }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.conflicts).toEqual([{ kind: 'user', key: 'alice' }]);
+    expect(plan.events).toEqual([
+      {
+        type: 'UserUpdated',
+        data: { id: 'alice-id', key: 'alice', email: 'alice@example.com', firstName: 'Alice', lastName: null, attributes: { level: 2 } },
+      },
+    ]);
+    expect(planMerge(input([...policy, ...facts, renamed], [...policy, ...facts])).ok).toBe(false);
+  });
+});
