@@ -3,7 +3,6 @@ import { NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { splitRef } from '../../shared/refs';
 import { envOf } from '../http/auth';
-import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { instanceDetailedListSchema, instanceListSchema, instanceSchema } from '../http/responses';
 import { boundedJson, keySchema, queryBoolean } from '../http/validation';

@@ -98,7 +98,14 @@ describe('users (facts)', () => {
 
     // The audit log tells the cascade: each assignment's RoleUnassigned, then the UserDeleted, all found by the user.
     const log = (await api.get('/v2/events/default/production?user=del&limit=100')).body.data as Array<{ type: string; data: any }>;
-    expect(log.map((e) => e.type)).toEqual(['UserCreated', 'RoleAssigned', 'RoleAssigned', 'RoleUnassigned', 'RoleUnassigned', 'UserDeleted']);
+    expect(log.map((e) => e.type)).toEqual([
+      'UserCreated',
+      'RoleAssigned',
+      'RoleAssigned',
+      'RoleUnassigned',
+      'RoleUnassigned',
+      'UserDeleted',
+    ]);
     expect(log.at(-1)!.data).toEqual({ id: expect.any(String), key: 'del' });
   });
 

@@ -367,8 +367,14 @@ describe('environment decider: users and tenants beyond creation', () => {
   it('removes a user from a tenant: its roles there only; none there is not found', () => {
     const onDocs = assigned('as-1', 'ann', { tenant: 'acme', resource: 'folder', instance: 'folder:docs' });
     const inGlobex = assigned('as-2', 'ann', { tenant: 'globex' });
-    spec.given([...given, onDocs, inGlobex]).when({ type: 'RemoveTenantUser', tenant: 'acme', user: 'ann' }).then([unassigned(onDocs)]);
-    spec.given([...given, inGlobex]).when({ type: 'RemoveTenantUser', tenant: 'acme', user: 'ann' }).thenThrows(NotFoundError, /no role in tenant 'acme'/);
+    spec
+      .given([...given, onDocs, inGlobex])
+      .when({ type: 'RemoveTenantUser', tenant: 'acme', user: 'ann' })
+      .then([unassigned(onDocs)]);
+    spec
+      .given([...given, inGlobex])
+      .when({ type: 'RemoveTenantUser', tenant: 'acme', user: 'ann' })
+      .thenThrows(NotFoundError, /no role in tenant 'acme'/);
   });
 
   it('updates only the fields given', () => {
@@ -380,6 +386,9 @@ describe('environment decider: users and tenants beyond creation', () => {
       .given(given)
       .when({ type: 'UpdateUser', user: 'ann', email: null })
       .then([{ type: 'UserUpdated', data: { id: 'u-ann', key: 'ann', email: null } }]);
-    spec.given(given).when({ type: 'UpdateUser', user: 'nobody' }).thenThrows(NotFoundError, /nobody/);
+    spec
+      .given(given)
+      .when({ type: 'UpdateUser', user: 'nobody' })
+      .thenThrows(NotFoundError, /nobody/);
   });
 });
