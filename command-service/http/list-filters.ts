@@ -31,19 +31,20 @@ export function searchMatches(doc: object, fields: readonly string[], search: st
 
 /**
  * A page of the documents matching `filter` and, when given, `search` over
- * `fields`. The document store has no substring operator, so a search reads
- * the filter's documents in batches and pages the matches here; without a
- * search the store pages.
+ * `fields` and `keep`. The document store has no substring operator (nor
+ * unbounded `$in` lists), so a search or a `keep` reads the filter's documents
+ * in batches and pages the matches here; with neither the store pages.
  */
 export async function searchedPage<T extends { id: string }, R = T>(
   collection: Collection<T>,
   filter: Filter,
   page: Pagination,
-  search: { text: string | undefined; fields: readonly string[] },
+  search: { text: string | undefined; fields: readonly string[]; keep?: (doc: T) => boolean },
   present: (doc: T) => R = (doc) => doc as unknown as R,
 ): Promise<{ data: R[]; total_count: number; page_count: number }> {
   const skip = (page.page - 1) * page.per_page;
-  if (search.text === undefined) {
+  const { text, fields, keep } = search;
+  if (text === undefined && keep === undefined) {
     const docs = await collection.find(filter, { skip, limit: page.per_page });
     const total = await collection.count(filter);
     return { data: docs.map(present), total_count: total, page_count: Math.ceil(total / page.per_page) };
@@ -52,7 +53,9 @@ export async function searchedPage<T extends { id: string }, R = T>(
   const BATCH = 1000;
   for (let offset = 0; ; offset += BATCH) {
     const batch = await collection.find(filter, { skip: offset, limit: BATCH });
-    for (const doc of batch) if (searchMatches(doc, search.fields, search.text)) matches.push(doc);
+    for (const doc of batch) {
+      if ((text === undefined || searchMatches(doc, fields, text)) && (keep === undefined || keep(doc))) matches.push(doc);
+    }
     if (batch.length < BATCH) break;
   }
   return {
@@ -60,6 +63,22 @@ export async function searchedPage<T extends { id: string }, R = T>(
     total_count: matches.length,
     page_count: Math.ceil(matches.length / page.per_page),
   };
+}
+
+/** Longest `$in` list a filter is given; a longer set of values is matched by `keep` (see searchedPage). */
+export const MAX_IN_VALUES = 500;
+
+/**
+ * `field` ∈ `values`: in the store's filter when the list is short, otherwise
+ * as a `keep` predicate (an engine takes only so many bound values).
+ */
+export function matchMany<T>(filter: Filter, field: string, values: string[]): ((doc: T) => boolean) | undefined {
+  if (values.length <= MAX_IN_VALUES) {
+    filter[field] = { $in: values };
+    return undefined;
+  }
+  const set = new Set(values);
+  return (doc) => set.has((doc as Record<string, unknown>)[field] as string);
 }
 
 /** The paged object, or its bare array when the client did not ask for the total (Permit's list shapes). */

@@ -6,8 +6,8 @@ import { listPage } from '../http/pagination';
 import { present } from '../http/present';
 import { assignmentDetailedListSchema, assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
 import { detailedAssignments } from '../http/detailed';
-import { matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
-import type { ReadModels } from '../../shared/read-models/read-models';
+import { matchAny, presentedPage, refsOfType, repeatable, searchedPage, shaped } from '../http/list-filters';
+import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-models';
 import { executeEnvCommand } from '../http/services';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { route } from './route';
@@ -42,24 +42,40 @@ const assignmentListQuery = pastPaginationSchema.extend({
 });
 type AssignmentListQuery = z.infer<typeof assignmentListQuery>;
 
-/** The store filter of a role-assignment list query: repeated values mean any of them. */
-async function assignmentFilter(reads: ReadModels, env: string, query: AssignmentListQuery): Promise<Filter> {
+/**
+ * The store filter of a role-assignment list query (repeated values mean any
+ * of them), and what the store cannot say: several resource types, matched on
+ * the instance ref's prefix.
+ */
+function assignmentFilter(env: string, query: AssignmentListQuery): { filter: Filter; keep?: (a: AssignmentDoc) => boolean } {
   const filter: Filter = { environment_id: env };
   for (const field of ['user', 'role', 'tenant'] as const) matchAny(filter, field, query[field]);
-  const ofTypes = (ref: string) => query.resource!.some((type) => ref.startsWith(`${type}:`));
-  if (query.resource_instance) {
-    matchAny(filter, 'resource_instance', query.resource ? query.resource_instance.filter(ofTypes) : query.resource_instance);
-    if (query.resource && query.resource_instance.filter(ofTypes).length === 0) filter.resource_instance = { $in: [] };
-  } else if (query.resource?.length === 1) {
-    filter.resource_instance = refsOfType(query.resource[0]!);
-  } else if (query.resource) {
-    const instances = await reads.instances.find(
-      { environment_id: env, resource: { $in: query.resource } },
-      { fields: ['resource', 'key'] },
-    );
-    filter.resource_instance = { $in: instances.map((i) => `${i.resource}:${i.key}`) };
+  const types = query.resource;
+  if (!types) {
+    matchAny(filter, 'resource_instance', query.resource_instance);
+    return { filter };
   }
-  return filter;
+  const ofTypes = (ref: string | null) => ref !== null && types.some((type) => ref.startsWith(`${type}:`));
+  if (query.resource_instance) {
+    const refs = query.resource_instance.filter(ofTypes);
+    filter.resource_instance = { $in: refs };
+    return { filter };
+  }
+  if (types.length === 1) {
+    filter.resource_instance = refsOfType(types[0]!);
+    return { filter };
+  }
+  return { filter, keep: (a) => ofTypes(a.resource_instance) };
+}
+
+/** A page of role assignments, as RoleAssignmentRead or (detailed) RoleAssignmentDetailedRead. */
+async function assignmentPage(reads: ReadModels, env: string, query: AssignmentListQuery, detailed: boolean) {
+  const { filter, keep } = assignmentFilter(env, query);
+  if (keep === undefined && !detailed) return listPage(reads.assignments, filter, query, present);
+  if (keep === undefined) return presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs));
+  const paged = await searchedPage(reads.assignments, filter, query, { text: undefined, fields: [], keep });
+  const data: object[] = detailed ? await detailedAssignments(reads, env, paged.data) : paged.data.map(present);
+  return shaped({ ...paged, data }, query);
 }
 
 /** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */
@@ -108,9 +124,7 @@ export function assignmentRoutes(context: RouteContext): void {
       const query = input.query();
       const reads = await readModelsAsOf(services, req, res);
       const env = envOf(res).id;
-      const filter = await assignmentFilter(reads, env, query);
-      if (!query.detailed) return void res.json(await listPage(reads.assignments, filter, query, present));
-      res.json(await presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs)));
+      res.json(await assignmentPage(reads, env, query, query.detailed ?? false));
     },
   );
 
@@ -128,8 +142,7 @@ export function assignmentRoutes(context: RouteContext): void {
       const query = input.query();
       const reads = await readModelsAsOf(services, req, res);
       const env = envOf(res).id;
-      const filter = await assignmentFilter(reads, env, query);
-      res.json(await presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs)));
+      res.json(await assignmentPage(reads, env, query, true));
     },
   );
 

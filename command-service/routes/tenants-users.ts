@@ -5,9 +5,9 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { tenantListSchema, tenantSchema, userPageSchema, userSchema } from '../http/responses';
-import { matchAny, repeatable, searchedPage, shaped } from '../http/list-filters';
+import { matchAny, matchMany, repeatable, searchedPage, shaped } from '../http/list-filters';
 import type { Filter } from '../../shared/docstore/port';
-import type { ReadModels } from '../../shared/read-models/read-models';
+import type { ReadModels, UserDoc } from '../../shared/read-models/read-models';
 import { inlineAssignments, userCreateSchema } from './users';
 import { boundedJson, keySchema } from '../http/validation';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
@@ -124,8 +124,9 @@ export function tenantAndUserRoutes(context: RouteContext): void {
       const env = envOf(res).id;
       const tenant = await reads.byKeyOrId(reads.tenants, env, req.params.tenant_id);
       if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
-      const filter: Filter = { environment_id: env, key: { $in: await usersWithRole(reads, env, tenant.key, query.role) } };
-      res.json(await searchedPage(reads.users, filter, query, { text: query.search, fields: USER_SEARCH_FIELDS }));
+      const filter: Filter = { environment_id: env };
+      const keep = matchMany<UserDoc>(filter, 'key', await usersWithRole(reads, env, tenant.key, query.role));
+      res.json(await searchedPage(reads.users, filter, query, { text: query.search, fields: USER_SEARCH_FIELDS, keep }));
     },
   );
 
@@ -205,8 +206,8 @@ export function tenantAndUserRoutes(context: RouteContext): void {
       const reads = await readModelsAsOf(services, req, res);
       const env = envOf(res).id;
       const filter: Filter = { environment_id: env };
-      if (query.role) filter.key = { $in: await usersWithRole(reads, env, undefined, query.role) };
-      res.json(await searchedPage(reads.users, filter, query, { text: query.search, fields: USER_SEARCH_FIELDS }));
+      const keep = query.role ? matchMany<UserDoc>(filter, 'key', await usersWithRole(reads, env, undefined, query.role)) : undefined;
+      res.json(await searchedPage(reads.users, filter, query, { text: query.search, fields: USER_SEARCH_FIELDS, keep }));
     },
   );
 

@@ -157,6 +157,21 @@ describe('users (facts)', () => {
     expect((await api.get(`${FACTS}/users/b2`)).status).toBe(404);
   });
 
+  it('lists users by a role more users hold than a filter takes values, paging the matches', async () => {
+    await api.post(`${SCHEMA}/roles`, { key: 'crowd', name: 'Crowd', permissions: [] });
+    const many = Array.from({ length: 620 }, (_, i) => ({ key: `crowd-${i}`, role_assignments: [{ role: 'crowd', tenant: 'acme' }] }));
+    expect((await api.post(`${FACTS}/bulk/users`, { operations: many })).status).toBe(200);
+    const last = (await api.get(`${FACTS}/users?role=crowd&per_page=100&page=7`)).body;
+    expect(last.total_count).toBe(620);
+    expect(last.page_count).toBe(7);
+    expect(last.data).toHaveLength(20);
+    const tenantPage = (await api.get(`${FACTS}/tenants/acme/users?role=crowd&search=crowd-61`)).body;
+    expect(tenantPage.data.map((u: { key: string }) => u.key).sort()).toEqual([
+      'crowd-61',
+      ...Array.from({ length: 10 }, (_, i) => `crowd-61${i}`),
+    ]);
+  });
+
   it('lists users by search (key, email, names) and by any of several roles', async () => {
     await api.post(`${FACTS}/users`, { key: 'zed', email: 'Zed@Example.com', first_name: 'Zedekiah' });
     await api.post(`${FACTS}/users`, { key: 'yan', last_name: 'Example-Yan' });
