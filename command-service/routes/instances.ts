@@ -81,14 +81,22 @@ export function instanceRoutes(context: RouteContext): void {
     },
     async (req, res, input) => {
       const query = input.query();
-      const env = envOf(res).id;
-      const filter: Filter = { environment_id: env };
-      matchAny(filter, 'resource', query.resource);
-      matchAny(filter, 'tenant', query.tenant);
-      const reads = await readModelsAsOf(services, req, res);
-      const paged = await searchedPage(reads.instances, filter, query, { text: query.search, fields: ['key'] });
-      const data = query.detailed ? await detailedInstances(reads, env, paged.data) : paged.data;
-      res.json(shaped({ ...paged, data }, query));
+      res.json(await instancePage(await readModelsAsOf(services, req, res), envOf(res).id, query, query.detailed ?? false));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/resource_instances/detailed',
+      summary: 'List resource instances with their relationships (as detailed=true)',
+      tag: 'Resource instances',
+      query: instanceListQuery.omit({ detailed: true }),
+      response: instanceDetailedListSchema,
+    },
+    async (req, res, input) => {
+      res.json(await instancePage(await readModelsAsOf(services, req, res), envOf(res).id, input.query(), true));
     },
   );
 
@@ -143,4 +151,13 @@ export function instanceRoutes(context: RouteContext): void {
       res.status(204).end();
     },
   );
+}
+
+async function instancePage(reads: ReadModels, env: string, query: Omit<z.infer<typeof instanceListQuery>, 'detailed'>, detailed: boolean) {
+  const filter: Filter = { environment_id: env };
+  matchAny(filter, 'resource', query.resource);
+  matchAny(filter, 'tenant', query.tenant);
+  const paged = await searchedPage(reads.instances, filter, query, { text: query.search, fields: ['key'] });
+  const data: object[] = detailed ? await detailedInstances(reads, env, paged.data) : paged.data;
+  return shaped({ ...paged, data }, query);
 }

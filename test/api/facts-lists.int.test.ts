@@ -89,6 +89,7 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
     const detailed = (await api.get(`${FACTS}/resource_instances?search=docs&detailed=true`)).body;
     expect(detailed).toHaveLength(1);
     expect(detailed[0].relationships.map((t: { object: string }) => t.object)).toEqual(['file:readme']);
+    expect((await api.get(`${FACTS}/resource_instances/detailed?search=docs`)).body).toEqual(detailed);
   });
 
   it('filters role assignments by any of several values and by resource type; detailed embeds the objects', async () => {

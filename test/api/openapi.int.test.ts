@@ -300,6 +300,7 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${FACTS}/users/sync1`)).status).toBe(204);
     expect((await admin.patch(`${FACTS}/resource_instances/file:readme`, { attributes: { a: 1 } })).status).toBe(200);
     expect((await admin.get(`${FACTS}/resource_instances?detailed=true&include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/resource_instances/detailed`)).status).toBe(200);
     expect((await admin.get(`${FACTS}/role_assignments?detailed=true`)).status).toBe(200);
     expect((await admin.get(`${FACTS}/role_assignments/detailed?include_total_count=true`)).status).toBe(200);
     expect((await admin.get(`${FACTS}/relationship_tuples?detailed=true`)).status).toBe(200);
