@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isUuid } from '../../shared/ids';
 import type { Collection, Filter } from '../../shared/docstore/port';
 import type { Pagination } from './validation';
 
@@ -104,3 +105,24 @@ export async function presentedPage<T extends { id: string }, R>(
  * to, not including, `type;`: `;` follows `:` in every engine's byte order).
  */
 export const refsOfType = (resource: string) => ({ $gte: `${resource}:`, $lt: `${resource};` });
+
+/**
+ * Filter values as the documents hold them: a value that is an object's id
+ * (a UUID) becomes its key (`type:key` for an instance), as Permit's filters
+ * take either. An id that names nothing stays, and matches nothing.
+ */
+export async function keysOf(
+  values: string[] | undefined,
+  byId: (id: string) => Promise<{ key: string; resource?: string; environment_id?: string } | null>,
+  env: string,
+): Promise<string[] | undefined> {
+  if (!values) return undefined;
+  return Promise.all(
+    values.map(async (value) => {
+      if (!isUuid(value)) return value;
+      const doc = await byId(value);
+      if (!doc || doc.environment_id !== env) return value;
+      return doc.resource === undefined ? doc.key : `${doc.resource}:${doc.key}`;
+    }),
+  );
+}

@@ -6,7 +6,7 @@ import { listPage } from '../http/pagination';
 import { present } from '../http/present';
 import { assignmentDetailedListSchema, assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
 import { detailedAssignments } from '../http/detailed';
-import { matchAny, presentedPage, refsOfType, repeatable, searchedPage, shaped } from '../http/list-filters';
+import { keysOf, matchAny, presentedPage, refsOfType, repeatable, searchedPage, shaped } from '../http/list-filters';
 import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-models';
 import { executeEnvCommand } from '../http/services';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
@@ -69,7 +69,13 @@ function assignmentFilter(env: string, query: AssignmentListQuery): { filter: Fi
 }
 
 /** A page of role assignments, as RoleAssignmentRead or (detailed) RoleAssignmentDetailedRead. */
-async function assignmentPage(reads: ReadModels, env: string, query: AssignmentListQuery, detailed: boolean) {
+async function assignmentPage(reads: ReadModels, env: string, asked: AssignmentListQuery, detailed: boolean) {
+  const query = {
+    ...asked,
+    user: await keysOf(asked.user, (id) => reads.users.get(id), env),
+    tenant: await keysOf(asked.tenant, (id) => reads.tenants.get(id), env),
+    resource_instance: await keysOf(asked.resource_instance, (id) => reads.instances.get(id), env),
+  };
   const { filter, keep } = assignmentFilter(env, query);
   if (keep === undefined && !detailed) return listPage(reads.assignments, filter, query, present);
   if (keep === undefined) return presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs));

@@ -7,7 +7,8 @@ import { executeEnvCommand } from '../http/services';
 import { tupleDetailedListSchema, tupleListSchema, tupleSchema } from '../http/responses';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { detailedTuples } from '../http/detailed';
-import { matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
+import { keysOf, matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
+import type { ReadModels } from '../../shared/read-models/read-models';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -96,11 +97,11 @@ export function tupleRoutes(context: RouteContext): void {
       response: z.union([tupleListSchema, tupleDetailedListSchema]),
     },
     async (req, res, input) => {
-      const query = input.query();
       const env = envOf(res).id;
+      const reads = await readModelsAsOf(services, req, res);
+      const query = await tupleQueryKeys(reads, env, input.query());
       const filter = tupleFilter(env, query);
       noneIfEmpty(filter, query);
-      const reads = await readModelsAsOf(services, req, res);
       if (!query.detailed) return void res.json(await listPage(reads.tuples, filter, query));
       res.json(await presentedPage(reads.tuples, filter, query, (docs) => detailedTuples(reads, env, docs)));
     },
@@ -117,11 +118,11 @@ export function tupleRoutes(context: RouteContext): void {
       response: tupleDetailedListSchema,
     },
     async (req, res, input) => {
-      const query = input.query();
       const env = envOf(res).id;
+      const reads = await readModelsAsOf(services, req, res);
+      const query = await tupleQueryKeys(reads, env, input.query());
       const filter = tupleFilter(env, query);
       noneIfEmpty(filter, query);
-      const reads = await readModelsAsOf(services, req, res);
       res.json(await presentedPage(reads.tuples, filter, query, (docs) => detailedTuples(reads, env, docs)));
     },
   );
@@ -153,4 +154,18 @@ export function tupleRoutes(context: RouteContext): void {
 function noneIfEmpty(filter: Filter, query: z.infer<typeof tupleListQuery>): void {
   if (query.subject && query.subject_type && !only(query.subject, query.subject_type)) filter.subject = { $in: [] };
   if (query.object && query.object_type && !only(query.object, query.object_type)) filter.object = { $in: [] };
+}
+
+/** Subjects, objects and tenants named by id, as the tuples hold them (`type:key`, key). */
+async function tupleQueryKeys<Q extends { subject?: string[]; object?: string[]; tenant?: string[] }>(
+  reads: ReadModels,
+  env: string,
+  query: Q,
+): Promise<Q> {
+  return {
+    ...query,
+    subject: await keysOf(query.subject, (id) => reads.instances.get(id), env),
+    object: await keysOf(query.object, (id) => reads.instances.get(id), env),
+    tenant: await keysOf(query.tenant, (id) => reads.tenants.get(id), env),
+  };
 }

@@ -102,6 +102,11 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
     expect(await users('resource=folder&resource=file')).toEqual(['alice', 'rita', 'sid']);
     expect(await users('resource=folder&resource_instance=file:report')).toEqual([]);
     expect(await users('role=member&role=editor&user=rita')).toEqual(['rita']);
+    // Ids work as keys do.
+    const rita = (await api.get(`${FACTS}/users/rita`)).body.id as string;
+    const docs = (await api.get(`${FACTS}/resource_instances/folder:docs`)).body.id as string;
+    expect(await users(`user=${rita}&resource_instance=${docs}`)).toEqual(['rita']);
+    expect(await users(`resource_instance=${docs}&resource_instance=file:report`)).toEqual(['alice', 'rita', 'sid']);
 
     const detailed = (await api.get(`${FACTS}/role_assignments?user=rita&detailed=true&include_total_count=true`)).body;
     expect(detailed.total_count).toBe(2);
@@ -126,6 +131,8 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
     expect(await objects('tenant=globex')).toEqual(['file:report']);
     expect(await objects('object_type=file&subject_type=folder')).toEqual(['file:readme', 'file:report']);
     expect(await objects('object_type=folder')).toEqual([]);
+    const archive = (await api.get(`${FACTS}/resource_instances/folder:archive`)).body.id as string;
+    expect(await objects(`subject=${archive}`)).toEqual(['file:report']);
     const detailed = (await api.get(`${FACTS}/relationship_tuples/detailed?object=file:report`)).body;
     expect(detailed[0]).toMatchObject({
       subject_details: { key: 'archive', resource: 'folder', tenant: 'globex' },
