@@ -258,13 +258,16 @@ export const environmentListSchema = listOf(environmentSchema, 'Environment');
 export const resourceListSchema = listOf(resourceSchema, 'Resource');
 export const roleListSchema = listOf(roleSchema, 'Role');
 export const resourceRoleListSchema = listOf(resourceRoleSchema, 'ResourceRole');
-export const relationListSchema = listOf(relationSchema, 'Relation');
 export const tenantListSchema = listOf(tenantSchema, 'Tenant');
 export const instanceListSchema = listOf(instanceSchema, 'ResourceInstance');
 export const assignmentListSchema = listOf(assignmentSchema, 'RoleAssignment');
 export const tupleListSchema = listOf(tupleSchema, 'RelationshipTuple');
 /** Users are always listed with their count. */
 export const userPageSchema = z.strictObject({ data: z.array(userSchema), total_count: count, page_count: count }).meta({ id: 'UserPage' });
+/** So are a resource type's relations: Permit answers a page there (`PaginatedResultRelationRead`, which the Python SDK requires). */
+export const relationPageSchema = z
+  .strictObject({ data: z.array(relationSchema), total_count: count, page_count: count })
+  .meta({ id: 'RelationPage' });
 
 /** How many items a bulk write applied (all of them, or it was refused). */
 export const bulkCountSchema = (field: string) => z.strictObject({ [field]: count });
@@ -332,16 +335,12 @@ export const userPermissionsAnswerSchema = z
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'UserPermissions' });
+/** Permit's AuthorizedUsersResult at the top level, as its PDP answers; `next_cursor` is ours. */
 export const authorizedUsersAnswerSchema = z
   .strictObject({
-    result: z.strictObject({
-      resource: z.string(),
-      tenant: z.string(),
-      users: z.record(
-        z.string(),
-        z.array(z.strictObject({ user: z.string(), tenant: z.string(), resource: z.string(), role: z.string() })),
-      ),
-    }),
+    resource: z.string(),
+    tenant: z.string(),
+    users: z.record(z.string(), z.array(z.strictObject({ user: z.string(), tenant: z.string(), resource: z.string(), role: z.string() }))),
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'AuthorizedUsers' });

@@ -23,12 +23,41 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, location: 
   const result = schema.safeParse(value ?? (location === 'body' ? undefined : {}));
   if (result.success) return result.data;
   throw new ValidationError(
-    result.error.issues.map((issue) => ({
-      loc: [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-      msg: issue.message,
-      type: issue.code,
-    })),
+    result.error.issues.flatMap((issue) => {
+      const loc = [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+      // One entry per field that is not taken, named in its `loc`, as Permit's API (pydantic) reports it.
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => ({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
+      }
+      return [{ loc, msg: issue.message, type: issue.code }];
+    }),
   );
+}
+
+/**
+ * The schema with its top-level object closed: a field it does not declare is
+ * refused (422 naming it), never accepted and dropped. Schemas that are not a
+ * plain object (arrays, unions, pipes) are returned as they are; their objects
+ * close themselves where it matters.
+ */
+export function refusingUndeclaredFields<S extends z.ZodType | undefined>(schema: S): S {
+  if (!(schema instanceof z.ZodObject)) return schema;
+  // The closed copy keeps what the document says of the schema (e.g. `anyOf`), but not its
+  // component id, which stays with the open original wherever else it is used.
+  const { id: _id, ...meta } = schema.meta() ?? {};
+  return schema.strict().meta(meta) as unknown as S;
+}
+
+/**
+ * The names a query schema declares, as a closed object that takes any value:
+ * checked before the route runs, so a parameter the route does not declare is
+ * refused by name even where the handler reads only some of its query (values
+ * are still validated where they are read, keeping each route's order of
+ * checks). A route that declares no query takes no parameters.
+ */
+export function declaredQueryNames(query: z.ZodType | undefined): z.ZodType {
+  const names = query instanceof z.ZodObject ? Object.keys(query.shape) : [];
+  return z.strictObject(Object.fromEntries(names.map((name) => [name, z.unknown().optional()])));
 }
 
 /**

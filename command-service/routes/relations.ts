@@ -4,7 +4,7 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { relationListSchema, relationSchema } from '../http/responses';
+import { relationPageSchema, relationSchema } from '../http/responses';
 import { keySchema } from '../http/validation';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
@@ -61,16 +61,17 @@ export function relationRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/resources/{resource_id}/relations',
-      summary: 'List the relations of a resource type',
+      summary: 'List the relations of a resource type ({data, total_count, page_count})',
       tag: 'Relations',
       query: pastPaginationSchema,
-      response: relationListSchema,
+      response: relationPageSchema,
     },
     async (req, res, input) => {
       const env = envOf(res).id;
       const reads = await readModelsAsOf(services, req, res);
       const filter = { environment_id: env, object_resource: await objectResource(env, req.params.resource_id, reads) };
-      res.json(await listPage(reads.relations, filter, input.query()));
+      // Always a page, as Permit answers (like users): its Python SDK parses nothing else.
+      res.json(await listPage(reads.relations, filter, { ...input.query(), include_total_count: true }));
     },
   );
 

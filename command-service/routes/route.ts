@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Operation } from '../http/openapi';
 import { expressPath } from '../http/path-template';
 import { labelRoute } from '../http/request-metrics';
-import { parse } from '../http/validation';
+import { declaredQueryNames, parse, refusingUndeclaredFields } from '../http/validation';
 import type { RouteContext } from './route-context';
 
 type Schema = z.ZodType | undefined;
@@ -58,10 +58,15 @@ export function route<Path extends string, Body extends Schema = undefined, Quer
   handler: RouteHandler<Path, Body, Query>,
 ): void {
   const template = `${base}${declaration.path}`;
-  api.add({ ...declaration, path: template });
+  const body = refusingUndeclaredFields(declaration.body);
+  const query = refusingUndeclaredFields(declaration.query);
+  const queryNames = declaredQueryNames(query);
+  api.add({ ...declaration, body, query, path: template });
   router[declaration.method](expressPath(declaration.path), (req, res) => {
     labelRoute(res, template);
-    return handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, declaration));
+    // Never accept and drop: a query parameter the route does not declare is refused before it runs.
+    parse(queryNames, req.query, 'query');
+    return handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, { body, query }));
   });
 }
 

@@ -66,6 +66,9 @@ describe('/user-permissions and /authorized_users', () => {
   it('filters by tenant, resource type and listed resources', async () => {
     const byTenant = await s.api.post('/user-permissions', { user: 'alice', tenants: ['globex'] });
     expect(Object.keys(byTenant.body.result.permissions)).toEqual(['document:elsewhere']);
+    // Permit's Python SDK sends null for each filter it was not given: null is no filter.
+    const withNulls = await s.api.post('/user-permissions', { user: 'alice', tenants: ['globex'], resources: null, resource_types: null });
+    expect(withNulls.body).toEqual(byTenant.body);
     const byType = await s.api.post('/user-permissions', { user: 'alice', resource_types: ['folder'] });
     expect(byType.body.result.permissions).toEqual({
       '__tenant:acme': { permissions: ['folder:read'], roles: ['reader'], tenant: { key: 'acme', attributes: {} } },
@@ -98,14 +101,14 @@ describe('/user-permissions and /authorized_users', () => {
       limit: 4,
     });
     expect(pages.length).toBeGreaterThanOrEqual(4);
-    for (const page of pages) expect(Object.keys(page.result.users).length).toBeLessThanOrEqual(4);
-    const users = Object.assign({}, ...pages.map((p) => p.result.users));
-    const keys = pages.flatMap((p) => Object.keys(p.result.users));
+    for (const page of pages) expect(Object.keys(page.users).length).toBeLessThanOrEqual(4);
+    const users = Object.assign({}, ...pages.map((p) => p.users));
+    const keys = pages.flatMap((p) => Object.keys(p.users));
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys.sort()).toEqual(
       ['alice', 'reader-a', 'reader-b', ...Array.from({ length: 12 }, (_, i) => `viewer${String(i).padStart(2, '0')}`)].sort(),
     );
-    expect(pages[0].result).toMatchObject({ resource: 'document:doc03', tenant: 'acme' });
+    expect(pages[0]).toMatchObject({ resource: 'document:doc03', tenant: 'acme' });
     expect(users.alice).toEqual(
       expect.arrayContaining([
         { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' },
@@ -119,16 +122,15 @@ describe('/user-permissions and /authorized_users', () => {
 
   it('lists only the roles that permit the action', async () => {
     const r = await s.api.post('/authorized_users', { action: 'write', resource: `${docs[3]}` });
+    // Permit's PDP answers AuthorizedUsersResult itself (the Python SDK parses the body as one); `next_cursor` is ours.
     expect(r.body).toEqual({
-      result: {
-        resource: 'document:doc03',
-        tenant: 'acme',
-        users: { alice: [{ user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' }] },
-      },
+      resource: 'document:doc03',
+      tenant: 'acme',
+      users: { alice: [{ user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' }] },
       next_cursor: null,
     });
     const typeLevel = await s.api.post('/authorized_users', { action: 'read', resource: { type: 'document', tenant: 'acme' } });
-    expect(typeLevel.body.result.resource).toBe('document:*');
-    expect(Object.keys(typeLevel.body.result.users).sort()).toEqual(['alice', 'reader-a', 'reader-b', 'viewer05']);
+    expect(typeLevel.body.resource).toBe('document:*');
+    expect(Object.keys(typeLevel.body.users).sort()).toEqual(['alice', 'reader-a', 'reader-b', 'viewer05']);
   });
 });

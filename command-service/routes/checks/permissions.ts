@@ -10,8 +10,9 @@ import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
  * `POST /user-permissions` (what a user may do, per instance and tenant) and
  * `POST /authorized_users` (who may do an action on a resource). Both page by
  * cursor: the answer carries `next_cursor` (null on the last page), and the
- * next page is asked with the same body plus `cursor`. Results are wrapped in
- * `result` as Permit's PDP does, which the SDK's getUserPermissions unwraps.
+ * next page is asked with the same body plus `cursor`. As Permit's PDP answers
+ * them: user permissions wrapped in `result` (the SDKs' getUserPermissions
+ * unwrap it), authorized users not (the Python SDK parses the body itself).
  */
 export function permissionRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
@@ -50,7 +51,7 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       body: authorizedUsersSchema,
       response: authorizedUsersAnswerSchema,
       readOnly: true,
-      summary: 'Users who may do an action on a resource: {result: {resource, tenant, users}, next_cursor}; as_of answers as of then',
+      summary: 'Users who may do an action on a resource: {resource, tenant, users, next_cursor}; as_of answers as of then',
     },
     async (_req, res, input) => {
       const body = input.body();
@@ -60,7 +61,9 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
         asOf === undefined
           ? await atOnePosition(services, res, () => queries.authorizedUsers(env.id, request))
           : await (await queriesAsOf(services, res, env, asOf, ['body', 'as_of'])).authorizedUsers(env.id, request);
-      res.json({ result, next_cursor });
+      // Unwrapped, as Permit's PDP answers it (it unwraps OPA's `result`): the Python SDK parses the body as
+      // AuthorizedUsersResult. `next_cursor` is our addition beside it (the SDK's model ignores unknown fields).
+      res.json({ ...result, next_cursor });
     },
   );
 }

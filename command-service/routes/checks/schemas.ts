@@ -48,11 +48,14 @@ export const explainQuery = z.object({ explain: queryBoolean.optional() }).exten
 
 const keyList = z.array(z.string().min(1)).max(1000);
 
+/** Permit's Python SDK sends `null` for a filter it was not given (the Node SDK leaves it out): both mean "no filter". */
+const optionalKeyList = keyList.nullish().transform((keys) => keys ?? undefined);
+
 export const userPermissionsSchema = z.object({
   user: userSchema,
-  tenants: keyList.optional(),
-  resources: keyList.optional(),
-  resource_types: keyList.optional(),
+  tenants: optionalKeyList,
+  resources: optionalKeyList,
+  resource_types: optionalKeyList,
   context: boundedJson.optional(),
   as_of: asOfSchema.optional(),
   /** `next_cursor` of the previous page. */

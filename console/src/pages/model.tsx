@@ -14,7 +14,9 @@ const PER_PAGE = 100;
 async function allPages<T>(api: Api, path: string, max: number, signal: AbortSignal): Promise<{ items: T[]; more: boolean }> {
   const items: T[] = [];
   for (let page = 1; items.length < max; page++) {
-    const batch = await api.get<T[]>(path, { page, per_page: PER_PAGE }, signal);
+    // Most lists are arrays; a resource type's relations come as a page, as Permit answers them.
+    const body = await api.get<T[] | { data: T[] }>(path, { page, per_page: PER_PAGE }, signal);
+    const batch = Array.isArray(body) ? body : body.data;
     items.push(...batch);
     if (batch.length < PER_PAGE) return { items, more: false };
   }

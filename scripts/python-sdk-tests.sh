@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Runs the official Python SDK (`permit` from PyPI) against the service: pytest over test/sdk/python
+# (CI runs it after `npm test`).
+#
+#   scripts/python-sdk-tests.sh                          # all the family tests
+#   scripts/python-sdk-tests.sh -- -k tenants -x         # more pytest options after --
+#
+# 1. a Python virtualenv with the pins of test/sdk/python/requirements.txt, cached in
+#    .cache/python-sdk-venv (gitignored; rebuilt when that file changes);
+# 2. `npm run build` when dist/main.js is missing or older than a source file, then the one-process
+#    service (`node dist/main.js`, embedded engines) on a fresh DATA_DIR and a free loopback port;
+#    waits for /readyz;
+# 3. the organisation admin key from $DATA_DIR/admin-api-key, and an environment key minted with it
+#    for default/production;
+# 4. `pytest test/sdk/python` with PERMIT_TEST_URL, PERMIT_TEST_ENV_KEY, PERMIT_TEST_ORG_KEY,
+#    PERMIT_TEST_PROJECT and PERMIT_TEST_ENVIRONMENT set (test/sdk/python/conftest.py reads them);
+# 5. stops the service whatever happens. Exit code: pytest's (or non-zero if a step failed).
+#
+# Environment: PYSDK_LOG_DIR (default .cache/python-sdk-report: the service log), PYSDK_LOG_LEVEL
+# (the service's LOG_LEVEL, default warn).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+
+requirements=$repo/test/sdk/python/requirements.txt
+venv=$repo/.cache/python-sdk-venv
+log_dir=${PYSDK_LOG_DIR:-$repo/.cache/python-sdk-report}
+started=$SECONDS
+step() { echo "[python-sdk $((SECONDS - started))s] $*" >&2; }
+
+pytest_args=()
+if [[ "${1:-}" == "--" ]]; then
+  shift
+  pytest_args=("$@")
+fi
+
+pins=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [[ "$(cat "$venv/.pinned" 2>/dev/null)" != "$pins" ]]; then
+  step "installing $(grep -E '^(permit|pytest)' "$requirements" | tr '\n' ' ')into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  echo "$pins" >"$venv/.pinned"
+fi
+
+# Rebuild only when a source of the build is newer than its output: the family tests are run often
+# while the service changes, and a stale dist/ would test yesterday's code.
+needs_build() {
+  [[ ! -f dist/main.js ]] && return 0
+  [[ -n "$(find main.ts app command-service projection-service task-service shared console package.json tsconfig.json tsconfig.build.json \
+    -newer dist/main.js -type f -print -quit 2>/dev/null)" ]]
+}
+if needs_build; then
+  step "building dist/"
+  npm run build --silent
+fi
+
+data_dir=$(mktemp -d "${TMPDIR:-/tmp}/rebac-pysdk.XXXXXX")
+mkdir -p "$log_dir"
+service_log=$log_dir/service.log
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+url=http://127.0.0.1:$port
+service_pid=
+
+stop_service() {
+  local rc=$?
+  if [[ -n "$service_pid" ]] && kill -0 "$service_pid" 2>/dev/null; then
+    step "stopping the service (pid $service_pid)"
+    kill -TERM "$service_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      kill -0 "$service_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$service_pid" 2>/dev/null || true
+    wait "$service_pid" 2>/dev/null || true
+  fi
+  if [[ $rc -ne 0 && -f "$service_log" ]]; then
+    echo "--- errors in the service log ($service_log):" >&2
+    grep -E '"level":(50|60)' "$service_log" | tail -n 20 >&2 || true
+  fi
+  rm -rf "$data_dir"
+  step "done (exit $rc)"
+  exit "$rc"
+}
+trap stop_service EXIT
+trap 'exit 130' INT TERM
+
+step "starting the service on $url (DATA_DIR $data_dir)"
+PORT=$port HOST=127.0.0.1 DATA_DIR=$data_dir LOG_LEVEL=${PYSDK_LOG_LEVEL:-warn} node dist/main.js >"$service_log" 2>&1 &
+service_pid=$!
+
+for _ in $(seq 1 300); do
+  if curl -sf "$url/readyz" >/dev/null 2>&1; then break; fi
+  kill -0 "$service_pid" 2>/dev/null || { cat "$service_log" >&2; echo "the service exited" >&2; exit 1; }
+  sleep 0.1
+done
+curl -sf "$url/readyz" >/dev/null || { echo "the service did not become ready" >&2; exit 1; }
+
+project=default
+environment=production
+org_key=$(tr -d "\n" <"$data_dir/admin-api-key")
+env_key=$(curl -sf -X POST "$url/v2/api-key" -H "Authorization: Bearer $org_key" -H 'content-type: application/json' \
+  -d "{\"project_id\":\"$project\",\"environment_id\":\"$environment\",\"object_type\":\"env\",\"name\":\"python-sdk-tests\"}" |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])')
+
+step "pytest test/sdk/python against $url ($project/$environment)"
+set +e
+# No __pycache__ or .pytest_cache left in the tree.
+PYTHONDONTWRITEBYTECODE=1 PERMIT_TEST_URL=$url PERMIT_TEST_ORG_KEY=$org_key PERMIT_TEST_ENV_KEY=$env_key \
+  PERMIT_TEST_PROJECT=$project PERMIT_TEST_ENVIRONMENT=$environment \
+  "$venv/bin/python" -m pytest "$repo/test/sdk/python" -p no:cacheprovider "${pytest_args[@]}"
+pytest_rc=$?
+set -e
+
+if [[ $pytest_rc -eq 0 ]]; then verdict=passed; else verdict="FAILED (pytest exit $pytest_rc)"; fi
+echo "== Python SDK tests ($(grep -E '^permit==' "$requirements")): $verdict (service log: $service_log)"
+exit "$pytest_rc"
