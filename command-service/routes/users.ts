@@ -24,10 +24,11 @@ export const userRoleSchema = z
   .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
 
 const userKey = z.string().min(1).max(256);
+/** `null` as absent: Permit's models declare them optional, and its Python SDK may send a null. */
 const userProfile = {
-  email: z.string().optional(),
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
+  email: z.string().nullable().optional(),
+  first_name: z.string().nullable().optional(),
+  last_name: z.string().nullable().optional(),
   attributes: boundedJson.optional(),
   role_assignments: z.array(userRoleSchema).max(100).optional(),
 };

@@ -173,6 +173,14 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
     });
     expect(check.body.allow).toBe(true);
 
+    // Without a tenant, a missing instance joins the existing one's tenant (Permit: the tenant is needed only when neither exists).
+    const joined = await api.post(`${FACTS}/relationship_tuples`, { subject: 'folder:new', relation: 'parent', object: 'file:sibling' });
+    expect(joined.status).toBe(200);
+    expect((await api.get(`${FACTS}/resource_instances/file:sibling`)).body.tenant).toBe('globex');
+    expect((await api.post(`${FACTS}/relationship_tuples`, { subject: 'folder:x1', relation: 'parent', object: 'file:x2' })).status).toBe(
+      404,
+    );
+
     const bulk = await api.post(`${FACTS}/relationship_tuples/bulk`, {
       operations: [{ subject: 'folder:b1', relation: 'parent', object: 'file:b2', tenant: 'acme' }],
     });

@@ -126,11 +126,12 @@ function tupleTarget(
   c: { subject: string; relation: string; object: string; tenant?: string | null; newSubjectId?: string; newObjectId?: string },
   created: EnvEvent[] = [],
 ) {
-  const subject = parseInstanceRef(s, c.subject, 'subject', c.tenant ?? null, c.newSubjectId, created);
+  // Permit: the tenant is needed only when neither instance exists; otherwise a missing one joins the other's tenant.
+  const known = (ref: string) => s.instances.get(ref) ?? s.instances.get(s.ids.get(ref) ?? '');
+  const tenant = c.tenant ?? (known(c.subject) ?? known(c.object))?.tenant ?? null;
+  const subject = parseInstanceRef(s, c.subject, 'subject', tenant, c.newSubjectId, created);
   const object =
-    c.object === c.subject && created.length > 0
-      ? subject
-      : parseInstanceRef(s, c.object, 'object', c.tenant ?? null, c.newObjectId, created);
+    c.object === c.subject && created.length > 0 ? subject : parseInstanceRef(s, c.object, 'object', tenant, c.newObjectId, created);
   const relation = s.relations.get(relationKey(object.resource, c.relation));
   if (!relation) throw new NotFoundError(`Relation '${c.relation}' not found on resource '${object.resource}'`, { relation: c.relation });
   if (relation.subjectResource !== subject.resource) {
