@@ -48,7 +48,8 @@ async def test_user_roles_and_bulk_users(permit: Permit, unique_key) -> None:
     assigned = await permit.api.users.assign_role({"user": ann, "role": "viewer", "resource_instance": f"{s.folder}:docs"})
     assert (assigned.user, assigned.role, assigned.resource_instance) == (ann, "viewer", f"{s.folder}:docs")
     assert await permit.check(ann, "read", on(s, s.folder, "docs")) is True
-    await permit.api.users.unassign_role({"user": ann, "role": "viewer", "resource_instance": f"{s.folder}:docs"})
+    # The Python SDK's RoleAssignmentRemove requires the tenant.
+    await permit.api.users.unassign_role({"user": ann, "role": "viewer", "resource_instance": f"{s.folder}:docs", "tenant": s.tenant})
     assert await permit.check(ann, "read", on(s, s.folder, "docs")) is False
 
     await permit.api.users.bulk_create(
@@ -104,7 +105,9 @@ async def test_instance_update_and_assignment_filters(permit: Permit, unique_key
     assert sorted(a.user for a in both) == sorted([ann, bob])
     on_files = await permit.api.role_assignments.list(user_key=[ann, bob], resource_key=s.file)
     assert [a.user for a in on_files] == [bob]
-    await permit.api.role_assignments.bulk_unassign([{"user": ann, "role": "viewer", "resource_instance": f"{s.folder}:docs"}])
+    await permit.api.role_assignments.bulk_unassign(
+        [{"user": ann, "role": "viewer", "resource_instance": f"{s.folder}:docs", "tenant": s.tenant}]
+    )
     assert await permit.api.role_assignments.list(user_key=ann) == []
 
 
