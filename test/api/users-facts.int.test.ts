@@ -77,6 +77,9 @@ describe('users (facts)', () => {
       attributes: { level: 2 },
     });
     expect((await api.patch(`${FACTS}/users/nobody`, { email: 'x' })).status).toBe(404);
+    const unknown = await api.patch(`${FACTS}/users/rae`, { roles: [] });
+    expect(unknown.status).toBe(422);
+    expect(JSON.stringify(unknown.body)).toContain('roles');
   });
 
   it('DELETE removes the user with its assignments, and its grants with them', async () => {
