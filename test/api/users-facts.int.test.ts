@@ -91,8 +91,16 @@ describe('users (facts)', () => {
     // A user whose key starts like this one's keeps its assignments.
     await api.post(`${FACTS}/role_assignments`, { user: 'del|x', role: 'member', tenant: 'acme' });
 
-    expect((await api.delete(`${FACTS}/users/del`)).status).toBe(204);
+    const deleted = await api.delete(`${FACTS}/users/del`);
+    expect(deleted.status).toBe(204);
     expect((await api.get(`${FACTS}/users/del`)).status).toBe(404);
+    // As of just before the delete's three events (two RoleUnassigned, UserDeleted), the user and its assignments are there.
+    const position = Number(deleted.headers.get('x-event-position')) - 3;
+    expect((await api.get(`${FACTS}/users/del?as_of=${position}`)).body).toMatchObject({
+      key: 'del',
+      roles: [{ role: 'member', tenant: 'acme' }],
+    });
+    expect((await api.get(`${FACTS}/role_assignments?user=del&as_of=${position}`)).body).toHaveLength(2);
     expect(await assignmentsOf('del')).toEqual([]);
     expect(await allowed('del', 'write', { type: 'file', key: 'readme' })).toBe(false);
     expect(await allowed('del', 'read', { type: 'folder', key: 'docs' })).toBe(false);
