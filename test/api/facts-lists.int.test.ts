@@ -18,6 +18,9 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
   it('PATCH changes a tenant’s fields given; search finds tenants by key or name', async () => {
     const patched = await api.patch(`${FACTS}/tenants/globex`, { description: 'The other one', attributes: { tier: 'gold' } });
     expect(patched.status).toBe(200);
+    // The version before the update is kept (as_of reads).
+    const before = Number(patched.headers.get('x-event-position')) - 1;
+    expect((await api.get(`${FACTS}/tenants/globex?as_of=${before}`)).body).toMatchObject({ description: '', attributes: {} });
     expect(patched.body).toMatchObject({ key: 'globex', name: 'Globex Corp', description: 'The other one', attributes: { tier: 'gold' } });
     expect((await api.patch(`${FACTS}/tenants/nowhere`, { name: 'x' })).status).toBe(404);
     expect(sorted((await api.get(`${FACTS}/tenants?search=CORP`)).body)).toEqual(['globex']);
@@ -72,6 +75,10 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
   it('PATCH replaces an instance’s attributes; search and repeated filters list instances', async () => {
     const patched = await api.patch(`${FACTS}/resource_instances/file:readme`, { attributes: { secret: true } });
     expect(patched.status).toBe(200);
+    const before = Number(patched.headers.get('x-event-position')) - 1;
+    expect((await api.get(`${FACTS}/resource_instances/file:readme?as_of=${before}`)).body.attributes).toEqual({});
+    // No attributes: nothing changes, nothing is appended.
+    expect((await api.patch(`${FACTS}/resource_instances/file:readme`, {})).body.attributes).toEqual({ secret: true });
     expect(patched.body).toMatchObject({ key: 'readme', attributes: { secret: true } });
     expect((await api.get(`${FACTS}/resource_instances/file:readme`)).body.attributes).toEqual({ secret: true });
     expect((await api.patch(`${FACTS}/resource_instances/file:none`, { attributes: {} })).status).toBe(404);
