@@ -42,6 +42,7 @@ export async function searchedPage<T extends { id: string }, R = T>(
   page: Pagination,
   search: { text: string | undefined; fields: readonly string[]; keep?: (doc: T) => boolean },
   present: (doc: T) => R = (doc) => doc as unknown as R,
+  batchSize = 1000,
 ): Promise<{ data: R[]; total_count: number; page_count: number }> {
   const skip = (page.page - 1) * page.per_page;
   const { text, fields, keep } = search;
@@ -51,13 +52,17 @@ export async function searchedPage<T extends { id: string }, R = T>(
     return { data: docs.map(present), total_count: total, page_count: Math.ceil(total / page.per_page) };
   }
   const matches: T[] = [];
-  const BATCH = 1000;
-  for (let offset = 0; ; offset += BATCH) {
-    const batch = await collection.find(filter, { skip: offset, limit: BATCH });
+  // Keyset batches in id order: each read resumes after the last id seen, so the walk is stable and linear.
+  for (let after: string | undefined; ;) {
+    const batch = await collection.find(after === undefined ? filter : { ...filter, id: { $gt: after } }, {
+      sortBy: 'id',
+      limit: batchSize,
+    });
     for (const doc of batch) {
       if ((text === undefined || searchMatches(doc, fields, text)) && (keep === undefined || keep(doc))) matches.push(doc);
     }
-    if (batch.length < BATCH) break;
+    if (batch.length < batchSize) break;
+    after = batch.at(-1)!.id;
   }
   return {
     data: matches.slice(skip, skip + page.per_page).map(present),

@@ -1,5 +1,5 @@
-import type { Filter } from '../../shared/docstore/port';
-import { MAX_IN_VALUES, keysOf, matchAny, matchMany, refsOfType, repeatable, searchMatches } from './list-filters';
+import type { Collection, Filter } from '../../shared/docstore/port';
+import { MAX_IN_VALUES, keysOf, matchAny, matchMany, refsOfType, repeatable, searchedPage, searchMatches } from './list-filters';
 
 describe('list filters', () => {
   it('a parameter given once or repeated is the list of its values; an empty value is refused', () => {
@@ -56,5 +56,40 @@ describe('list filters', () => {
       '44444444-4444-4444-8444-444444444444',
     ]);
     expect(await keysOf(undefined, byId, 'env')).toBeUndefined();
+  });
+});
+
+describe('searchedPage', () => {
+  /** Just what searchedPage asks of a collection: equality on `group`, `id > x`, id order, a limit. */
+  const docs = Array.from({ length: 25 }, (_, i) => ({
+    id: `id-${String(i).padStart(2, '0')}`,
+    key: i % 2 ? `odd-${i}` : `even-${i}`,
+    group: 'g',
+  }));
+  type Doc = (typeof docs)[number];
+  const find = async (filter: Filter, options: { limit?: number; sortBy?: string; skip?: number } = {}): Promise<Doc[]> => {
+    const after = (filter.id as { $gt?: string } | undefined)?.$gt;
+    const found = docs.filter((d) => d.group === filter.group && (after === undefined || d.id > after));
+    const sorted = options.sortBy === 'id' ? [...found].sort((a, b) => a.id.localeCompare(b.id)) : found;
+    return sorted.slice(options.skip ?? 0, (options.skip ?? 0) + (options.limit ?? sorted.length));
+  };
+  const collection = { find, count: async (filter: Filter) => (await find(filter)).length } as unknown as Collection<Doc>;
+
+  it('walks every batch after the last id it saw and pages the matches', async () => {
+    const page = (n: number) => ({ page: n, per_page: 4, include_total_count: true });
+    const search = { text: 'ODD', fields: ['key'] };
+    const first = await searchedPage(collection, { group: 'g' }, page(1), search, (d) => d, 3);
+    expect(first).toEqual({ data: docs.filter((d) => d.key.startsWith('odd')).slice(0, 4), total_count: 12, page_count: 3 });
+    const last = await searchedPage(collection, { group: 'g' }, page(3), search, (d) => d, 3);
+    expect(last.data.map((d) => d.key)).toEqual(['odd-17', 'odd-19', 'odd-21', 'odd-23']);
+    const kept = await searchedPage(
+      collection,
+      { group: 'g' },
+      page(1),
+      { text: undefined, fields: [], keep: (d) => d.id.endsWith('0') },
+      (d) => d,
+      5,
+    );
+    expect(kept.data.map((d) => d.id)).toEqual(['id-00', 'id-10', 'id-20']);
   });
 });
