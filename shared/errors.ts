@@ -27,10 +27,26 @@ export class DuplicateEntityError extends DomainError {
   readonly title = 'Duplicate entity';
 }
 
-/** The request is well-formed but breaks a domain rule (e.g. tenant mismatch). */
+/**
+ * The request is well-formed but breaks a domain rule. Codes are Permit's
+ * (its SDKs parse `error_code` against their enum, and a code outside it loses
+ * the typed error): INVALID_INPUT, or the narrower one a subclass names.
+ */
 export class InvalidRequestError extends DomainError {
-  readonly errorCode = 'UNEXPECTED_REQUEST';
-  readonly title = 'Invalid request';
+  readonly errorCode: string = 'INVALID_INPUT';
+  readonly title: string = 'Invalid request';
+}
+
+/** A tuple or assignment whose instances (or tenant) are in different tenants. */
+export class TenantMismatchError extends InvalidRequestError {
+  override readonly errorCode = 'MISMATCH_RESOURCE_INSTANCES_TENANTS';
+  override readonly title = 'Instances in different tenants';
+}
+
+/** A tuple or derivation whose subject is not of the type its relation takes. */
+export class RelationTypeMismatchError extends InvalidRequestError {
+  override readonly errorCode = 'MISMATCH_RELATION_TYPE';
+  override readonly title = 'Subject of the wrong type for the relation';
 }
 
 /** Missing, malformed or unknown API key. */
@@ -65,7 +81,7 @@ export class ValidationError extends Error {
  * unless retries run out (then it is a 409 the client may retry).
  */
 export class StreamVersionConflictError extends DomainError {
-  readonly errorCode = 'CONFLICT';
+  readonly errorCode = 'CONCURRENT_OPERATION_DISALLOWED';
   readonly title = 'Concurrent modification';
   constructor(
     readonly streamId: string,

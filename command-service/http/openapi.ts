@@ -44,7 +44,7 @@ const VALIDATION_ERROR = '#/components/schemas/ValidationError';
 const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; headers?: Record<string, unknown> }> = {
   400: {
     description:
-      'UNEXPECTED_REQUEST: a rule the request breaks against the current state (e.g. a tuple across tenants), a bad percent-escape in the path, or a body that does not decode',
+      'INVALID_INPUT (MISMATCH_RESOURCE_INSTANCES_TENANTS, MISMATCH_RELATION_TYPE where narrower): a rule the request breaks against the current state (e.g. a tuple across tenants), a bad percent-escape in the path, or a body that does not decode',
   },
   401: { description: 'UNAUTHORIZED: no API key, or not a valid one' },
   403: { description: 'FORBIDDEN_ACCESS: the key has no access to this project or environment, or is too narrow for this operation' },
@@ -54,7 +54,8 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
     headers: { Allow: { required: true, schema: { type: 'string' }, description: 'The methods the path takes, e.g. `GET, HEAD, POST`' } },
   },
   409: {
-    description: 'DUPLICATE_ENTITY: an object with that key exists; CONFLICT: concurrent writes did not settle (retry)',
+    description:
+      'DUPLICATE_ENTITY: an object with that key exists; CONCURRENT_OPERATION_DISALLOWED: concurrent writes did not settle, or a task was taken over or is finished (retry)',
     writesOnly: true,
   },
   413: { description: 'PAYLOAD_TOO_LARGE: the body is over MAX_BODY_BYTES (or one event over the log’s limit)' },

@@ -41,11 +41,20 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, location: 
  * close themselves where it matters.
  */
 export function refusingUndeclaredFields<S extends z.ZodType | undefined>(schema: S): S {
-  if (!(schema instanceof z.ZodObject)) return schema;
+  if (!closable(schema)) return schema;
   // The closed copy keeps what the document says of the schema (e.g. `anyOf`), but not its
   // component id, which stays with the open original wherever else it is used.
   const { id: _id, ...meta } = schema.meta() ?? {};
   return schema.strict().meta(meta) as unknown as S;
+}
+
+/**
+ * A plain object schema, which takes only the names it declares once closed.
+ * One with a catchall that takes something declares a rule for other names
+ * itself (the audit log's `audit_metadata.<path>` filters) and is left as it is.
+ */
+function closable(schema: z.ZodType | undefined): schema is z.ZodObject {
+  return schema instanceof z.ZodObject && (schema.def.catchall === undefined || schema.def.catchall instanceof z.ZodNever);
 }
 
 /**
@@ -56,7 +65,8 @@ export function refusingUndeclaredFields<S extends z.ZodType | undefined>(schema
  * checks). A route that declares no query takes no parameters.
  */
 export function declaredQueryNames(query: z.ZodType | undefined): z.ZodType {
-  const names = query instanceof z.ZodObject ? Object.keys(query.shape) : [];
+  if (query && !closable(query)) return z.unknown();
+  const names = query ? Object.keys(query.shape) : [];
   return z.strictObject(Object.fromEntries(names.map((name) => [name, z.unknown().optional()])));
 }
 

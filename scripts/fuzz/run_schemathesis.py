@@ -19,7 +19,7 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
       wins, and test/api/error-precedence.int.test.ts pins that an invalid query is then not even
       read. No schema can tie a query parameter to a body field.
    c. Rules that depend on what is stored, which no schema can state, answered 400
-      UNEXPECTED_REQUEST for schema-valid requests: a derivation through a relation between other
+      INVALID_INPUT (or MISMATCH_*) for schema-valid requests: a derivation through a relation between other
       types, a tuple whose subject type the relation does not take, or whose instances are in
       different tenants (or another tenant than named), an assignment naming a tenant its instance
       is not in. The message says which rule; a 400 with any other message still fails. Likewise
@@ -101,7 +101,7 @@ def _json(response):
 
 def _state_rule(response):
     body = _json(response)
-    if response.status_code != 400 or not isinstance(body, dict) or body.get("error_code") != "UNEXPECTED_REQUEST":
+    if response.status_code != 400 or not isinstance(body, dict) or not str(body.get("error_code", "")).startswith(("INVALID_INPUT", "MISMATCH_")):
         return False
     message = re.sub(r"^Item \d+: ", "", str(body.get("message", "")))
     return any(rule.match(message) for rule in STATE_RULES)

@@ -187,6 +187,12 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
       const field = this.fieldName(options.sortBy);
       const direction = options.descending ? -1 : 1;
       cursor = cursor.sort(field === '_id' ? { _id: direction } : { [field]: direction, _id: direction });
+    } else if (options.skip !== undefined) {
+      // A page (an offset) needs an order that stays put. Natural order does not: a server may move a
+      // document it rewrites (FerretDB does), so a list would reorder on every update, and a
+      // list as of a past position (history versions, whose end is written later) would not
+      // match what the list answered then. By id, the two agree (a version's id is `<id>@<from>`).
+      cursor = cursor.sort({ _id: 1 });
     }
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit !== undefined) {

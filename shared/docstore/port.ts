@@ -47,6 +47,7 @@ export interface CollectionSpec {
 }
 
 export interface FindOptions {
+  /** Offset of a page. Without `sortBy`, pages follow an order of the engine's that does not change when a document is rewritten. */
   skip?: number;
   limit?: number;
   /** Declared field (or `id`) to sort by, ascending; `id` is the tiebreak. */

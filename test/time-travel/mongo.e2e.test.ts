@@ -1,16 +1,17 @@
 import { MongoClient } from 'mongodb';
 import { startTestServer } from '../support/embedded-server';
 import { asOfCheckSuite } from './support/as-of-check-suite';
+import { asOfReadSuite } from './support/as-of-read-suite';
 import { decisionHistorySuite } from './support/decision-history-suite';
 
 /**
  * Time travel on the MongoDB read-model engine (FerretDB in CI: `scripts/test-servers.sh start`
- * exports MONGODB_URL): the same as_of checks, receipts and decision histories as the SQLite int tests, the history
+ * exports MONGODB_URL): the same as_of checks, receipts, reads and decision histories as the SQLite int tests, the history
  * read model going through the document-store port only.
  */
 const url = process.env.MONGODB_URL ?? '';
 // One database per suite: each starts its own service on a fresh event log.
-const databases = ['checks', 'history'].map((suite) => `time_travel_${suite}_${process.pid}_${Date.now()}`);
+const databases = ['checks', 'history', 'reads'].map((suite) => `time_travel_${suite}_${process.pid}_${Date.now()}`);
 
 if (url) {
   afterAll(async () => {
@@ -21,8 +22,7 @@ if (url) {
   const onMongo = (database: string) => () =>
     startTestServer({ env: { READ_MODEL_STORE: 'mongodb', MONGODB_URL: url, MONGODB_DATABASE: database } });
   asOfCheckSuite('checks as of a past position, on MongoDB read models', onMongo(databases[0]!));
-  // The reads suite is not run here yet: on MongoDB a list as of a position orders a document updated since
-  // its creation after the others (natural order of its newer version), where the current list keeps it in place.
+  asOfReadSuite('reads as of a past position, on MongoDB read models', onMongo(databases[2]!));
   decisionHistorySuite('the history of a decision, on MongoDB read models', onMongo(databases[1]!));
 } else {
   // Reported as skipped without a server, as the other MongoDB suites are; .ci/e2e.sh sets it.

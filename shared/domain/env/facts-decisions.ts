@@ -1,4 +1,4 @@
-import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
+import { DuplicateEntityError, InvalidRequestError, NotFoundError, RelationTypeMismatchError, TenantMismatchError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
@@ -58,7 +58,7 @@ function assignmentTarget(
   if (c.resourceInstance !== null) {
     const instance = instanceOrCreated(s, c.resourceInstance, c.tenant, c.newInstanceId, created);
     if (c.tenant !== null && findTenant(s, c.tenant).key !== instance.tenant) {
-      throw new InvalidRequestError(
+      throw new TenantMismatchError(
         `Resource instance '${instanceRef(instance.resource, instance.key)}' is in tenant '${instance.tenant}', not in tenant '${c.tenant}'`,
       );
     }
@@ -135,7 +135,7 @@ function tupleTarget(
   const relation = s.relations.get(relationKey(object.resource, c.relation));
   if (!relation) throw new NotFoundError(`Relation '${c.relation}' not found on resource '${object.resource}'`, { relation: c.relation });
   if (relation.subjectResource !== subject.resource) {
-    throw new InvalidRequestError(
+    throw new RelationTypeMismatchError(
       `Relation '${c.relation}' of resource '${object.resource}' takes subjects of type '${relation.subjectResource}', not '${subject.resource}'`,
     );
   }
@@ -146,12 +146,12 @@ export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
   const created: EnvEvent[] = [];
   const { subject, object, relation } = tupleTarget(s, c, created);
   if (subject.tenant !== object.tenant) {
-    throw new InvalidRequestError(
+    throw new TenantMismatchError(
       `Subject '${instanceRef(subject.resource, subject.key)}' is in tenant '${subject.tenant}' but object '${instanceRef(object.resource, object.key)}' is in tenant '${object.tenant}'; both must be in the same tenant`,
     );
   }
   if (c.tenant !== null && findTenant(s, c.tenant).key !== subject.tenant) {
-    throw new InvalidRequestError(`The tuple's instances are in tenant '${subject.tenant}', not in tenant '${c.tenant}'`);
+    throw new TenantMismatchError(`The tuple's instances are in tenant '${subject.tenant}', not in tenant '${c.tenant}'`);
   }
   const tuple = {
     id: c.id,

@@ -3,13 +3,13 @@ import type { TaskError } from '../../events/task-events';
 
 /** A task command from an attempt that a newer attempt has replaced (another worker took the task over). */
 export class StaleTaskAttemptError extends DomainError {
-  readonly errorCode = 'CONFLICT';
+  readonly errorCode = 'CONCURRENT_OPERATION_DISALLOWED';
   readonly title = 'Task taken over';
 }
 
 /** The task already succeeded or failed; nothing more may happen to it. */
 export class TaskFinishedError extends DomainError {
-  readonly errorCode = 'CONFLICT';
+  readonly errorCode = 'CONCURRENT_OPERATION_DISALLOWED';
   readonly title = 'Task already finished';
 }
 
@@ -21,7 +21,7 @@ export class CopyConflictError extends DomainError {
 
 /** Someone else wrote to the environment a copy is filling, so the copy cannot know what it holds. */
 export class TargetChangedError extends DomainError {
-  readonly errorCode = 'CONFLICT';
+  readonly errorCode = 'CONCURRENT_OPERATION_DISALLOWED';
   readonly title = 'Target environment changed during the copy';
 }
 

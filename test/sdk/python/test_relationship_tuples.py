@@ -2,7 +2,7 @@
 
 import pytest
 from permit import Permit
-from permit.exceptions import PermitApiError
+from permit.exceptions import PermitApiDetailedError, PermitApiError
 
 from _schema import folder_file_schema
 
@@ -31,13 +31,12 @@ async def test_a_tuple_between_tenants_is_refused(permit: Permit, unique_key) ->
     await permit.api.tenants.create({"key": other, "name": "Other"})
     await permit.api.resource_instances.create({"key": "docs", "resource": s.folder, "tenant": s.tenant})
     await permit.api.resource_instances.create({"key": "readme", "resource": s.file, "tenant": other})
-    with pytest.raises(PermitApiError) as refused:
+    with pytest.raises(PermitApiDetailedError) as refused:
         await permit.api.relationship_tuples.create({"subject": f"{s.folder}:docs", "relation": s.parent, "object": f"{s.file}:readme"})
     assert refused.value.status_code == 400
-    # error_code UNEXPECTED_REQUEST is not in the SDK's ErrorCode enum, so this is a plain
-    # PermitApiError (not PermitApiDetailedError): the body is only in `details`.
-    assert refused.value.details["error_code"] == "UNEXPECTED_REQUEST"
-    assert other in refused.value.details["message"]
+    # Permit's own code for it, from the SDK's ErrorCode enum: the SDK raises its typed error.
+    assert refused.value.code == "MISMATCH_RESOURCE_INSTANCES_TENANTS"
+    assert other in refused.value.explanation
     assert await permit.api.relationship_tuples.list(subject_key=f"{s.folder}:docs") == []
 
 

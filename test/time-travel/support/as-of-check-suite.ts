@@ -181,8 +181,13 @@ export function asOfCheckSuite(title: string, start: () => Promise<TestServer>):
       expect(beyondInItem.status).toBe(422);
       expect(beyondInItem.body.detail[0].loc).toEqual(['body', 1, 'as_of']);
       expect((await s.api.post('/allowed', { ...check, as_of: 'last week' })).status).toBe(422);
-      for (const path of ['/allowed', '/user-permissions', '/authorized_users']) {
-        const r = await s.api.post(path, { ...check, as_of: before });
+      const bodies = {
+        '/allowed': check,
+        '/user-permissions': { user: check.user },
+        '/authorized_users': { action: check.action, resource: check.resource },
+      };
+      for (const [path, body] of Object.entries(bodies)) {
+        const r = await s.api.post(path, { ...body, as_of: before });
         expect({ path, status: r.status }).toEqual({ path, status: 404 });
       }
     });
