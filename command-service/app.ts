@@ -22,6 +22,7 @@ import { resourceRoutes } from './routes/resources';
 import { roleRoutes } from './routes/roles';
 import type { RouteContext } from './routes/route-context';
 import { tenantAndUserRoutes } from './routes/tenants-users';
+import { userRoutes } from './routes/users';
 import { tupleRoutes } from './routes/tuples';
 
 /** Route groups a feature module can add to (permission checks, background tasks). */
@@ -112,6 +113,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   roleRoutes(groups.schema);
   relationRoutes(groups.schema);
   tenantAndUserRoutes(groups.facts);
+  userRoutes(groups.facts);
   instanceRoutes(groups.facts);
   assignmentRoutes(groups.facts);
   tupleRoutes(groups.facts);

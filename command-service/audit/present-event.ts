@@ -101,6 +101,8 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     subject_resource: d.subjectResource,
   }),
   TenantCreated: (_, { data: d }) => ({ id: d.id, key: d.key, name: d.name, description: d.description, attributes: d.attributes }),
+  /** Only the fields the update changed. */
+  TenantUpdated: (_, { data: d }) => ({ id: d.id, key: d.key, name: d.name, description: d.description, attributes: d.attributes }),
   TenantDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
   UserCreated: (_, { data: d }) => ({
     id: d.id,
@@ -110,6 +112,17 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     last_name: d.lastName,
     attributes: d.attributes,
   }),
+  /** Only the fields the update changed. */
+  UserUpdated: (_, { data: d }) => ({
+    id: d.id,
+    key: d.key,
+    email: d.email,
+    first_name: d.firstName,
+    last_name: d.lastName,
+    attributes: d.attributes,
+  }),
+  UserDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
+  ResourceInstanceUpdated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant, attributes: d.attributes }),
   ResourceInstanceCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant, attributes: d.attributes }),
   ResourceInstanceDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant }),
   RoleAssigned: (_, { data: d }) => ({ id: d.id, user: d.user, role: d.role, tenant: d.tenant, resource_instance: d.resourceInstance }),

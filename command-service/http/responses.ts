@@ -478,3 +478,42 @@ export const auditStreamMessageSchema = z
     retry: z.string().optional(),
   })
   .meta({ id: 'AuditStreamMessage', description: 'text/event-stream: entries, and `checkpoint` events' });
+
+// `detailed=true` read shapes (Permit's): the objects a fact names, embedded.
+const assignmentDetailedSchema = z
+  .strictObject({
+    id,
+    user: z.strictObject({
+      id,
+      key: z.string(),
+      email: z.string().nullable(),
+      first_name: z.string().nullable(),
+      last_name: z.string().nullable(),
+      attributes: json,
+    }),
+    role: z.strictObject({ id, key: keySchema, name: z.string(), permissions: z.array(z.string()) }),
+    tenant: z.strictObject({ id, key: keySchema, name: z.string(), attributes: json }),
+    resource_instance: z.strictObject({ id, key: keySchema, resource: keySchema, attributes: json }).optional(),
+    organization_id: id,
+    project_id: id,
+    environment_id: id,
+    created_at: timestamp,
+  })
+  .meta({ id: 'RoleAssignmentDetailed' });
+export const assignmentDetailedListSchema = listOf(assignmentDetailedSchema, 'RoleAssignmentDetailed');
+
+const instanceBlock = z.strictObject({ key: keySchema, resource: keySchema, tenant: keySchema, attributes: json });
+const tupleDetailedSchema = tupleSchema
+  .extend({
+    subject_details: instanceBlock,
+    relation_details: z.strictObject({ key: keySchema, name: z.string(), description: z.string() }),
+    object_details: instanceBlock,
+    tenant_details: z.strictObject({ key: keySchema, name: z.string(), description: z.string(), attributes: json }),
+  })
+  .meta({ id: 'RelationshipTupleDetailed' });
+export const tupleDetailedListSchema = listOf(tupleDetailedSchema, 'RelationshipTupleDetailed');
+
+const instanceDetailedSchema = instanceSchema
+  .extend({ relationships: z.array(tupleSchema).describe('The tuples the instance is the subject or the object of') })
+  .meta({ id: 'ResourceInstanceDetailed' });
+export const instanceDetailedListSchema = listOf(instanceDetailedSchema, 'ResourceInstanceDetailed');

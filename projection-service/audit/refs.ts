@@ -42,7 +42,9 @@ const tupleRefs = (d: EnvEvent & { type: 'RelationshipTupleCreated' | 'Relations
   tenant: [d.data.tenant],
 });
 
-const instanceRefs = (d: EnvEvent & { type: 'ResourceInstanceCreated' | 'ResourceInstanceDeleted' }): AuditRefs => ({
+const instanceRefs = (
+  d: EnvEvent & { type: 'ResourceInstanceCreated' | 'ResourceInstanceUpdated' | 'ResourceInstanceDeleted' },
+): AuditRefs => ({
   resource_instance: [`${d.data.resource}:${d.data.key}`],
   resource: [d.data.resource],
   tenant: [d.data.tenant],
@@ -72,9 +74,13 @@ export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   RelationCreated: (_, { data }) => ({ relation: [data.key], resource: [data.objectResource, data.subjectResource] }),
   RelationDeleted: (_, { data }) => ({ relation: [data.key], resource: [data.objectResource, data.subjectResource] }),
   TenantCreated: (_, { data }) => ({ tenant: [data.key] }),
+  TenantUpdated: (_, { data }) => ({ tenant: [data.key] }),
   TenantDeleted: (_, { data }) => ({ tenant: [data.key] }),
   UserCreated: (_, { data }) => ({ user: [data.key] }),
+  UserUpdated: (_, { data }) => ({ user: [data.key] }),
+  UserDeleted: (_, { data }) => ({ user: [data.key] }),
   ResourceInstanceCreated: (_, event) => instanceRefs(event),
+  ResourceInstanceUpdated: (_, event) => instanceRefs(event),
   ResourceInstanceDeleted: (_, event) => instanceRefs(event),
   RoleAssigned: (_, event) => assignmentRefs(event),
   RoleUnassigned: (_, event) => assignmentRefs(event),

@@ -76,9 +76,13 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
     await copyFound(s, 'resources', data.objectResource);
   },
   TenantCreated: (s, { data }) => copy(s, 'tenants', data.id),
+  TenantUpdated: (s, { data }) => copy(s, 'tenants', data.id),
   TenantDeleted: (s, { data }) => copy(s, 'tenants', data.id),
   UserCreated: (s, { data }) => copy(s, 'users', data.id),
+  UserUpdated: (s, { data }) => copy(s, 'users', data.id),
+  UserDeleted: (s, { data }) => copy(s, 'users', data.id),
   ResourceInstanceCreated: (s, { data }) => copy(s, 'instances', data.id),
+  ResourceInstanceUpdated: (s, { data }) => copy(s, 'instances', data.id),
   async ResourceInstanceDeleted(s, { data }) {
     await copy(s, 'instances', data.id);
     // The facts projection drops tuples an older log left on the instance; their versions end here too.

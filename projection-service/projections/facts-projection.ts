@@ -53,6 +53,14 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
     });
     keyIds.set(ctx.environment_id, 'tenant', d.key, d.id);
   },
+  async TenantUpdated({ rm, at }, { data: d }) {
+    const tenant = await rm.tenants.get(d.id);
+    if (!tenant) return;
+    if (d.name !== undefined) tenant.name = d.name;
+    if (d.description !== undefined) tenant.description = d.description;
+    if (d.attributes !== undefined) tenant.attributes = d.attributes;
+    await rm.tenants.put({ ...tenant, updated_at: at, last_action_at: at });
+  },
   async TenantDeleted({ rm, keyIds, ctx }, { data: d }) {
     await rm.tenants.delete(d.id);
     keyIds.forget(ctx.environment_id, 'tenant', d.key);
@@ -69,6 +77,19 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       ...common,
     });
     keyIds.set(ctx.environment_id, 'user', d.key, d.id);
+  },
+  async UserUpdated({ rm, at }, { data: d }) {
+    const user = await rm.users.get(d.id);
+    if (!user) return;
+    if (d.email !== undefined) user.email = d.email;
+    if (d.firstName !== undefined) user.first_name = d.firstName;
+    if (d.lastName !== undefined) user.last_name = d.lastName;
+    if (d.attributes !== undefined) user.attributes = d.attributes;
+    await rm.users.put({ ...user, updated_at: at });
+  },
+  async UserDeleted({ rm, keyIds, ctx }, { data: d }) {
+    await rm.users.delete(d.id);
+    keyIds.forget(ctx.environment_id, 'user', d.key);
   },
   async ResourceInstanceCreated(scope, { data: d }) {
     const { rm, keyIds, common } = scope;
@@ -87,6 +108,10 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       ...common,
     });
     keyIds.set(env, 'instance', `${d.resource}:${d.key}`, d.id);
+  },
+  async ResourceInstanceUpdated({ rm, at }, { data: d }) {
+    const instance = await rm.instances.get(d.id);
+    if (instance) await rm.instances.put({ ...instance, attributes: d.attributes, updated_at: at });
   },
   async ResourceInstanceDeleted({ rm, keyIds, ctx }, { data: d }) {
     const env = ctx.environment_id;

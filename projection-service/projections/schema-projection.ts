@@ -188,9 +188,13 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
     await updateResourceRelations(scope, d.objectResource, (relations) => void delete relations[d.key]);
   },
   TenantCreated: 'ignored',
+  TenantUpdated: 'ignored',
   TenantDeleted: 'ignored',
   UserCreated: 'ignored',
+  UserUpdated: 'ignored',
+  UserDeleted: 'ignored',
   ResourceInstanceCreated: 'ignored',
+  ResourceInstanceUpdated: 'ignored',
   ResourceInstanceDeleted: 'ignored',
   RoleAssigned: 'ignored',
   RoleUnassigned: 'ignored',

@@ -76,9 +76,23 @@ export const envEventSchemas = [
   ev('RelationCreated', { id: str, key: str, name: str, description, objectResource: str, subjectResource: str }),
   ev('RelationDeleted', { id: str, key: str, objectResource: str, subjectResource: str }),
   ev('TenantCreated', { id: str, key: str, name: str, description, attributes: attrs }),
+  /** Only the fields present changed (a PATCH names some, a replace all). */
+  ev('TenantUpdated', { id: str, key: str, name: str.optional(), description: description.optional(), attributes: attrs.optional() }),
   ev('TenantDeleted', { id: str, key: str }),
   ev('UserCreated', { id: str, key: str, email: str.nullable(), firstName: str.nullable(), lastName: str.nullable(), attributes: attrs }),
+  /** Only the fields present changed: PATCH names some, a replace (PUT, sync) all of them. */
+  ev('UserUpdated', {
+    id: str,
+    key: str,
+    email: str.nullable().optional(),
+    firstName: str.nullable().optional(),
+    lastName: str.nullable().optional(),
+    attributes: attrs.optional(),
+  }),
+  /** Preceded by a RoleUnassigned for each of the user's assignments. */
+  ev('UserDeleted', { id: str, key: str }),
   ev('ResourceInstanceCreated', { id: str, key: str, resource: str, tenant: str, attributes: attrs }),
+  ev('ResourceInstanceUpdated', { id: str, key: str, resource: str, tenant: str, attributes: attrs }),
   ev('ResourceInstanceDeleted', { id: str, key: str, resource: str, tenant: str }),
   ev('RoleAssigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),
   ev('RoleUnassigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),

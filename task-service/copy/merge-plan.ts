@@ -14,10 +14,12 @@ import type { CopyScope } from './scope';
  *   copying twice changes nothing the second time).
  * - `fail`: any conflict refuses the whole copy; nothing changes.
  * - `overwrite`: a conflicting role is updated in place (deleted and created
- *   again if its attributes differ); any other conflicting object is deleted
+ *   again if its attributes differ); a differing tenant or user, and an
+ *   instance that differs only in its attributes, are updated in place too,
+ *   keeping their id and what depends on them; any other conflicting object
+ *   (a resource type, a relation, an instance in another tenant) is deleted
  *   with what depends on it, as a DELETE request would, and created again as
- *   the source defines it. User profiles have no update command yet, so a
- *   differing user keeps the target's profile.
+ *   the source defines it.
  *
  * Every step is a command run through the environment decider against the
  * target's state, so the result obeys the same rules as API writes; a refused
@@ -57,17 +59,19 @@ export function planMerge(input: MergeInput): MergePlan {
   const newId = (sourceId: string) => deterministicId(input.targetEnvironmentId, sourceId);
 
   // 1. Overwrite: take conflicting objects out (a cascade may already have taken some).
-  const order: ConflictKind[] = ['instance', 'relation', 'role', 'resource', 'tenant'];
+  // Tenants (and users) are updated in place in step 3: their instances and assignments stay.
+  const order: ConflictKind[] = ['instance', 'relation', 'role', 'resource'];
   for (const kind of order) {
     for (const { key } of conflicts.filter((c) => c.kind === kind)) {
-      if (kind === 'instance' && target.instances.has(key)) run({ type: 'DeleteInstance', instance: key });
+      // An instance that stays in its tenant only has its attributes replaced (step 3), keeping its tuples and assignments.
+      const movesTenant = target.instances.get(key)?.tenant !== source.instances.get(key)?.tenant;
+      if (kind === 'instance' && target.instances.has(key) && movesTenant) run({ type: 'DeleteInstance', instance: key });
       const relation = target.relations.get(key);
       if (kind === 'relation' && relation) run({ type: 'DeleteRelation', objectResource: relation.objectResource, relation: relation.key });
       const role = roleDef(target, key);
       if (kind === 'role' && role && !sameJson(role.attributes, source.roles.get(key)!.attributes))
         run({ type: 'DeleteRole', resource: role.resource, role: role.key });
       if (kind === 'resource' && target.resources.has(key)) run({ type: 'DeleteResource', resource: key });
-      if (kind === 'tenant' && target.tenants.has(key)) run({ type: 'DeleteTenant', tenant: key });
     }
   }
 
@@ -148,11 +152,19 @@ export function planMerge(input: MergeInput): MergePlan {
   if (!scope.facts) return { ok: true, events, conflicts };
 
   // 3. Directory data.
+  const differing = (kind: ConflictKind) => new Set(conflicts.filter((c) => c.kind === kind).map((c) => c.key));
+  const differingTenants = differing('tenant');
   for (const [key, t] of source.tenants) {
+    if (differingTenants.has(key) && target.tenants.has(key))
+      run({ type: 'UpdateTenant', tenant: key, name: t.name, description: t.description, attributes: t.attributes });
     if (!target.tenants.has(key))
       run({ type: 'CreateTenant', id: newId(t.id), key, name: t.name, description: t.description, attributes: t.attributes });
   }
+  const differingUsers = differing('user');
   for (const [key, u] of source.users) {
+    // Overwrite: a differing profile is replaced in place (the user keeps its id and its assignments).
+    if (differingUsers.has(key) && target.users.has(key))
+      run({ type: 'UpdateUser', user: key, email: u.email, firstName: u.firstName, lastName: u.lastName, attributes: u.attributes });
     if (!target.users.has(key))
       run({
         type: 'CreateUser',
@@ -164,7 +176,9 @@ export function planMerge(input: MergeInput): MergePlan {
         attributes: u.attributes,
       });
   }
+  const differingInstances = differing('instance');
   for (const [key, i] of source.instances) {
+    if (differingInstances.has(key) && target.instances.has(key)) run({ type: 'UpdateInstance', instance: key, attributes: i.attributes });
     if (!target.instances.has(key))
       run({ type: 'CreateInstance', id: newId(i.id), key: i.key, resource: i.resource, tenant: i.tenant, attributes: i.attributes });
   }

@@ -300,6 +300,34 @@ describe('real answers match the declared response schemas', () => {
     expect((await env.post('/allowed/history', { user: 'dave', action: 'read', resource: 'file:readme' })).status).toBe(200);
   });
 
+  it('users, tenants and instances: sync, updates, tenant users, user roles, detailed lists, their bulk forms', async () => {
+    const synced = await admin.request('PUT', `${FACTS}/users/sync1`, {
+      key: 'sync1',
+      role_assignments: [{ role: 'member', tenant: 'acme' }],
+    });
+    expect(synced.status).toBe(201);
+    expect((await admin.request('PUT', `${FACTS}/users/sync1`, { email: 's@example.com' })).status).toBe(200);
+    expect((await admin.patch(`${FACTS}/users/sync1`, { first_name: 'Sync' })).status).toBe(200);
+    expect((await admin.post(`${FACTS}/users/sync1/roles`, { role: 'viewer', resource_instance: 'file:readme' })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/users/sync1/roles`, { role: 'viewer', resource_instance: 'file:readme' })).status).toBe(204);
+    expect((await admin.patch(`${FACTS}/tenants/acme`, { description: 'Acme Inc.' })).status).toBe(200);
+    expect((await admin.get(`${FACTS}/tenants/acme/users?role=member`)).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/tenants/acme/users/sync1`)).status).toBe(204);
+    expect((await admin.delete(`${FACTS}/users/sync1`)).status).toBe(204);
+    expect((await admin.patch(`${FACTS}/resource_instances/file:readme`, { attributes: { a: 1 } })).status).toBe(200);
+    expect((await admin.get(`${FACTS}/resource_instances?detailed=true&include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/resource_instances/detailed`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/role_assignments?detailed=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/role_assignments/detailed?include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/relationship_tuples?detailed=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/relationship_tuples/detailed`)).status).toBe(200);
+    expect((await admin.post(`${FACTS}/bulk/users`, { operations: [{ key: 'bu1' }] })).status).toBe(200);
+    expect((await admin.request('PUT', `${FACTS}/bulk/users`, { operations: [{ key: 'bu1' }, { key: 'bu2' }] })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/bulk/users`, { idents: ['bu1', 'bu2'] })).status).toBe(200);
+    expect((await admin.post(`${FACTS}/bulk/tenants`, { operations: [{ key: 'bt1', name: 'BT1' }] })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/bulk/tenants`, { idents: ['bt1'] })).status).toBe(200);
+  });
+
   it('deletes', async () => {
     expect((await admin.delete(`${FACTS}/resource_instances/file:readme`)).status).toBe(204);
     expect((await admin.delete(`${SCHEMA}/resources/file/relations/parent`)).status).toBe(204);

@@ -34,7 +34,10 @@ describe('every call of the official SDK is served or refused by name', () => {
   it('answers a call it does not serve with 501 naming the feature', async () => {
     for (const entry of coverage) {
       if (entry.served) continue;
-      const path = entry.call.path.replace('{proj_id}', 'default').replace('{env_id}', 'production').replace(/\{[^}]+\}/g, 'x');
+      const path = entry.call.path
+        .replace('{proj_id}', 'default')
+        .replace('{env_id}', 'production')
+        .replace(/\{[^}]+\}/g, 'x');
       const response = await server.api.request(entry.call.method, path, entry.call.method === 'GET' ? undefined : {});
       expect([entry.call.method, path, response.status]).toEqual([entry.call.method, path, 501]);
       expect(response.body.message).toContain(entry.feature!);
@@ -48,7 +51,10 @@ describe('every call of the official SDK is served or refused by name', () => {
     const end = text.indexOf(END);
     if (process.env.UPDATE_DOCS === '1') {
       const section = `${BEGIN}\n${table}\n${END}`;
-      writeFileSync(DOC, start < 0 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, start)}${section}${text.slice(end + END.length)}`);
+      writeFileSync(
+        DOC,
+        start < 0 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, start)}${section}${text.slice(end + END.length)}`,
+      );
       return;
     }
     expect(start).toBeGreaterThanOrEqual(0);

@@ -18,6 +18,7 @@ export class Cascade {
   private readonly tenants = new Map<string, { id: string; key: string }>();
   /** Actions removed from resources that stay: `${resource}:${action}` → the action's id. */
   private readonly actions = new Map<string, { resource: string; key: string; id: string }>();
+  private readonly users = new Map<string, { id: string; key: string }>();
 
   constructor(private readonly state: EnvState) {}
 
@@ -82,6 +83,14 @@ export class Cascade {
     return this;
   }
 
+  /** A user goes with its role assignments (its grants go with them); tuples never name users. */
+  user(user: { id: string; key: string }): this {
+    if (this.users.has(user.key)) return this;
+    this.users.set(user.key, user);
+    for (const a of this.state.assignments.ofUser(user.key)) this.assignments.set(assignmentKey(a), a);
+    return this;
+  }
+
   /** A derivation rule stops being valid when its role, relation or resource goes. */
   private ruleSurvives(rule: DerivationRule, owner: RoleState): boolean {
     if (this.resources.has(rule.onResource)) return false;
@@ -129,6 +138,7 @@ export class Cascade {
     for (const r of this.roles.values()) out.push({ type: 'RoleDeleted', data: { id: r.id, key: r.key, resource: r.resource } });
     for (const r of this.resources.values()) out.push({ type: 'ResourceDeleted', data: { id: r.id, key: r.key } });
     for (const t of this.tenants.values()) out.push({ type: 'TenantDeleted', data: { id: t.id, key: t.key } });
+    for (const u of this.users.values()) out.push({ type: 'UserDeleted', data: { id: u.id, key: u.key } });
     return out;
   }
 }

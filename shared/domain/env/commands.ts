@@ -36,6 +36,24 @@ export interface InlineRelationInput {
   subjectResource: Ref;
 }
 
+/** A role to assign with a user (`role_assignments` of a user body); ids arrive from outside. */
+export interface InlineAssignment {
+  id: string;
+  /** Id for the resource instance if the assignment creates it (an instance that does not exist, with a tenant). */
+  newInstanceId: string;
+  role: string;
+  tenant: string | null;
+  resourceInstance: string | null;
+}
+
+/** A user's profile fields; absent: unchanged (an update), or reset (a replace fills every one). */
+export interface UserProfileChange {
+  email?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  attributes?: Record<string, unknown>;
+}
+
 /** Commands on an environment stream. Ids of new objects and the clock arrive from outside (DESIGN §3). */
 export type EnvCommand =
   | {
@@ -132,7 +150,10 @@ export type EnvCommand =
     }
   | { type: 'DeleteRelation'; objectResource: Ref; relation: Ref }
   | { type: 'CreateTenant'; id: string; key: string; name: string; description: string | null; attributes: Record<string, unknown> }
+  | { type: 'UpdateTenant'; tenant: Ref; name?: string; description?: string | null; attributes?: Record<string, unknown> }
   | { type: 'DeleteTenant'; tenant: Ref }
+  /** Removes every role `user` holds in `tenant` (tenant roles and roles on its instances). */
+  | { type: 'RemoveTenantUser'; tenant: Ref; user: Ref }
   | {
       type: 'CreateUser';
       id: string;
@@ -141,21 +162,52 @@ export type EnvCommand =
       firstName: string | null;
       lastName: string | null;
       attributes: Record<string, unknown>;
+      /** Assigned in the same decision: all or none. */
+      roleAssignments?: InlineAssignment[];
     }
+  /** Upsert (PUT, sync): creates the user, or replaces its profile; assigns the roles it does not hold yet. */
+  | {
+      type: 'ReplaceUser';
+      id: string;
+      key: string;
+      email: string | null;
+      firstName: string | null;
+      lastName: string | null;
+      attributes: Record<string, unknown>;
+      roleAssignments: InlineAssignment[];
+    }
+  | ({ type: 'UpdateUser'; user: Ref } & UserProfileChange)
+  /** Deletes the user's role assignments (explicit RoleUnassigned events), then the user. */
+  | { type: 'DeleteUser'; user: Ref }
   | { type: 'CreateInstance'; id: string; key: string; resource: Ref; tenant: Ref; attributes: Record<string, unknown> }
+  | { type: 'UpdateInstance'; instance: Ref; attributes?: Record<string, unknown> }
   | { type: 'DeleteInstance'; instance: Ref }
   | {
       type: 'AssignRole';
       id: string;
       /** Id for the user if this assignment creates it. */
       newUserId: string;
+      /** The user must exist already (`POST /users/{user_id}/roles`): not created. */
+      userMustExist?: boolean;
+      /** Id for the resource instance if the assignment creates it (it does not exist, and a tenant is given). */
+      newInstanceId?: string;
       user: string;
       role: string;
       tenant: string | null;
       resourceInstance: string | null;
     }
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
-  | { type: 'CreateTuple'; id: string; subject: string; relation: string; object: string; tenant: string | null }
+  | {
+      type: 'CreateTuple';
+      id: string;
+      subject: string;
+      relation: string;
+      object: string;
+      tenant: string | null;
+      /** Ids for the subject and object instances if the tuple creates them (they do not exist, and a tenant is given). */
+      newSubjectId?: string;
+      newObjectId?: string;
+    }
   | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
   | { type: 'Bulk'; commands: BulkItemCommand[] };
@@ -163,5 +215,18 @@ export type EnvCommand =
 /** What a Bulk command may hold: facts whose events only add or remove map entries (see scratch.ts). */
 export type BulkItemCommand = Extract<
   EnvCommand,
-  { type: 'CreateInstance' | 'DeleteInstance' | 'AssignRole' | 'UnassignRole' | 'CreateTuple' | 'DeleteTuple' }
+  {
+    type:
+      | 'CreateInstance'
+      | 'DeleteInstance'
+      | 'AssignRole'
+      | 'UnassignRole'
+      | 'CreateTuple'
+      | 'DeleteTuple'
+      | 'CreateUser'
+      | 'ReplaceUser'
+      | 'DeleteUser'
+      | 'CreateTenant'
+      | 'DeleteTenant';
+  }
 >;

@@ -2,6 +2,7 @@ import type { Decider } from '../../cqrs/decider';
 import type { EnvEvent } from '../../events';
 import type { EnvCommand } from './commands';
 import { bulk } from './bulk';
+import * as directory from './directory-decisions';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
 import * as parts from './resource-parts-decisions';
@@ -56,12 +57,24 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return schema.deleteRelation(command, state);
     case 'CreateTenant':
       return facts.createTenant(command, state);
+    case 'UpdateTenant':
+      return directory.updateTenant(command, state);
     case 'DeleteTenant':
       return facts.deleteTenant(command, state);
+    case 'RemoveTenantUser':
+      return directory.removeTenantUser(command, state);
     case 'CreateUser':
-      return facts.createUser(command, state);
+      return directory.createUser(command, state);
+    case 'ReplaceUser':
+      return directory.replaceUser(command, state);
+    case 'UpdateUser':
+      return directory.updateUser(command, state);
+    case 'DeleteUser':
+      return directory.deleteUser(command, state);
     case 'CreateInstance':
       return facts.createInstance(command, state);
+    case 'UpdateInstance':
+      return directory.updateInstance(command, state);
     case 'DeleteInstance':
       return facts.deleteInstance(command, state);
     case 'AssignRole':

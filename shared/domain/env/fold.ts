@@ -147,6 +147,13 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.ids.set(d.id, d.key);
     state.details?.tenants.set(d.key, { name: d.name, description: d.description, attributes: d.attributes });
   },
+  TenantUpdated(state, { data: d }) {
+    const details = state.details?.tenants.get(d.key);
+    if (!details) return;
+    if (d.name !== undefined) details.name = d.name;
+    if (d.description !== undefined) details.description = d.description;
+    if (d.attributes !== undefined) details.attributes = d.attributes;
+  },
   TenantDeleted(state, { data: d }) {
     state.tenants.delete(d.key);
     state.ids.delete(d.id);
@@ -157,6 +164,19 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.ids.set(d.id, d.key);
     state.details?.users.set(d.key, { email: d.email, firstName: d.firstName, lastName: d.lastName, attributes: d.attributes });
   },
+  UserUpdated(state, { data: d }) {
+    const details = state.details?.users.get(d.key);
+    if (!details) return;
+    if (d.email !== undefined) details.email = d.email;
+    if (d.firstName !== undefined) details.firstName = d.firstName;
+    if (d.lastName !== undefined) details.lastName = d.lastName;
+    if (d.attributes !== undefined) details.attributes = d.attributes;
+  },
+  UserDeleted(state, { data: d }) {
+    state.users.delete(d.key);
+    state.ids.delete(d.id);
+    state.details?.users.delete(d.key);
+  },
   ResourceInstanceCreated(state, { data: d }) {
     const ref = instanceRef(d.resource, d.key);
     // The resource's and tenant's own key strings, shared by all their instances rather than one copy each.
@@ -165,6 +185,10 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.instances.set(ref, { id: d.id, key: d.key, resource, tenant });
     state.ids.set(d.id, ref);
     state.details?.instances.set(ref, { attributes: d.attributes });
+  },
+  ResourceInstanceUpdated(state, { data: d }) {
+    const details = state.details?.instances.get(instanceRef(d.resource, d.key));
+    if (details) details.attributes = d.attributes;
   },
   ResourceInstanceDeleted(state, { data: d }) {
     const ref = instanceRef(d.resource, d.key);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { notServedFeature } from '../../../command-service/http/not-served';
 
 /** One HTTP call an official SDK can make: method and path template (`{…}` for each parameter). */
@@ -13,7 +14,7 @@ export interface SdkCall {
  * new SDK version with new calls shows up without anyone listing them by hand.
  */
 export function restCallsOfTheNodeSdk(): SdkCall[] {
-  const bundle = readFileSync(require.resolve('permitio/build/index.js'), 'utf8');
+  const bundle = readFileSync(join(dirname(require.resolve('permitio')), 'index.js'), 'utf8');
   const calls = new Map<string, SdkCall>();
   for (const match of bundle.matchAll(/localVarPath = `([^`]*)`[\s\S]{0,1500}?method: "([A-Z]+)"/g)) {
     const call = { method: match[2]!, path: match[1]! };
