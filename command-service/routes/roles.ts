@@ -242,6 +242,23 @@ function permissionAndHierarchyRoutes(
       );
     }
 
+    for (const [method, type, summary] of [
+      ['put', 'AddRoleParent', `Make a ${scope} role extend another (its parent): 400 if that closes a cycle`],
+      ['delete', 'RemoveRoleParent', `Make a ${scope} role no longer extend another (one it does not extend is left as it is)`],
+    ] as const) {
+      route(context, { method, path: `${path}/parents/{parent_role_id}`, summary, tag, response: one }, async (req, res) => {
+        const resource = await resourceOf(req.params, res);
+        const role = await findRole(res, resource, req.params.role_id);
+        await executeEnvCommand(services, req, res, envOf(res).id, {
+          type,
+          resource,
+          role: role.key,
+          parent: req.params.parent_role_id,
+        });
+        res.json(await findRole(res, resource, role.id));
+      });
+    }
+
     for (const [direction, summary] of [
       ['ancestors', `The roles a ${scope} role inherits from: those it extends, what they extend, and so on`],
       ['descendants', `The roles that inherit from a ${scope} role: those extending it, what extends them, and so on`],

@@ -233,6 +233,10 @@ describe('real answers match the declared response schemas', () => {
       expect((await admin.delete(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
       expect((await admin.post(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
       expect((await admin.get(`${base}/ancestors`)).status).toBe(200);
+      const parent = base.includes('/resources/') ? 'viewer' : 'member';
+      expect((await admin.request('PUT', `${base}/parents/${parent}`)).status).toBe(200);
+      expect((await admin.delete(`${base}/parents/${parent}`)).status).toBe(200);
+      expect((await admin.request('PUT', `${base}/parents/${parent}`)).status).toBe(200);
       expect((await admin.get(`${base}/descendants`)).status).toBe(200);
     }
     expect((await admin.get(`${SCHEMA}/roles/member/descendants`)).body).toHaveLength(1);

@@ -101,14 +101,27 @@ describe('role extends', () => {
     expect(await s.can('tom', 'document:d')).toEqual(['read', 'write']);
     const permissions = await s.ok(s.api.post('/user-permissions', { user: { key: 'tom' } }));
     expect(permissions.result.permissions['__tenant:acme'].permissions).toEqual(['document:read', 'document:write']);
-    expect(Object.keys((await s.ok(s.api.post('/authorized_users', { action: 'read', resource: 'document:d' }))).users)).toContain(
-      'tom',
-    );
+    expect(Object.keys((await s.ok(s.api.post('/authorized_users', { action: 'read', resource: 'document:d' }))).users)).toContain('tom');
     expect((await s.ok(s.api.get(`${s.schema}/roles/reader/descendants`))).map((r: { key: string }) => r.key)).toEqual(['writer']);
     expect((await s.ok(s.api.get(`${s.schema}/roles/writer/ancestors`))).map((r: { key: string }) => r.key)).toEqual(['reader']);
     const mixed = await s.api.patch(`${s.schema}/roles/writer`, { extends: ['viewer'] });
     expect(mixed.status).toBe(400);
     expect(mixed.body.message).toContain('top-level');
+  });
+
+  it('PUT and DELETE …/parents/{parent} add and remove one parent, answering the role (cycles refused)', async () => {
+    await s.role('document', 'auditor', []);
+    expect((await s.ok(s.api.request('PUT', `${roles('document')}/auditor/parents/viewer`))).extends).toEqual(['viewer']);
+    expect((await s.ok(s.api.request('PUT', `${roles('document')}/auditor/parents/viewer`))).extends).toEqual(['viewer']);
+    expect(await s.ok(s.api.get(`${roles('document')}/viewer/descendants`))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ key: 'auditor' })]),
+    );
+    const cycle = await s.api.request('PUT', `${roles('document')}/viewer/parents/auditor`);
+    expect(cycle.status).toBe(400);
+    expect(cycle.body.message).toContain('viewer -> auditor -> viewer');
+    expect((await s.ok(s.api.delete(`${roles('document')}/auditor/parents/viewer`))).extends).toEqual([]);
+    expect((await s.ok(s.api.delete(`${roles('document')}/auditor/parents/viewer`))).extends).toEqual([]);
+    expect((await s.api.request('PUT', `${roles('document')}/auditor/parents/ghost`)).status).toBe(404);
   });
 
   it('deleting a role removes it from the extends of others, as an explicit event', async () => {

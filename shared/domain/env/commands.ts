@@ -134,6 +134,10 @@ export type EnvCommand =
   | { type: 'AssignRolePermissions'; resource: Ref | null; role: Ref; permissions: string[] }
   /** Removes permissions from the role's own list; one it does not have is no error (Permit's idempotent removal). */
   | { type: 'RemoveRolePermissions'; resource: Ref | null; role: Ref; permissions: string[] }
+  /** `PUT …/roles/{role}/parents/{parent}`: the role extends `parent` too (already: nothing changes). */
+  | { type: 'AddRoleParent'; resource: Ref | null; role: Ref; parent: Ref }
+  /** `DELETE …/roles/{role}/parents/{parent}`: the role no longer extends `parent` (it did not: nothing changes). */
+  | { type: 'RemoveRoleParent'; resource: Ref | null; role: Ref; parent: Ref }
   /** `PUT …/implicit_grants/conditions`. */
   | { type: 'SetDerivationConditions'; resource: Ref; role: Ref; noDirectRolesOnObject: boolean }
   /** `noDirectRolesOnObject`: the rule's `when`, which sets the role's condition (Permit keeps one per role). */

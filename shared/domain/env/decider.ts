@@ -45,6 +45,10 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return schema.assignRolePermissions(command, state);
     case 'RemoveRolePermissions':
       return schema.removeRolePermissions(command, state);
+    case 'AddRoleParent':
+      return schema.addRoleParent(command, state);
+    case 'RemoveRoleParent':
+      return schema.removeRoleParent(command, state);
     case 'SetDerivationConditions':
       return schema.setDerivationConditions(command, state);
     case 'AddImplicitGrant':

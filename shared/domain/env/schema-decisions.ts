@@ -212,6 +212,26 @@ export function removeRolePermissions(c: Cmd<'RemoveRolePermissions'>, s: EnvSta
   return permissions.length === role.permissions.length ? [] : [permissionsUpdate(resource, role, permissions)];
 }
 
+/** Permit's `add_parent_role`: `role` extends `parent` as well (checked as `extends` is: same scope, no cycle). */
+export function addRoleParent(c: Cmd<'AddRoleParent'>, s: EnvState): EnvEvent[] {
+  const resource = c.resource === null ? null : findResource(s, c.resource).key;
+  const role = findRole(s, resource, c.role);
+  const current = role.extends ?? [];
+  const parents = checkExtends(s, resource, role.key, [...current, c.parent]);
+  if (parents.length === current.length) return [];
+  return [{ type: 'RoleExtendsReplaced', data: { id: role.id, key: role.key, resource, extends: parents } }];
+}
+
+/** Permit's `remove_parent_role`: the parent must exist; a role that does not extend it is left as it is. */
+export function removeRoleParent(c: Cmd<'RemoveRoleParent'>, s: EnvState): EnvEvent[] {
+  const resource = c.resource === null ? null : findResource(s, c.resource).key;
+  const role = findRole(s, resource, c.role);
+  const parent = findRole(s, resource, c.parent).key;
+  const current = role.extends ?? [];
+  if (!current.includes(parent)) return [];
+  return [{ type: 'RoleExtendsReplaced', data: { id: role.id, key: role.key, resource, extends: current.filter((p) => p !== parent) } }];
+}
+
 /** `PUT …/implicit_grants/conditions`: sets `no_direct_roles_on_object` of the role's derivations. */
 export function setDerivationConditions(c: Cmd<'SetDerivationConditions'>, s: EnvState): EnvEvent[] {
   const resource = findResource(s, c.resource).key;
