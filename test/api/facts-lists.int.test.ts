@@ -20,7 +20,7 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
     expect(patched.status).toBe(200);
     // The version before the update is kept (as_of reads).
     const before = Number(patched.headers.get('x-event-position')) - 1;
-    expect((await api.get(`${FACTS}/tenants/globex?as_of=${before}`)).body).toMatchObject({ description: '', attributes: {} });
+    expect((await api.get(`${FACTS}/tenants/globex?as_of=${before}`)).body).toMatchObject({ description: null, attributes: {} });
     expect(patched.body).toMatchObject({ key: 'globex', name: 'Globex Corp', description: 'The other one', attributes: { tier: 'gold' } });
     expect((await api.patch(`${FACTS}/tenants/nowhere`, { name: 'x' })).status).toBe(404);
     expect(sorted((await api.get(`${FACTS}/tenants?search=CORP`)).body)).toEqual(['globex']);

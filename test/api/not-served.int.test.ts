@@ -22,6 +22,7 @@ describe('features not served answer 501 in the error shape, naming them', () =>
     ['POST', '/v2/schema/default/production/condition_sets', 'Condition sets'],
     ['GET', '/v2/facts/default/production/set_rules', 'Condition set rules'],
     ['GET', '/v2/pdps/default/production/configs', 'PDP configurations'],
+    ['POST', '/facts/users', 'proxy_facts_via_pdp'],
   ];
 
   it.each(cases)('%s %s', async (method, path, feature) => {
