@@ -54,7 +54,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   let workers: Stoppable[];
   try {
     await waitUntilReady(runner);
-    const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger);
+    const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger, services.envCommands);
     await runner.waitForPosition(bootstrapped, 10_000);
     workers = await startWorkers(features, context);
   } catch (error) {

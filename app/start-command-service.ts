@@ -68,7 +68,7 @@ export async function startCommandService(config: Config, logger: Logger, featur
         freshness.requireAtLeast(head);
         await untilReached(freshness, head, () => stopping, logger);
         if (stopping) return;
-        const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger);
+        const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger, services.envCommands);
         freshness.requireAtLeast(bootstrapped);
         await untilReached(freshness, bootstrapped, () => stopping, logger);
         prepared = true;

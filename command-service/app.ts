@@ -7,6 +7,7 @@ import { authenticate, environmentScope } from './http/auth';
 import { CONSOLE_PATH, consoleUi } from './http/console-ui';
 import { errorMiddleware } from './http/error-middleware';
 import { jsonBody } from './http/json-body';
+import { exactJsonContentType } from './http/json-content-type';
 import { ApiRegistry } from './http/openapi';
 import { rateLimitPerKey } from './http/rate-limit';
 import { requestMetrics } from './http/request-metrics';
@@ -18,10 +19,12 @@ import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
 import { conditionSetRoutes } from './routes/condition-sets';
 import { setRuleRoutes } from './routes/set-rules';
+import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
 import { roleRoutes } from './routes/roles';
 import type { RouteContext } from './routes/route-context';
 import { tenantAndUserRoutes } from './routes/tenants-users';
+import { userRoutes } from './routes/users';
 import { tupleRoutes } from './routes/tuples';
 
 /** Route groups a feature module can add to (permission checks, background tasks). */
@@ -52,6 +55,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(exactJsonContentType);
   app.use(requestMetrics(services.metrics.http, api));
   app.use((req, res, next) => {
     const requestId = req.header('x-request-id') ?? randomUUID();
@@ -107,9 +111,11 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
 
   orgRoutes(groups.root);
   resourceRoutes(groups.schema);
+  resourcePartRoutes(groups.schema);
   roleRoutes(groups.schema);
   relationRoutes(groups.schema);
   tenantAndUserRoutes(groups.facts);
+  userRoutes(groups.facts);
   instanceRoutes(groups.facts);
   assignmentRoutes(groups.facts);
   tupleRoutes(groups.facts);

@@ -7,7 +7,10 @@ import { generateApiKeySecret, hashApiKeySecret } from '../shared/api-keys';
 import type { Config } from '../shared/config';
 import type { CommandPipeline } from '../shared/cqrs/command-pipeline';
 import type { OrgCommand, OrgState } from '../shared/domain/org/decider';
-import type { OrgEvent } from '../shared/events';
+import type { EnvEvent, OrgEvent } from '../shared/events';
+import type { EnvCommand } from '../shared/domain/env/commands';
+import type { EnvState } from '../shared/domain/env/state';
+import { defaultTenantCommand } from '../shared/domain/env/default-tenant';
 import { CURRENT_SCHEMA_VERSION, streams } from '../shared/events';
 import { deterministicId } from '../shared/ids';
 import { DuplicateEntityError } from '../shared/errors';
@@ -18,7 +21,7 @@ export const ADMIN_KEY_FILE = 'admin-api-key';
 
 /**
  * First start on an empty store: one organisation, a `default` project with a
- * `production` environment, and an organisation-level API key. The key is
+ * `production` environment (with its `default` tenant), and an organisation-level API key. The key is
  * ADMIN_API_KEY when set; otherwise a generated one is written (mode 0600) to
  * DATA_DIR/admin-api-key and its path is logged. Returns the position to wait for.
  */
@@ -27,6 +30,7 @@ export async function bootstrapIfEmpty(
   readModels: ReadModels,
   orgCommands: CommandPipeline<OrgCommand, OrgState, OrgEvent>,
   logger: Logger,
+  envCommands: CommandPipeline<EnvCommand, EnvState, EnvEvent>,
 ): Promise<number> {
   if ((await readModels.organizations.count({})) > 0) return 0;
   const secret = config.ADMIN_API_KEY ?? generateApiKeySecret();
@@ -35,6 +39,7 @@ export async function bootstrapIfEmpty(
   const seed = await bootstrapSeed(readModels.store);
   const id = (what: string) => deterministicId(`bootstrap-${seed}`, what);
   const organizationId = id('organization');
+  const environmentId = id('environment');
   let outcome;
   try {
     outcome = await orgCommands.execute(
@@ -44,7 +49,7 @@ export async function bootstrapIfEmpty(
         organization: { id: organizationId, key: 'default', name: 'Default Organization' },
         project: { id: id('project'), key: 'default', name: 'Default Project' },
         environment: {
-          id: id('environment'),
+          id: environmentId,
           key: 'production',
           name: 'Production',
           description: '',
@@ -61,6 +66,12 @@ export async function bootstrapIfEmpty(
     logger.info('another replica bootstrapped the organization');
     return 0;
   }
+  // Its `default` tenant, as every new environment has (the replica that created the organisation writes it).
+  const tenant = await envCommands.execute(streams.environment(environmentId), defaultTenantCommand(environmentId), {
+    actor: null,
+    timestamp: new Date().toISOString(),
+    schemaVersion: CURRENT_SCHEMA_VERSION,
+  });
   if (config.ADMIN_API_KEY) {
     logger.info('bootstrapped the organization with ADMIN_API_KEY as its admin key');
   } else {
@@ -68,7 +79,7 @@ export async function bootstrapIfEmpty(
     writeFileSync(path, `${secret}\n`, { mode: 0o600 });
     logger.info({ path }, 'bootstrapped the organization; the admin API key is in this file');
   }
-  return outcome.position;
+  return Math.max(outcome.position, tenant.position);
 }
 
 /** A random seed for the bootstrap ids, stored by compare-and-set so that every replica uses the first one stored. */

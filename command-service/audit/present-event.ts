@@ -1,6 +1,7 @@
 import type { DomainEvent, EnvEvent, EventHandlers, OrgEvent, RecordedOf, TaskEvent } from '../../shared/events';
 import { dispatch, isEventOf } from '../../shared/events';
 import type { DerivationRule, EnvEventOf } from '../../shared/events';
+import { attributeDefsOf } from '../../shared/domain/env/attributes';
 import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
 
 /**
@@ -15,6 +16,10 @@ import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
  * it says what the log shows of it.
  */
 export type PresentedData = Record<string, unknown>;
+
+/** Without the fields an update leaves unchanged (undefined). */
+const changed = (data: Record<string, unknown>): PresentedData =>
+  Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
 
 const rule = (r: DerivationRule) => ({ role: r.role, on_resource: r.onResource, linked_by_relation: r.relation });
 
@@ -45,10 +50,30 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     key: d.key,
     name: d.name,
     description: d.description,
+    urn: d.urn ?? null,
     actions: Object.fromEntries(d.actions.map((a) => [a.key, { name: a.name, description: a.description }])),
-    attributes: d.attributes,
+    attributes: Object.fromEntries(attributeDefsOf(d.id, d.attributes).map((a) => [a.key, { type: a.type, description: a.description }])),
   }),
   ResourceDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
+  // Updates show the fields they change only.
+  ResourceUpdated: (_, { data: d }) => changed({ id: d.id, key: d.key, name: d.name, description: d.description, urn: d.urn }),
+  ActionCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description }),
+  ActionUpdated: (_, { data: d }) => changed({ id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description }),
+  ActionDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
+  AttributeCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, type: d.type, description: d.description }),
+  AttributeUpdated: (_, { data: d }) => changed({ id: d.id, key: d.key, resource: d.resource, type: d.type, description: d.description }),
+  AttributeDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
+  ActionGroupCreated: (_, { data: d }) => ({
+    id: d.id,
+    key: d.key,
+    resource: d.resource,
+    name: d.name,
+    description: d.description,
+    actions: d.actions,
+  }),
+  ActionGroupUpdated: (_, { data: d }) =>
+    changed({ id: d.id, key: d.key, resource: d.resource, name: d.name, description: d.description, actions: d.actions }),
+  ActionGroupDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
   RoleCreated: (_, { data: d }) => ({
     id: d.id,
     key: d.key,
@@ -74,6 +99,13 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
   }),
   ImplicitGrantAdded: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, implicit_grant: rule(d.rule) }),
   ImplicitGrantRemoved: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, implicit_grant: rule(d.rule) }),
+  RoleExtendsReplaced: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, extends: d.extends }),
+  RoleDerivationConditionsSet: (_, { data: d }) => ({
+    id: d.id,
+    key: d.key,
+    resource: d.resource,
+    granted_to: { when: { no_direct_roles_on_object: d.noDirectRolesOnObject } },
+  }),
   RoleDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource }),
   RelationCreated: (_, { data: d }) => ({
     id: d.id,
@@ -90,6 +122,8 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     subject_resource: d.subjectResource,
   }),
   TenantCreated: (_, { data: d }) => ({ id: d.id, key: d.key, name: d.name, description: d.description, attributes: d.attributes }),
+  /** Only the fields the update changed. */
+  TenantUpdated: (_, { data: d }) => ({ id: d.id, key: d.key, name: d.name, description: d.description, attributes: d.attributes }),
   TenantDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
   UserCreated: (_, { data: d }) => ({
     id: d.id,
@@ -99,6 +133,17 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
     last_name: d.lastName,
     attributes: d.attributes,
   }),
+  /** Only the fields the update changed. */
+  UserUpdated: (_, { data: d }) => ({
+    id: d.id,
+    key: d.key,
+    email: d.email,
+    first_name: d.firstName,
+    last_name: d.lastName,
+    attributes: d.attributes,
+  }),
+  UserDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
+  ResourceInstanceUpdated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant, attributes: d.attributes }),
   ResourceInstanceCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant, attributes: d.attributes }),
   ResourceInstanceDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant }),
   RoleAssigned: (_, { data: d }) => ({ id: d.id, user: d.user, role: d.role, tenant: d.tenant, resource_instance: d.resourceInstance }),
@@ -152,6 +197,13 @@ export const orgEventPresenters: EventHandlers<OrgEvent, void, PresentedData> = 
   // Never the secret's hash: which key changed is what the log tells.
   ApiKeyDeleted: (_, { data: d }) => ({ id: d.id }),
   ApiKeySecretRotated: (_, { data: d }) => ({ id: d.id }),
+  ProjectUpdated: (_, { data: d }) => ({ ...d }),
+  ProjectDeleted: (_, { data: d }) => ({ id: d.id }),
+  EnvironmentUpdated: (_, { data: { customBranchName, ...d } }) => ({
+    ...d,
+    ...(customBranchName !== undefined ? { custom_branch_name: customBranchName } : {}),
+  }),
+  EnvironmentDeleted: (_, { data: d }) => ({ id: d.id }),
 };
 
 const target = (t: CopyTarget) =>
@@ -177,7 +229,7 @@ export const taskEventPresenters: EventHandlers<TaskEvent, void, PresentedData> 
     project_id: d.projectId,
     source_env: { ref: d.source.ref, environment_id: d.source.environmentId },
     target_env: target(d.target),
-    scope: { facts: d.scope.facts },
+    scope: d.scope,
     as_of: asOf(d.asOf),
     source_events_total: d.sourceEventsTotal,
   }),

@@ -1,3 +1,4 @@
+import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -37,11 +38,11 @@ export async function authorizedUsers(
   const ref = key === null ? `${type}:*` : `${type}:${key}`;
 
   const resourceRoles = instance
-    ? (await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: type }))
+    ? inheritedPermissions(await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: type }))
         .filter((r) => r.permissions.includes(request.action))
         .map((r) => r.key)
     : [];
-  const tenantRoles = (await deps.rm.roles.find({ environment_id: environmentId }))
+  const tenantRoles = inheritedPermissions(await deps.rm.roles.find({ environment_id: environmentId }))
     .filter((r) => r.permissions.includes(`${type}:${request.action}`))
     .map((r) => r.key);
 

@@ -1,8 +1,9 @@
+import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { AssignmentDoc, InstanceDoc, RoleDoc } from '../../shared/read-models/read-models';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { derivationChain, type ChainStep } from './explain';
 import { evaluateSetRules, type SetRuleTrace } from './set-rules';
-import { DEFAULT_TENANT, unique, type CheckRequest, type QueryDeps } from './types';
+import { DEFAULT_TENANT, type CheckRequest, type QueryDeps } from './types';
 
 export type GrantedBy =
   | { kind: 'resource_role'; role: string; resource_instance: string; permissions: string[]; chain: ChainStep[] }
@@ -49,18 +50,13 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
     ? await deps.grants.grants.find({ environment_id: environmentId, user: request.user, instance: `${type}:${key}` })
     : [];
   const resourceRoles =
-    grants.length > 0
-      ? await rm.resourceRoles.find({ environment_id: environmentId, resource: type, key: { $in: unique(grants.map((g) => g.role)) } })
-      : [];
+    grants.length > 0 ? inheritedPermissions(await rm.resourceRoles.find({ environment_id: environmentId, resource: type })) : [];
   const permitting = (g: GrantDoc) => resourceRoles.some((r) => r.key === g.role && r.permissions.includes(request.action));
   if (!explain && grants.some(permitting)) return { allow: true };
 
   const permission = `${type}:${request.action}`;
   const assignments = await rm.assignments.find({ environment_id: environmentId, user: request.user, tenant, resource_instance: null });
-  const tenantRoles =
-    assignments.length > 0
-      ? await rm.roles.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.role)) } })
-      : [];
+  const tenantRoles = assignments.length > 0 ? inheritedPermissions(await rm.roles.find({ environment_id: environmentId })) : [];
   const tenantPermitting = (a: AssignmentDoc) => tenantRoles.some((r) => r.key === a.role && r.permissions.includes(permission));
   const abac = await setRules(deps, environmentId, request, true);
   const allow = grants.some(permitting) || assignments.some(tenantPermitting) || abac.allow;

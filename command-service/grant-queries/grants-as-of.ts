@@ -3,7 +3,7 @@ import type { DerivationRule } from '../../shared/events';
 import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import type { AssignmentDoc, ReadModels, RoleDoc, TupleDoc } from '../../shared/read-models/read-models';
 import { byteOrder } from './cursor';
-import type { PermissionsByRole, RolePermissions } from './role-permissions';
+import { byRole, type RolePermissions } from './role-permissions';
 
 /**
  * Derived grants computed on the fly, for read models that have no
@@ -154,9 +154,12 @@ export class GrantsAsOf implements Collection<GrantDoc> {
       if (list) list.push(a);
       else byUser.set(a.user, [a]);
     }
+    // no_direct_roles_on_object: where a user holds a direct role (any), guarded roles are not derived for them.
+    const directOn = new Set(assignments.map((a) => `${a.user}|${a.resource_instance}`));
     const grants: GrantDoc[] = [];
     for (const [holder, direct] of byUser) {
-      for (const g of this.carryDown(environmentId, holder, direct, graph)) {
+      const blocked = (to: GoalNode) => rules.guarded(typeOf(to.instance), to.role) && directOn.has(`${holder}|${to.instance}`);
+      for (const g of this.carryDown(environmentId, holder, direct, graph, blocked)) {
         // Grants elsewhere are the supports of these: an explanation walks back through them (get).
         this.byId.set(g.id, g);
         if (g.instance === instance) grants.push(g);
@@ -166,7 +169,13 @@ export class GrantsAsOf implements Collection<GrantDoc> {
   }
 
   /** Breadth first from a user's direct grants over the walked graph: every grant they hold in it, each with a shortest reason. */
-  private carryDown(environmentId: string, user: string, direct: AssignmentDoc[], graph: Map<string, GoalNode>): GrantDoc[] {
+  private carryDown(
+    environmentId: string,
+    user: string,
+    direct: AssignmentDoc[],
+    graph: Map<string, GoalNode>,
+    blocked: (to: GoalNode) => boolean,
+  ): GrantDoc[] {
     const held = new Map<string, GrantDoc>();
     let queue: Array<{ node: GoalNode; grant: GrantDoc }> = [];
     for (const a of direct) {
@@ -180,7 +189,7 @@ export class GrantsAsOf implements Collection<GrantDoc> {
       const next: typeof queue = [];
       for (const { node, grant } of queue) {
         for (const { to, edge, rule } of node.feeds) {
-          if (held.has(to.key) || grant.tenant !== edge.tenant) continue;
+          if (held.has(to.key) || grant.tenant !== edge.tenant || blocked(to)) continue;
           const derived = this.derivedGrant(environmentId, grant, edge, typeOf(to.instance), to.role, rule);
           held.set(to.key, derived);
           next.push({ node: to, grant: derived });
@@ -197,6 +206,7 @@ export class GrantsAsOf implements Collection<GrantDoc> {
     const held = new Map<string, GrantDoc>();
     let frontier: GrantDoc[] = [];
     const assignments = await this.rm.assignments.find({ environment_id: environmentId, user });
+    const directOn = new Set(assignments.map((a) => a.resource_instance));
     for (const a of assignments) {
       if (a.resource_instance === null || a._resource === null) continue;
       const grant = this.directGrant(environmentId, a);
@@ -220,6 +230,7 @@ export class GrantsAsOf implements Collection<GrantDoc> {
             if (from.tenant !== edge.tenant) continue;
             for (const target of rules.outgoing(from.resource, from.role)) {
               if (target.rule.relation !== edge.relation || target.resource !== typeOf(edge.object)) continue;
+              if (rules.guarded(target.resource, target.role) && directOn.has(edge.object)) continue;
               const grant = this.derivedGrant(environmentId, from, edge, target.resource, target.role, target.rule);
               if (held.has(grant.id)) continue;
               held.set(grant.id, grant);
@@ -313,15 +324,23 @@ class Rules {
   private readonly byTarget = new Map<string, DerivationRule[]>();
   private readonly bySource = new Map<string, Array<{ resource: string; role: string; rule: DerivationRule }>>();
 
+  private readonly guardedRoles = new Set<string>();
+
   constructor(readonly roles: RoleDoc[]) {
     for (const role of roles) {
       const resource = role.resource ?? '';
+      if (role.granted_to.when.no_direct_roles_on_object === true) this.guardedRoles.add(`${resource}#${role.key}`);
       for (const r of role.granted_to.users_with_role) {
         const rule = { onResource: r.on_resource, role: r.role, relation: r.linked_by_relation };
         push(this.byTarget, `${resource}#${role.key}`, rule);
         push(this.bySource, `${rule.onResource}#${rule.role}`, { resource, role: role.key, rule });
       }
     }
+  }
+
+  /** Whether `role` carries no_direct_roles_on_object. */
+  guarded(resource: string, role: string): boolean {
+    return this.guardedRoles.has(`${resource}#${role}`);
   }
 
   /** Rules that grant `role` of `resource`. */
@@ -341,7 +360,6 @@ function push<V>(map: Map<string, V[]>, key: string, value: V): void {
   else map.set(key, [value]);
 }
 
-const byRole = (roles: RoleDoc[]): PermissionsByRole => new Map(roles.map((r) => [r.key, new Set(r.permissions)]));
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
 /** `$in` lists of at most 500 (as the projection reads). */

@@ -1,3 +1,4 @@
+import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { ReadModels, RoleDoc } from '../../shared/read-models/read-models';
 import { ReadCache } from '../../shared/read-cache';
 
@@ -12,7 +13,9 @@ export interface RolePermissions {
   topLevel(environmentId: string): Promise<PermissionsByRole>;
 }
 
-const byRole = (roles: RoleDoc[]): PermissionsByRole => new Map(roles.map((r) => [r.key, new Set(r.permissions)]));
+/** One scope's roles (a resource type's, or the top-level ones), each with the permissions of the roles it extends too. */
+export const byRole = (roles: RoleDoc[]): PermissionsByRole =>
+  new Map(inheritedPermissions(roles).map((r) => [r.key, new Set(r.permissions)]));
 
 /** Read from the store on every call. */
 export function storedRolePermissions(rm: ReadModels): RolePermissions {

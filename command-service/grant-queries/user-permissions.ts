@@ -1,3 +1,4 @@
+import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { Filter } from '../../shared/docstore/port';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { typeOf } from '../../shared/read-models/grants/model';
@@ -55,7 +56,7 @@ export async function userPermissions(
     types.length === 0
       ? [[], []]
       : [
-          await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: { $in: types } }),
+          inheritedPermissions(await deps.rm.resourceRoles.find({ environment_id: environmentId, resource: { $in: types } })),
           await deps.rm.instances.find({
             environment_id: environmentId,
             resource: { $in: types },
@@ -86,7 +87,7 @@ async function tenantEntries(
   if (request.tenants) filter.tenant = { $in: request.tenants };
   const assignments = await deps.rm.assignments.find(filter, { sortBy: 'tenant' });
   if (assignments.length === 0) return {};
-  const roles = await deps.rm.roles.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.role)) } });
+  const roles = inheritedPermissions(await deps.rm.roles.find({ environment_id: environmentId }));
   const tenants = await deps.rm.tenants.find({ environment_id: environmentId, key: { $in: unique(assignments.map((a) => a.tenant)) } });
   const entries: Record<string, PermissionEntry> = {};
   for (const [tenant, held] of groupBy(assignments, 'tenant')) {

@@ -6,7 +6,8 @@ import type { ApiKeyAccessLevel } from '../../shared/events/org-events';
  * before any route runs, so a route added later is covered by the default:
  *
  * - `read`: every GET (and HEAD/OPTIONS), and the PDP checks (`POST /allowed`,
- *   `/allowed/bulk`, `/user-permissions`, `/authorized_users`), which read.
+ *   `/allowed/bulk`, `/allowed/all-tenants`, `/user-permissions`, `/user-tenants`,
+ *   `/authorized_users`, AuthZEN's `/access/v1/...`), which read.
  * - `write`: also every other write: schema (`/v2/schema/...`) and facts (`/v2/facts/...`).
  * - `admin`: also API keys (`/v2/api-key/...`, reads included, except the
  *   caller's own `/v2/api-key/scope`), and every write under `/v2/projects`
@@ -24,7 +25,21 @@ const RANK: Record<AccessLevel, number> = { read: 0, write: 1, admin: 2 };
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The PDP endpoints: POSTs that only read (Permit's SDK sends `permit.check` and friends here). */
-const CHECK_PATHS = new Set(['/allowed', '/allowed/bulk', '/allowed/history', '/user-permissions', '/authorized_users']);
+const CHECK_PATHS = new Set([
+  '/allowed',
+  '/allowed/bulk',
+  '/allowed/history',
+  '/allowed/all-tenants',
+  '/user-permissions',
+  '/user-tenants',
+  '/authorized_users',
+  // AuthZEN evaluations and searches
+  '/access/v1/evaluation',
+  '/access/v1/evaluations',
+  '/access/v1/search/subject',
+  '/access/v1/search/resource',
+  '/access/v1/search/action',
+]);
 
 /** The access level a request needs. `path` is the URL path without the query string. */
 export function requiredAccessLevel(method: string, path: string): AccessLevel {

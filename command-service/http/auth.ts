@@ -49,7 +49,7 @@ export interface AuthenticateOptions {
 export function authenticate(rm: ReadModels, position: () => number, options: AuthenticateOptions) {
   const known = new ReadCache<AuthContext>(position, options.cache ? CACHED_KEYS : 0);
   return async (req: Request, res: Response, next: NextFunction) => {
-    const header = req.headers.authorization;
+    const header = req.headers.authorization ?? misplacedAuthorization(req);
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
     const hash = hashApiKeySecret(match[1]!);
@@ -73,6 +73,22 @@ export function authenticate(rm: ReadModels, position: () => number, options: Au
     res.locals.auth = auth;
     next();
   };
+}
+
+/**
+ * Permit's Node SDK (2.7.6) sends `checkAllTenants` with its request config as
+ * the body: no Authorization header, the key under `headers.Authorization` in
+ * the JSON. Read there for that one path, only when the header is absent, so
+ * that the SDK's call works unchanged; the key is checked like any other.
+ */
+function misplacedAuthorization(req: Request): string | undefined {
+  if (req.method !== 'POST' || req.path.toLowerCase().replace(/\/+$/, '') !== '/allowed/all-tenants') return undefined;
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null || !('headers' in body)) return undefined;
+  const headers = body.headers;
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const value = (headers as Record<string, unknown>).Authorization ?? (headers as Record<string, unknown>).authorization;
+  return typeof value === 'string' ? value : undefined;
 }
 
 async function lookUpKey(rm: ReadModels, hash: string): Promise<AuthContext> {

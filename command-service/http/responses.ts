@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attributeTypes } from '../../shared/events';
 import { keySchema } from './validation';
 
 /**
@@ -84,6 +85,22 @@ export const environmentSchema = z
   })
   .meta({ id: 'Environment' });
 
+export const environmentStatsSchema = environmentSchema
+  .extend({
+    pdp_configs: z.array(json).describe('Always empty: no PDP configurations exist here'),
+    stats: z.strictObject({
+      roles: count,
+      users: count,
+      policies: count,
+      resources: count,
+      tenants: count,
+      has_decision_logs: z.boolean(),
+      members: z.array(json).describe('Always empty: members are not served'),
+      mau: count.describe('Monthly active users: not measured here, always 0'),
+    }),
+  })
+  .meta({ id: 'EnvironmentStats' });
+
 const apiKeyFields = {
   id,
   organization_id: id,
@@ -106,21 +123,39 @@ export const apiKeyScopeSchema = z
   .strictObject({ organization_id: id, project_id: id.optional(), environment_id: id.optional() })
   .meta({ id: 'ApiKeyScope', description: "The calling key's scope: a project and environment only for keys bound to them" });
 
-const action = z.strictObject({ id, key: keySchema, name: z.string(), description: z.string() });
+/** null when none was given (objects created before descriptions could be null may hold ''). */
+const description = z.string().nullable();
+const attributeType = z.enum(attributeTypes);
+const action = z.strictObject({ id, key: keySchema, name: z.string(), description });
+const attributeBlock = z.strictObject({ id, key: z.string(), type: attributeType, description });
 export const resourceSchema = z
   .strictObject({
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     urn: z.string().nullable(),
     actions: z.record(z.string(), action),
-    attributes: json,
-    roles: json,
+    attributes: z.record(z.string(), attributeBlock),
+    /** The resource's roles by key (ResourceRoleRead), as Permit's ResourceRead has them. */
+    get roles() {
+      return z.record(z.string(), resourceRoleSchema);
+    },
     relations: z.record(z.string(), z.strictObject({ resource_id: id, resource: keySchema })),
     action_groups: z.record(z.string(), z.array(z.string())),
   })
-  .meta({ id: 'Resource', description: 'A resource type with its actions' });
+  .meta({ id: 'Resource', description: 'A resource type with its actions, attributes, roles and relations' });
+
+const resourcePart = { ...envScoped, resource_id: id };
+export const resourceActionSchema = z
+  .strictObject({ ...resourcePart, key: keySchema, name: z.string(), description, permission_name: z.string() })
+  .meta({ id: 'ResourceAction', description: 'An action of a resource type; `permission_name` is `resource:action`' });
+export const resourceAttributeSchema = z
+  .strictObject({ ...resourcePart, key: z.string(), type: attributeType, description, resource_key: keySchema, built_in: z.boolean() })
+  .meta({ id: 'ResourceAttribute', description: 'An attribute of a resource type (or of users)' });
+export const resourceActionGroupSchema = z
+  .strictObject({ ...resourcePart, key: keySchema, name: z.string(), description, actions: z.array(z.string()) })
+  .meta({ id: 'ResourceActionGroup', description: 'A named group of actions of a resource type' });
 
 export const derivedRoleRuleSchema = z
   .strictObject({
@@ -140,7 +175,7 @@ const roleFields = {
   ...envScoped,
   key: keySchema,
   name: z.string(),
-  description: z.string(),
+  description,
   permissions: z.array(z.string()),
   attributes: json,
   extends: z.array(z.string()),
@@ -158,7 +193,7 @@ export const relationSchema = z
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     subject_resource: keySchema,
     subject_resource_id: id,
     object_resource: keySchema,
@@ -171,7 +206,7 @@ export const tenantSchema = z
     ...envScoped,
     key: keySchema,
     name: z.string(),
-    description: z.string(),
+    description,
     attributes: json,
     last_action_at: timestamp,
   })
@@ -257,6 +292,9 @@ export const projectListSchema = listOf(projectSchema, 'Project');
 export const environmentListSchema = listOf(environmentSchema, 'Environment');
 export const resourceListSchema = listOf(resourceSchema, 'Resource');
 export const roleListSchema = listOf(roleSchema, 'Role');
+export const resourceActionListSchema = listOf(resourceActionSchema, 'ResourceAction');
+export const resourceAttributeListSchema = listOf(resourceAttributeSchema, 'ResourceAttribute');
+export const resourceActionGroupListSchema = listOf(resourceActionGroupSchema, 'ResourceActionGroup');
 export const resourceRoleListSchema = listOf(resourceRoleSchema, 'ResourceRole');
 export const tenantListSchema = listOf(tenantSchema, 'Tenant');
 export const instanceListSchema = listOf(instanceSchema, 'ResourceInstance');
@@ -358,6 +396,19 @@ export const userPermissionsAnswerSchema = z
     next_cursor: z.string().nullable().describe('Send it back as `cursor` for the next page; null on the last page'),
   })
   .meta({ id: 'UserPermissions' });
+const tenantDetails = z.strictObject({ key: z.string(), attributes: json });
+const allowedTenant = z.strictObject({ allow: z.literal(true), result: z.literal(true), tenant: tenantDetails });
+export const allTenantsAnswerSchema = z
+  .strictObject({
+    allowed_tenants: z.array(allowedTenant).describe("Permit PDP's AllTenantsAuthorizationResult"),
+    allowedTenants: z.array(allowedTenant).describe('The same list, under the name Permit’s Node SDK reads'),
+  })
+  .meta({ id: 'AllTenantsAuthorization' });
+export const userTenantsAnswerSchema = z.array(tenantDetails).meta({ id: 'UserTenants' });
+export const roleAssignmentsLocalSchema = z
+  .array(z.strictObject({ user: z.string(), role: z.string(), tenant: z.string(), resource_instance: z.string().nullable() }))
+  .meta({ id: 'LocalRoleAssignments', description: "The PDP's local role assignments" });
+
 /** Permit's AuthorizedUsersResult at the top level, as its PDP answers; `next_cursor` is ours. */
 export const authorizedUsersAnswerSchema = z
   .strictObject({
@@ -478,3 +529,42 @@ export const setRuleSchema = z
   })
   .meta({ id: 'SetRule' });
 export const setRuleListSchema = z.array(setRuleSchema).meta({ id: 'SetRuleList' });
+
+// `detailed=true` read shapes (Permit's): the objects a fact names, embedded.
+const assignmentDetailedSchema = z
+  .strictObject({
+    id,
+    user: z.strictObject({
+      id,
+      key: z.string(),
+      email: z.string().nullable(),
+      first_name: z.string().nullable(),
+      last_name: z.string().nullable(),
+      attributes: json,
+    }),
+    role: z.strictObject({ id, key: keySchema, name: z.string(), permissions: z.array(z.string()) }),
+    tenant: z.strictObject({ id, key: keySchema, name: z.string(), attributes: json }),
+    resource_instance: z.strictObject({ id, key: keySchema, resource: keySchema, attributes: json }).optional(),
+    organization_id: id,
+    project_id: id,
+    environment_id: id,
+    created_at: timestamp,
+  })
+  .meta({ id: 'RoleAssignmentDetailed' });
+export const assignmentDetailedListSchema = listOf(assignmentDetailedSchema, 'RoleAssignmentDetailed');
+
+const instanceBlock = z.strictObject({ key: keySchema, resource: keySchema, tenant: keySchema, attributes: json });
+const tupleDetailedSchema = tupleSchema
+  .extend({
+    subject_details: instanceBlock,
+    relation_details: z.strictObject({ key: keySchema, name: z.string(), description: z.string() }),
+    object_details: instanceBlock,
+    tenant_details: z.strictObject({ key: keySchema, name: z.string(), description: z.string(), attributes: json }),
+  })
+  .meta({ id: 'RelationshipTupleDetailed' });
+export const tupleDetailedListSchema = listOf(tupleDetailedSchema, 'RelationshipTupleDetailed');
+
+const instanceDetailedSchema = instanceSchema
+  .extend({ relationships: z.array(tupleSchema).describe('The tuples the instance is the subject or the object of') })
+  .meta({ id: 'ResourceInstanceDetailed' });
+export const instanceDetailedListSchema = listOf(instanceDetailedSchema, 'ResourceInstanceDetailed');

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { DomainError, NotFoundError } from '../../shared/errors';
+import { NotServedError, notServedFeature } from './not-served';
 import type { ApiRegistry } from './openapi';
 
 /** A path the API has, asked with a method it does not take there. HTTP's own: the answer carries `Allow`. */
@@ -16,11 +17,18 @@ export class MethodNotAllowedError extends DomainError {
 }
 
 /**
- * The answer to a request no route took: 405 with `Allow` when a declared
- * operation has its path (another method), 404 otherwise.
+ * The answer to a request no route took: 501 naming the feature when it is a
+ * part of Permit's API not served here (not-served.ts), 405 with `Allow` when a
+ * declared operation has its path (another method), 404 otherwise.
  */
 export function unmatchedRequest(api: ApiRegistry): RequestHandler {
   return (req) => {
+    const feature = notServedFeature(req.path);
+    if (feature !== undefined) {
+      throw new NotServedError(`${feature} is not served by this service (${req.method} ${req.path}); see docs/permit-compat.md`, {
+        feature,
+      });
+    }
     const methods = allowedAt(api, req.path);
     // Should a template match a path express did not route with this very method, "not allowed" would contradict `Allow`.
     if (methods.length === 0 || methods.includes(req.method)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);

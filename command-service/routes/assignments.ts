@@ -4,7 +4,10 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { present } from '../http/present';
-import { assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
+import { assignmentDetailedListSchema, assignmentListSchema, assignmentSchema as assignmentResponseSchema } from '../http/responses';
+import { detailedAssignments } from '../http/detailed';
+import { keysOf, matchAny, presentedPage, refsOfType, repeatable, searchedPage, shaped } from '../http/list-filters';
+import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-models';
 import { executeEnvCommand } from '../http/services';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { route } from './route';
@@ -29,12 +32,57 @@ export const assignmentSchema = z
   })
   .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
 const assignmentListQuery = pastPaginationSchema.extend({
-  user: z.string().optional(),
-  role: z.string().optional(),
-  tenant: z.string().optional(),
-  resource_instance: z.string().optional(),
+  user: repeatable.optional(),
+  role: repeatable.optional(),
+  tenant: repeatable.optional(),
+  resource_instance: repeatable.optional(),
+  /** The resource type of the instances (tenant roles have none, so they never match). */
+  resource: repeatable.optional(),
   detailed: queryBoolean.optional(),
 });
+type AssignmentListQuery = z.infer<typeof assignmentListQuery>;
+
+/**
+ * The store filter of a role-assignment list query (repeated values mean any
+ * of them), and what the store cannot say: several resource types, matched on
+ * the instance ref's prefix.
+ */
+function assignmentFilter(env: string, query: AssignmentListQuery): { filter: Filter; keep?: (a: AssignmentDoc) => boolean } {
+  const filter: Filter = { environment_id: env };
+  for (const field of ['user', 'role', 'tenant'] as const) matchAny(filter, field, query[field]);
+  const types = query.resource;
+  if (!types) {
+    matchAny(filter, 'resource_instance', query.resource_instance);
+    return { filter };
+  }
+  const ofTypes = (ref: string | null) => ref !== null && types.some((type) => ref.startsWith(`${type}:`));
+  if (query.resource_instance) {
+    const refs = query.resource_instance.filter(ofTypes);
+    filter.resource_instance = { $in: refs };
+    return { filter };
+  }
+  if (types.length === 1) {
+    filter.resource_instance = refsOfType(types[0]!);
+    return { filter };
+  }
+  return { filter, keep: (a) => ofTypes(a.resource_instance) };
+}
+
+/** A page of role assignments, as RoleAssignmentRead or (detailed) RoleAssignmentDetailedRead. */
+async function assignmentPage(reads: ReadModels, env: string, asked: AssignmentListQuery, detailed: boolean) {
+  const query = {
+    ...asked,
+    user: await keysOf(asked.user, (id) => reads.users.get(id), env),
+    tenant: await keysOf(asked.tenant, (id) => reads.tenants.get(id), env),
+    resource_instance: await keysOf(asked.resource_instance, (id) => reads.instances.get(id), env),
+  };
+  const { filter, keep } = assignmentFilter(env, query);
+  if (keep === undefined && !detailed) return listPage(reads.assignments, filter, query, present);
+  if (keep === undefined) return presentedPage(reads.assignments, filter, query, (docs) => detailedAssignments(reads, env, docs));
+  const paged = await searchedPage(reads.assignments, filter, query, { text: undefined, fields: [], keep });
+  const data: object[] = detailed ? await detailedAssignments(reads, env, paged.data) : paged.data.map(present);
+  return shaped({ ...paged, data }, query);
+}
 
 /** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */
 export function assignmentRoutes(context: RouteContext): void {
@@ -58,6 +106,7 @@ export function assignmentRoutes(context: RouteContext): void {
         type: 'AssignRole',
         id,
         newUserId: newId(),
+        newInstanceId: newId(),
         user: body.user,
         role: body.role,
         tenant: body.tenant ?? null,
@@ -72,16 +121,34 @@ export function assignmentRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/role_assignments',
-      summary: 'List role assignments',
+      summary: 'List role assignments (detailed=true: with their objects embedded)',
       tag: 'Role assignments',
       query: assignmentListQuery,
-      response: assignmentListSchema,
+      response: z.union([assignmentListSchema, assignmentDetailedListSchema]),
     },
     async (req, res, input) => {
       const query = input.query();
-      const filter: Filter = { environment_id: envOf(res).id };
-      for (const field of ['user', 'role', 'tenant', 'resource_instance'] as const) if (query[field]) filter[field] = query[field];
-      res.json(await listPage((await readModelsAsOf(services, req, res)).assignments, filter, query, present));
+      const reads = await readModelsAsOf(services, req, res);
+      const env = envOf(res).id;
+      res.json(await assignmentPage(reads, env, query, query.detailed ?? false));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/role_assignments/detailed',
+      summary: 'List role assignments with their user, role, tenant and instance embedded (as detailed=true)',
+      tag: 'Role assignments',
+      query: assignmentListQuery.omit({ detailed: true }),
+      response: assignmentDetailedListSchema,
+    },
+    async (req, res, input) => {
+      const query = input.query();
+      const reads = await readModelsAsOf(services, req, res);
+      const env = envOf(res).id;
+      res.json(await assignmentPage(reads, env, query, true));
     },
   );
 

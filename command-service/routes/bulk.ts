@@ -7,6 +7,8 @@ import { executeEnvCommand } from '../http/services';
 import { bulkCountSchema } from '../http/responses';
 import { assignmentSchema } from './assignments';
 import { instanceCreateSchema } from './instances';
+import { tenantCreateSchema } from './tenants-users';
+import { inlineAssignments, userCreateSchema } from './users';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 import { tupleCreateSchema, tupleDeleteSchema } from './tuples';
@@ -21,6 +23,10 @@ const assignmentsBody = list(assignmentSchema);
 const instancesCreateBody = z.object({ operations: list(instanceCreateSchema) });
 /** `type:key` or an instance id, as for `DELETE .../resource_instances/{instance_id}`. */
 const instancesDeleteBody = z.object({ idents: list(z.string().min(1)) });
+const usersBody = z.object({ operations: list(userCreateSchema.strict()) });
+const tenantsCreateBody = z.object({ operations: list(tenantCreateSchema.strict()) });
+/** Keys or ids. */
+const identsBody = z.object({ idents: list(z.string().min(1)) });
 
 /**
  * Permit's bulk facts endpoints: `relationship_tuples/bulk`, `role_assignments/bulk`
@@ -59,6 +65,8 @@ export function bulkRoutes(context: RouteContext): void {
           relation: t.relation,
           object: t.object,
           tenant: t.tenant ?? null,
+          newSubjectId: newId(),
+          newObjectId: newId(),
         })),
       );
       res.json({ tuples_created: body.operations.length });
@@ -105,6 +113,7 @@ export function bulkRoutes(context: RouteContext): void {
           type: 'AssignRole',
           id: newId(),
           newUserId: newId(),
+          newInstanceId: newId(),
           user: a.user,
           role: a.role,
           tenant: a.tenant ?? null,
@@ -188,6 +197,130 @@ export function bulkRoutes(context: RouteContext): void {
         body.idents.map((instance) => ({ type: 'DeleteInstance', instance })),
       );
       res.json({ instances_deleted: body.idents.length });
+    },
+  );
+
+  const userCommand = (type: 'CreateUser' | 'ReplaceUser', u: z.infer<typeof userCreateSchema>): BulkItemCommand => ({
+    type,
+    id: newId(),
+    key: u.key,
+    email: u.email ?? null,
+    firstName: u.first_name ?? null,
+    lastName: u.last_name ?? null,
+    attributes: u.attributes ?? {},
+    roleAssignments: inlineAssignments(u.role_assignments),
+  });
+
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/bulk/users',
+      summary: `Create up to ${MAX_BULK_ITEMS} users (with their role_assignments), all or none`,
+      tag: 'Bulk',
+      body: usersBody,
+      response: bulkCountSchema('users_created'),
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.operations.map((u) => userCommand('CreateUser', u)),
+      );
+      res.json({ users_created: body.operations.length });
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'put',
+      path: '/bulk/users',
+      summary: `Create or replace up to ${MAX_BULK_ITEMS} users (as PUT /users/{user_id}), all or none`,
+      tag: 'Bulk',
+      body: usersBody,
+      response: z.strictObject({ users_created: z.int().min(0), users_replaced: z.int().min(0) }),
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const outcome = await run(
+        req,
+        res,
+        body.operations.map((u) => userCommand('ReplaceUser', u)),
+      );
+      const created = outcome.events.filter((e) => e.type === 'UserCreated').length;
+      res.json({ users_created: created, users_replaced: body.operations.length - created });
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/bulk/users',
+      summary: `Delete up to ${MAX_BULK_ITEMS} users (keys or ids) with their role assignments, all or none`,
+      tag: 'Bulk',
+      body: identsBody,
+      response: bulkCountSchema('users_deleted'),
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.idents.map((user) => ({ type: 'DeleteUser', user })),
+      );
+      res.json({ users_deleted: body.idents.length });
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/bulk/tenants',
+      summary: `Create up to ${MAX_BULK_ITEMS} tenants, all or none`,
+      tag: 'Bulk',
+      body: tenantsCreateBody,
+      response: bulkCountSchema('tenants_created'),
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.operations.map((t) => ({
+          type: 'CreateTenant',
+          id: newId(),
+          key: t.key,
+          name: t.name,
+          description: t.description ?? null,
+          attributes: t.attributes ?? {},
+        })),
+      );
+      res.json({ tenants_created: body.operations.length });
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/bulk/tenants',
+      summary: `Delete up to ${MAX_BULK_ITEMS} tenants (keys or ids) with their instances and assignments, all or none`,
+      tag: 'Bulk',
+      body: identsBody,
+      response: bulkCountSchema('tenants_deleted'),
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await run(
+        req,
+        res,
+        body.idents.map((tenant) => ({ type: 'DeleteTenant', tenant })),
+      );
+      res.json({ tenants_deleted: body.idents.length });
     },
   );
 }

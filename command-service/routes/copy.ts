@@ -29,11 +29,20 @@ export const waitQuerySchema = z.object({
   wait: queryInteger(0, MAX_WAIT_SECONDS, 0, `must be at most ${MAX_WAIT_SECONDS} seconds`),
 });
 
-const permitFilters = ['resources', 'roles', 'user_sets', 'resource_sets'] as const;
-const unsupportedFilter = z
-  .unknown()
-  .optional()
-  .meta({ not: {}, description: 'Not supported: include/exclude filters are refused; omit them to copy the whole policy' });
+/** Permit's EnvironmentCopyScopeFilters: keys to copy and keys to leave, `*` matching any run of characters. */
+const copyFilterSchema = z
+  .object({
+    include: z.array(z.string().min(1).max(256)).max(1000).optional(),
+    exclude: z.array(z.string().min(1).max(256)).max(1000).optional(),
+  })
+  .strict();
+
+/**
+ * User sets and resource sets are condition sets (ABAC), which do not exist
+ * here: a copy has none to take, so these filters are accepted and select
+ * nothing either way (docs/permit-compat.md).
+ */
+const conditionSetFilter = copyFilterSchema.describe('Accepted; matches nothing: condition sets (ABAC) do not exist here');
 
 export const copyBodySchema = z
   .object({
@@ -47,24 +56,14 @@ export const copyBodySchema = z
     scope: z
       .object({
         facts: z.boolean().optional(),
-        // Permit's include/exclude filters: named so that a request with one is told why it is refused (`not: {}`: never valid).
-        resources: unsupportedFilter,
-        roles: unsupportedFilter,
-        user_sets: unsupportedFilter,
-        resource_sets: unsupportedFilter,
+        /** Resource types by key; one left out takes its roles, relations, instances, tuples and assignments with it. */
+        resources: copyFilterSchema.optional(),
+        /** Roles (tenant and resource roles) by key; one left out takes its assignments and derivations with it. */
+        roles: copyFilterSchema.optional(),
+        user_sets: conditionSetFilter.optional(),
+        resource_sets: conditionSetFilter.optional(),
       })
       .strict()
-      .superRefine((scope, ctx) => {
-        for (const filter of permitFilters) {
-          if (scope[filter] !== undefined) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [filter],
-              message: 'include/exclude filters are not supported; omit them to copy the whole policy',
-            });
-          }
-        }
-      })
       .optional(),
     /** Our extension: copy the source as it was at a global log position (integer) or a time (ISO 8601). */
     as_of: z.union([z.number().int().min(0), z.iso.datetime({ offset: true })]).optional(),
@@ -281,7 +280,11 @@ async function buildRequest(
     projectId: project.id,
     source: { ref: sourceRef, environmentId: source?.id ?? null },
     target,
-    scope: { facts: body.scope?.facts ?? false },
+    scope: {
+      facts: body.scope?.facts ?? false,
+      ...(body.scope?.resources ? { resources: body.scope.resources } : {}),
+      ...(body.scope?.roles ? { roles: body.scope.roles } : {}),
+    },
     asOf,
     sourceEventsTotal: source ? (await deps.eventStore.streamVersion(streams.environment(source.id))) + 1 : 0,
   };

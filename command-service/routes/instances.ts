@@ -3,10 +3,11 @@ import { NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { splitRef } from '../../shared/refs';
 import { envOf } from '../http/auth';
-import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { instanceListSchema, instanceSchema } from '../http/responses';
-import { boundedJson, keySchema } from '../http/validation';
+import { instanceDetailedListSchema, instanceListSchema, instanceSchema } from '../http/responses';
+import { boundedJson, keySchema, queryBoolean } from '../http/validation';
+import { detailedInstances } from '../http/detailed';
+import { matchAny, repeatable, searchedPage, shaped } from '../http/list-filters';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { asOfQuery } from '../time-travel/time-travel';
 import type { ReadModels } from '../../shared/read-models/read-models';
@@ -20,7 +21,14 @@ export const instanceCreateSchema = z.object({
   tenant: z.string().min(1),
   attributes: boundedJson.optional(),
 });
-const instanceListQuery = pastPaginationSchema.extend({ resource: z.string().optional(), tenant: z.string().optional() });
+const instanceListQuery = pastPaginationSchema.extend({
+  resource: repeatable.optional(),
+  tenant: repeatable.optional(),
+  /** A case-insensitive substring of the instance's key. */
+  search: z.string().min(1).optional(),
+  detailed: queryBoolean.optional(),
+});
+const instanceUpdateSchema = z.object({ attributes: boundedJson.optional() });
 
 /** Resource instances: `/v2/facts/{proj_id}/{env_id}/resource_instances`. */
 export function instanceRoutes(context: RouteContext): void {
@@ -66,17 +74,50 @@ export function instanceRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/resource_instances',
-      summary: 'List resource instances',
+      summary: 'List resource instances (search: in the key; detailed=true: with their relationships)',
       tag: 'Resource instances',
       query: instanceListQuery,
-      response: instanceListSchema,
+      response: z.union([instanceListSchema, instanceDetailedListSchema]),
     },
     async (req, res, input) => {
       const query = input.query();
-      const filter: Filter = { environment_id: envOf(res).id };
-      if (query.resource) filter.resource = query.resource;
-      if (query.tenant) filter.tenant = query.tenant;
-      res.json(await listPage((await readModelsAsOf(services, req, res)).instances, filter, query));
+      res.json(await instancePage(await readModelsAsOf(services, req, res), envOf(res).id, query, query.detailed ?? false));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/resource_instances/detailed',
+      summary: 'List resource instances with their relationships (as detailed=true)',
+      tag: 'Resource instances',
+      query: instanceListQuery.omit({ detailed: true }),
+      response: instanceDetailedListSchema,
+    },
+    async (req, res, input) => {
+      res.json(await instancePage(await readModelsAsOf(services, req, res), envOf(res).id, input.query(), true));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'patch',
+      path: '/resource_instances/{instance_id}',
+      summary: "Update a resource instance's attributes (id or type:key)",
+      tag: 'Resource instances',
+      body: instanceUpdateSchema,
+      response: instanceSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'UpdateInstance',
+        instance: req.params.instance_id,
+        ...(body.attributes !== undefined ? { attributes: body.attributes } : {}),
+      });
+      res.json(await findInstance(envOf(res).id, req.params.instance_id));
     },
   );
 
@@ -110,4 +151,13 @@ export function instanceRoutes(context: RouteContext): void {
       res.status(204).end();
     },
   );
+}
+
+async function instancePage(reads: ReadModels, env: string, query: Omit<z.infer<typeof instanceListQuery>, 'detailed'>, detailed: boolean) {
+  const filter: Filter = { environment_id: env };
+  matchAny(filter, 'resource', query.resource);
+  matchAny(filter, 'tenant', query.tenant);
+  const paged = await searchedPage(reads.instances, filter, query, { text: query.search, fields: ['key'] });
+  const data: object[] = detailed ? await detailedInstances(reads, env, paged.data) : paged.data;
+  return shaped({ ...paged, data }, query);
 }

@@ -4,9 +4,11 @@ import { newId } from '../../shared/ids';
 import { authOf, resolveEnvironment, resolveProject } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { environmentListSchema, environmentSchema, projectListSchema, projectSchema } from '../http/responses';
-import { executeOrgCommand } from '../http/services';
+import { executeEnvCommand, executeOrgCommand } from '../http/services';
+import { defaultTenantCommand } from '../../shared/domain/env/default-tenant';
 import { boundedJson, keySchema, paginationSchema } from '../http/validation';
 import { apiKeyRoutes } from './api-keys';
+import { orgChangeRoutes } from './org-changes';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -25,12 +27,19 @@ export const environmentCreateSchema = z.object({
   jwks: boundedJson.optional(),
   settings: boundedJson.optional(),
 });
+/** What Permit makes with every new project. */
+const DEFAULT_ENVIRONMENTS = [
+  { key: 'production', name: 'Production' },
+  { key: 'development', name: 'Development' },
+].map((env) => ({ ...env, description: '', customBranchName: '', jwks: {}, settings: {} }));
+
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
 
   apiKeyRoutes(context);
+  orgChangeRoutes(context);
 
   route(
     context,
@@ -47,13 +56,18 @@ export function orgRoutes(context: RouteContext): void {
       const auth = authOf(res);
       if (auth.projectId !== null) throw new ForbiddenError('Creating a project needs an organization API key');
       const id = newId();
+      const environments = DEFAULT_ENVIRONMENTS.map((env) => ({ id: newId(), ...env }));
       await executeOrgCommand(services, req, res, auth.organizationId, {
         type: 'CreateProject',
         id,
         key: body.key,
         name: body.name,
         description: body.description ?? '',
+        urnNamespace: body.urn_namespace,
+        settings: body.settings,
+        environments,
       });
+      for (const env of environments) await executeEnvCommand(services, req, res, env.id, defaultTenantCommand(env.id));
       res.json(await rm.projects.get(id));
     },
   );
@@ -116,6 +130,7 @@ export function orgRoutes(context: RouteContext): void {
           settings: body.settings ?? {},
         },
       });
+      await executeEnvCommand(services, req, res, id, defaultTenantCommand(id));
       res.json(await rm.environments.get(id));
     },
   );

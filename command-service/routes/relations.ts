@@ -49,7 +49,7 @@ export function relationRoutes(context: RouteContext): void {
         objectResource: req.params.resource_id,
         key: body.key,
         name: body.name,
-        description: body.description ?? '',
+        description: body.description ?? null,
         subjectResource: body.subject_resource,
       });
       res.json(await rm.relations.get(id));

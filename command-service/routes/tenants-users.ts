@@ -5,6 +5,10 @@ import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
 import { tenantListSchema, tenantSchema, userPageSchema, userSchema } from '../http/responses';
+import { matchAny, matchMany, repeatable, searchedPage, shaped } from '../http/list-filters';
+import type { Filter } from '../../shared/docstore/port';
+import type { ReadModels, UserDoc } from '../../shared/read-models/read-models';
+import { inlineAssignments, userCreateSchema } from './users';
 import { boundedJson, keySchema } from '../http/validation';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { asOfQuery } from '../time-travel/time-travel';
@@ -17,13 +21,16 @@ export const tenantCreateSchema = z.object({
   description: z.string().optional(),
   attributes: boundedJson.optional(),
 });
-export const userCreateSchema = z.object({
-  key: z.string().min(1).max(256),
-  email: z.string().optional(),
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
+const tenantUpdateSchema = z.object({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
   attributes: boundedJson.optional(),
 });
+const tenantListQuery = pastPaginationSchema.extend({ search: z.string().min(1).optional() });
+const userListQuery = pastPaginationSchema.extend({ search: z.string().min(1).optional(), role: repeatable.optional() });
+/** Permit's `search` on users and tenants: a case-insensitive substring of these fields. */
+const USER_SEARCH_FIELDS = ['key', 'email', 'first_name', 'last_name'] as const;
+const TENANT_SEARCH_FIELDS = ['key', 'name'] as const;
 
 /** Tenants and users: `/v2/facts/{proj_id}/{env_id}/tenants` and `/users`. */
 export function tenantAndUserRoutes(context: RouteContext): void {
@@ -41,7 +48,7 @@ export function tenantAndUserRoutes(context: RouteContext): void {
         id,
         key: body.key,
         name: body.name,
-        description: body.description ?? '',
+        description: body.description ?? null,
         attributes: body.attributes ?? {},
       });
       res.json(await rm.tenants.get(id));
@@ -50,10 +57,20 @@ export function tenantAndUserRoutes(context: RouteContext): void {
 
   route(
     context,
-    { method: 'get', path: '/tenants', summary: 'List tenants', tag: 'Tenants', query: pastPaginationSchema, response: tenantListSchema },
+    {
+      method: 'get',
+      path: '/tenants',
+      summary: 'List tenants (search: in key or name)',
+      tag: 'Tenants',
+      query: tenantListQuery,
+      response: tenantListSchema,
+    },
     async (req, res, input) => {
+      const query = input.query();
       const reads = await readModelsAsOf(services, req, res);
-      res.json(await listPage(reads.tenants, { environment_id: envOf(res).id }, input.query()));
+      const filter = { environment_id: envOf(res).id };
+      if (query.search === undefined) return void res.json(await listPage(reads.tenants, filter, query));
+      res.json(shaped(await searchedPage(reads.tenants, filter, query, { text: query.search, fields: TENANT_SEARCH_FIELDS }), query));
     },
   );
 
@@ -65,6 +82,70 @@ export function tenantAndUserRoutes(context: RouteContext): void {
       const tenant = await reads.byKeyOrId(reads.tenants, envOf(res).id, req.params.tenant_id);
       if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
       res.json(tenant);
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'patch',
+      path: '/tenants/{tenant_id}',
+      summary: 'Update a tenant (the fields given)',
+      tag: 'Tenants',
+      body: tenantUpdateSchema,
+      response: tenantSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'UpdateTenant',
+        tenant: req.params.tenant_id,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.attributes !== undefined ? { attributes: body.attributes } : {}),
+      });
+      res.json(await rm.byKeyOrId(rm.tenants, envOf(res).id, req.params.tenant_id));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/tenants/{tenant_id}/users',
+      summary: 'List the users with a role in a tenant ({data, total_count, page_count})',
+      tag: 'Tenants',
+      query: userListQuery,
+      response: userPageSchema,
+    },
+    async (req, res, input) => {
+      const query = input.query();
+      const reads = await readModelsAsOf(services, req, res);
+      const env = envOf(res).id;
+      const tenant = await reads.byKeyOrId(reads.tenants, env, req.params.tenant_id);
+      if (!tenant) throw new NotFoundError(`Tenant '${req.params.tenant_id}' not found`);
+      const filter: Filter = { environment_id: env };
+      const keep = matchMany<UserDoc>(filter, 'key', await usersWithRole(reads, env, tenant.key, query.role));
+      res.json(await searchedPage(reads.users, filter, query, { text: query.search, fields: USER_SEARCH_FIELDS, keep }));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'delete',
+      path: '/tenants/{tenant_id}/users/{user_id}',
+      summary: "Remove a user from a tenant: unassigns every role it holds there (the tenant's and its instances')",
+      tag: 'Tenants',
+      status: 204,
+    },
+    async (req, res) => {
+      await executeEnvCommand(services, req, res, envOf(res).id, {
+        type: 'RemoveTenantUser',
+        tenant: req.params.tenant_id,
+        user: req.params.user_id,
+      });
+      res.status(204).end();
     },
   );
 
@@ -88,7 +169,7 @@ export function tenantAndUserRoutes(context: RouteContext): void {
     {
       method: 'post',
       path: '/users',
-      summary: 'Create a user (users are also created by their first role assignment)',
+      summary: 'Create a user, with its role_assignments (users are also created by their first role assignment)',
       tag: 'Users',
       body: userCreateSchema,
       response: userSchema,
@@ -104,6 +185,7 @@ export function tenantAndUserRoutes(context: RouteContext): void {
         firstName: body.first_name ?? null,
         lastName: body.last_name ?? null,
         attributes: body.attributes ?? {},
+        roleAssignments: inlineAssignments(body.role_assignments),
       });
       res.json(await rm.users.get(id));
     },
@@ -114,15 +196,18 @@ export function tenantAndUserRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/users',
-      summary: 'List users ({data, total_count, page_count})',
+      summary: 'List users ({data, total_count, page_count}); search: in key, email or names; role: holding any of the roles',
       tag: 'Users',
-      query: pastPaginationSchema,
+      query: userListQuery,
       response: userPageSchema,
     },
     async (req, res, input) => {
-      const page = { ...input.query(), include_total_count: true };
+      const query = input.query();
       const reads = await readModelsAsOf(services, req, res);
-      res.json(await listPage(reads.users, { environment_id: envOf(res).id }, page));
+      const env = envOf(res).id;
+      const filter: Filter = { environment_id: env };
+      const keep = query.role ? matchMany<UserDoc>(filter, 'key', await usersWithRole(reads, env, undefined, query.role)) : undefined;
+      res.json(await searchedPage(reads.users, filter, query, { text: query.search, fields: USER_SEARCH_FIELDS, keep }));
     },
   );
 
@@ -136,4 +221,13 @@ export function tenantAndUserRoutes(context: RouteContext): void {
       res.json(user);
     },
   );
+}
+
+/** The keys of the users holding any of `roles` (any role when absent), in `tenant` (any tenant when absent). */
+async function usersWithRole(reads: ReadModels, env: string, tenant: string | undefined, roles: string[] | undefined): Promise<string[]> {
+  const filter: Filter = { environment_id: env };
+  if (tenant !== undefined) filter.tenant = tenant;
+  matchAny(filter, 'role', roles);
+  const assignments = await reads.assignments.find(filter, { fields: ['user'] });
+  return [...new Set(assignments.map((a) => a.user))];
 }

@@ -4,8 +4,11 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { listPage } from '../http/pagination';
 import { executeEnvCommand } from '../http/services';
-import { tupleListSchema, tupleSchema } from '../http/responses';
-import { INSTANCE_REF_PATTERN } from '../http/validation';
+import { tupleDetailedListSchema, tupleListSchema, tupleSchema } from '../http/responses';
+import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
+import { detailedTuples } from '../http/detailed';
+import { keysOf, matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
+import type { ReadModels } from '../../shared/read-models/read-models';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -20,11 +23,36 @@ export const tupleCreateSchema = z.object({
 });
 export const tupleDeleteSchema = tupleCreateSchema.omit({ tenant: true });
 const tupleListQuery = pastPaginationSchema.extend({
-  subject: z.string().optional(),
-  relation: z.string().optional(),
-  object: z.string().optional(),
-  tenant: z.string().optional(),
+  subject: repeatable.optional(),
+  relation: repeatable.optional(),
+  object: repeatable.optional(),
+  tenant: repeatable.optional(),
+  /** The resource type of the subject or the object (one value: a range of refs). */
+  subject_type: z.string().min(1).optional(),
+  object_type: z.string().min(1).optional(),
+  detailed: queryBoolean.optional(),
 });
+
+function tupleFilter(env: string, query: z.infer<typeof tupleListQuery>): Filter {
+  const filter: Filter = { environment_id: env };
+  for (const field of ['subject', 'relation', 'object', 'tenant'] as const) matchAny(filter, field, query[field]);
+  // With a subject (object) given, its type is in it: the type filter keeps only those of that type.
+  if (query.subject_type) {
+    if (query.subject) matchAny(filter, 'subject', only(query.subject, query.subject_type));
+    else filter.subject = refsOfType(query.subject_type);
+  }
+  if (query.object_type) {
+    if (query.object) matchAny(filter, 'object', only(query.object, query.object_type));
+    else filter.object = refsOfType(query.object_type);
+  }
+  return filter;
+}
+
+/** The refs of one type (an empty `$in` when none is: nothing matches). */
+const only = (refs: string[], type: string) => {
+  const kept = refs.filter((ref) => ref.startsWith(`${type}:`));
+  return kept.length > 0 ? kept : undefined;
+};
 
 /** Relationship tuples: `/v2/facts/{proj_id}/{env_id}/relationship_tuples`. Delete is DELETE with a body. */
 export function tupleRoutes(context: RouteContext): void {
@@ -51,6 +79,8 @@ export function tupleRoutes(context: RouteContext): void {
         relation: body.relation,
         object: body.object,
         tenant: body.tenant ?? null,
+        newSubjectId: newId(),
+        newObjectId: newId(),
       });
       res.json(await rm.tuples.get(id));
     },
@@ -61,16 +91,39 @@ export function tupleRoutes(context: RouteContext): void {
     {
       method: 'get',
       path: '/relationship_tuples',
-      summary: 'List relationship tuples',
+      summary: 'List relationship tuples (detailed=true: with subject_details, relation_details, object_details, tenant_details)',
       tag: 'Relationship tuples',
       query: tupleListQuery,
-      response: tupleListSchema,
+      response: z.union([tupleListSchema, tupleDetailedListSchema]),
     },
     async (req, res, input) => {
-      const query = input.query();
-      const filter: Filter = { environment_id: envOf(res).id };
-      for (const field of ['subject', 'relation', 'object', 'tenant'] as const) if (query[field]) filter[field] = query[field];
-      res.json(await listPage((await readModelsAsOf(services, req, res)).tuples, filter, query));
+      const env = envOf(res).id;
+      const reads = await readModelsAsOf(services, req, res);
+      const query = await tupleQueryKeys(reads, env, input.query());
+      const filter = tupleFilter(env, query);
+      noneIfEmpty(filter, query);
+      if (!query.detailed) return void res.json(await listPage(reads.tuples, filter, query));
+      res.json(await presentedPage(reads.tuples, filter, query, (docs) => detailedTuples(reads, env, docs)));
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'get',
+      path: '/relationship_tuples/detailed',
+      summary: 'List relationship tuples with their subject, relation, object and tenant details (as detailed=true)',
+      tag: 'Relationship tuples',
+      query: tupleListQuery.omit({ detailed: true }),
+      response: tupleDetailedListSchema,
+    },
+    async (req, res, input) => {
+      const env = envOf(res).id;
+      const reads = await readModelsAsOf(services, req, res);
+      const query = await tupleQueryKeys(reads, env, input.query());
+      const filter = tupleFilter(env, query);
+      noneIfEmpty(filter, query);
+      res.json(await presentedPage(reads.tuples, filter, query, (docs) => detailedTuples(reads, env, docs)));
     },
   );
 
@@ -95,4 +148,24 @@ export function tupleRoutes(context: RouteContext): void {
       res.status(204).end();
     },
   );
+}
+
+/** A type filter that excluded every subject (object) given matches nothing. */
+function noneIfEmpty(filter: Filter, query: z.infer<typeof tupleListQuery>): void {
+  if (query.subject && query.subject_type && !only(query.subject, query.subject_type)) filter.subject = { $in: [] };
+  if (query.object && query.object_type && !only(query.object, query.object_type)) filter.object = { $in: [] };
+}
+
+/** Subjects, objects and tenants named by id, as the tuples hold them (`type:key`, key). */
+async function tupleQueryKeys<Q extends { subject?: string[]; object?: string[]; tenant?: string[] }>(
+  reads: ReadModels,
+  env: string,
+  query: Q,
+): Promise<Q> {
+  return {
+    ...query,
+    subject: await keysOf(query.subject, (id) => reads.instances.get(id), env),
+    object: await keysOf(query.object, (id) => reads.instances.get(id), env),
+    tenant: await keysOf(query.tenant, (id) => reads.tenants.get(id), env),
+  };
 }

@@ -232,7 +232,8 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
       const d = event.data as { id?: string; key?: string; resource?: string | null };
       if ((event.type === 'RoleAssigned' || event.type === 'RoleUnassigned') && d.id === g.assignment_id)
         links.push({ ...base, what: 'assignment' });
-      if (event.type === 'RoleUpdated' && d.resource === null && d.key === g.role) links.push({ ...base, what: 'permissions' });
+      if ((event.type === 'RoleUpdated' || event.type === 'RoleExtendsReplaced') && d.resource === null && d.key === g.role)
+        links.push({ ...base, what: 'permissions' });
       if ((event.type === 'RoleCreated' || event.type === 'RoleDeleted') && d.resource === null && d.key === g.role)
         links.push({ ...base, what: 'role' });
       if ((event.type === 'ResourceInstanceCreated' || event.type === 'ResourceInstanceDeleted') && `${d.resource}:${d.key}` === on(g))
@@ -241,10 +242,11 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
     }
     switch (event.type) {
       case 'RoleUpdated':
+      case 'RoleExtendsReplaced':
       case 'RoleCreated':
       case 'RoleDeleted':
         if (event.data.resource === typeOf(g.resource_instance) && event.data.key === g.role)
-          links.push({ ...base, what: event.type === 'RoleUpdated' ? 'permissions' : 'role' });
+          links.push({ ...base, what: event.type === 'RoleCreated' || event.type === 'RoleDeleted' ? 'role' : 'permissions' });
         break;
       default:
         g.chain.forEach((step, index) => {
@@ -260,7 +262,7 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
 
 function whatOf(type: string): CauseLink['what'] {
   if (type.startsWith('RelationshipTuple')) return 'tuple';
-  if (type.startsWith('Role') && type !== 'RoleDerivationsReplaced') return 'assignment';
+  if (type.startsWith('Role') && type !== 'RoleDerivationsReplaced' && type !== 'RoleDerivationConditionsSet') return 'assignment';
   if (type.startsWith('Resource')) return 'instance';
   return 'rule';
 }
@@ -294,6 +296,7 @@ function matchesStep(event: RecordedEvent, step: ChainStep): boolean {
       );
     }
     case 'RoleDerivationsReplaced':
+    case 'RoleDerivationConditionsSet': // no_direct_roles_on_object: set or lifted on the derived role
       return step.step === 'role_derivation' && step.role === event.data.key && typeOf(step.resource_instance) === event.data.resource;
     case 'ResourceInstanceCreated':
     case 'ResourceInstanceDeleted':

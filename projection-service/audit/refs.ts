@@ -42,7 +42,9 @@ const tupleRefs = (d: EnvEvent & { type: 'RelationshipTupleCreated' | 'Relations
   tenant: [d.data.tenant],
 });
 
-const instanceRefs = (d: EnvEvent & { type: 'ResourceInstanceCreated' | 'ResourceInstanceDeleted' }): AuditRefs => ({
+const instanceRefs = (
+  d: EnvEvent & { type: 'ResourceInstanceCreated' | 'ResourceInstanceUpdated' | 'ResourceInstanceDeleted' },
+): AuditRefs => ({
   resource_instance: [`${d.data.resource}:${d.data.key}`],
   resource: [d.data.resource],
   tenant: [d.data.tenant],
@@ -57,18 +59,34 @@ const setRuleRefs = (d: { userSet: string; userSetIsRole: boolean; permission: s
 export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   ResourceCreated: (_, { data }) => ({ resource: [data.key] }),
   ResourceDeleted: (_, { data }) => ({ resource: [data.key] }),
+  ResourceUpdated: (_, { data }) => ({ resource: [data.key] }),
+  ActionCreated: (_, { data }) => ({ resource: [data.resource] }),
+  ActionUpdated: (_, { data }) => ({ resource: [data.resource] }),
+  ActionDeleted: (_, { data }) => ({ resource: [data.resource] }),
+  AttributeCreated: (_, { data }) => ({ resource: [data.resource] }),
+  AttributeUpdated: (_, { data }) => ({ resource: [data.resource] }),
+  AttributeDeleted: (_, { data }) => ({ resource: [data.resource] }),
+  ActionGroupCreated: (_, { data }) => ({ resource: [data.resource] }),
+  ActionGroupUpdated: (_, { data }) => ({ resource: [data.resource] }),
+  ActionGroupDeleted: (_, { data }) => ({ resource: [data.resource] }),
   RoleCreated: (_, { data }) => roleRefs(data),
   RoleUpdated: (_, { data }) => roleRefs(data),
   RoleDerivationsReplaced: (_, { data }) => roleRefs(data, data.rules),
   ImplicitGrantAdded: (_, { data }) => roleRefs(data, [data.rule]),
   ImplicitGrantRemoved: (_, { data }) => roleRefs(data, [data.rule]),
+  RoleExtendsReplaced: (_, { data }) => ({ ...roleRefs(data), role: [data.key, ...data.extends] }),
+  RoleDerivationConditionsSet: (_, { data }) => roleRefs(data),
   RoleDeleted: (_, { data }) => roleRefs(data),
   RelationCreated: (_, { data }) => ({ relation: [data.key], resource: [data.objectResource, data.subjectResource] }),
   RelationDeleted: (_, { data }) => ({ relation: [data.key], resource: [data.objectResource, data.subjectResource] }),
   TenantCreated: (_, { data }) => ({ tenant: [data.key] }),
+  TenantUpdated: (_, { data }) => ({ tenant: [data.key] }),
   TenantDeleted: (_, { data }) => ({ tenant: [data.key] }),
   UserCreated: (_, { data }) => ({ user: [data.key] }),
+  UserUpdated: (_, { data }) => ({ user: [data.key] }),
+  UserDeleted: (_, { data }) => ({ user: [data.key] }),
   ResourceInstanceCreated: (_, event) => instanceRefs(event),
+  ResourceInstanceUpdated: (_, event) => instanceRefs(event),
   ResourceInstanceDeleted: (_, event) => instanceRefs(event),
   RoleAssigned: (_, event) => assignmentRefs(event),
   RoleUnassigned: (_, event) => assignmentRefs(event),
@@ -89,6 +107,10 @@ export const orgAuditRefs: EventHandlers<OrgEvent, void, AuditRefs> = {
   ApiKeyCreated: none,
   ApiKeyDeleted: none,
   ApiKeySecretRotated: none,
+  ProjectUpdated: none,
+  ProjectDeleted: none,
+  EnvironmentUpdated: none,
+  EnvironmentDeleted: none,
 };
 
 export const taskAuditRefs: EventHandlers<TaskEvent, void, AuditRefs> = {

@@ -1,6 +1,7 @@
 import type { GrantContext } from './context';
 import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
 import { insertMissingInChunks, pagesByKeys, PAGE_SIZE } from './paging';
+import { directlyAssigned, pairKey } from './direct-roles';
 
 /** Limits the first derivation step to one new tuple or one new rule. */
 export interface Restriction {
@@ -44,6 +45,7 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
         }
       }
     }
+    await dropGuarded(ctx, candidates);
     fresh.push(...(await writeMissing(ctx, candidates)));
     await ctx.yielder.maybeYield();
   }
@@ -76,6 +78,14 @@ export async function deriveClosure(ctx: GrantContext, seeds: GrantDoc[]): Promi
     }
     for (const grant of fresh) queue.push(grant);
   }
+}
+
+/** Candidates of roles with `no_direct_roles_on_object` for a user who holds a direct role on that instance are no grants. */
+async function dropGuarded(ctx: GrantContext, candidates: Map<string, GrantDoc>): Promise<void> {
+  const guarded = [...candidates.values()].filter((g) => ctx.rules.isGuarded(g.resource, g.role));
+  if (guarded.length === 0) return;
+  const direct = await directlyAssigned(ctx, guarded);
+  for (const g of guarded) if (direct.has(pairKey(g.user, g.instance))) candidates.delete(g.id);
 }
 
 /** Writes the candidates that are not stored yet; returns them. */

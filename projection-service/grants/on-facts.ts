@@ -4,11 +4,13 @@ import { deriveClosure, deriveStep } from './derive';
 import { grantId, typeOf, type EdgeDoc, type GrantDoc } from '../../shared/read-models/grants/model';
 import { allPages } from './paging';
 import { retract } from './retract';
+import { restoreGuardedOnUnassignment, retractGuardedOnAssignment } from './conditions';
 
 /** A resource role assigned on an instance: the grant itself, then everything it derives. Tenant-level roles are not materialised (checks read the assignment). */
 export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssigned'>): Promise<void> {
   const d = e.data;
   if (d.resourceInstance === null || d.resource === null) return;
+  await retractGuardedOnAssignment(ctx, d.user, d.resourceInstance, d.role);
   const id = grantId(ctx.environmentId, d.user, d.resourceInstance, d.role);
   const grant: GrantDoc = {
     id,
@@ -41,6 +43,7 @@ export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUna
   if (d.resourceInstance === null) return;
   const grant = await ctx.collections.grants.get(grantId(ctx.environmentId, d.user, d.resourceInstance, d.role));
   if (grant?.reason.kind === 'assignment' && grant.reason.assignment_id === d.id) await retract(ctx, [grant]);
+  await restoreGuardedOnUnassignment(ctx, d.user, d.resourceInstance, d.tenant);
 }
 
 /** A new tuple: every role held on its subject may now derive roles on its object. */

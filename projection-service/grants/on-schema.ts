@@ -36,6 +36,7 @@ export async function onRoleDeleted(ctx: GrantContext, e: EnvEventOf<'RoleDelete
   const removed = ctx.rules.removeWhere(
     (r) => (r.resource === resource && r.role === key) || (r.rule.onResource === resource && r.rule.role === key),
   );
+  ctx.rules.setGuarded(resource, key, false);
   await rulesChanged(ctx, [], removed);
   const roots: GrantDoc[] = [];
   for await (const page of grantsOfRole(ctx, resource, key)) roots.push(...page);
@@ -53,6 +54,7 @@ export async function onRelationDeleted(ctx: GrantContext, e: EnvEventOf<'Relati
 
 export async function onResourceDeleted(ctx: GrantContext, e: EnvEventOf<'ResourceDeleted'>): Promise<void> {
   const removed = ctx.rules.removeWhere((r) => r.resource === e.data.key || r.rule.onResource === e.data.key);
+  for (const role of ctx.rules.guardedOf(e.data.key)) ctx.rules.setGuarded(e.data.key, role, false);
   await rulesChanged(ctx, [], removed);
 }
 

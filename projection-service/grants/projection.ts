@@ -14,6 +14,7 @@ import {
   onRoleDeleted,
 } from './on-schema';
 import { RuleBook } from './rule-index';
+import { onDerivationConditionsSet } from './conditions';
 import { BatchHolders } from './batch-holders';
 import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
@@ -26,19 +27,39 @@ import { Yielder } from './yielder';
  */
 export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Promise<void>> = {
   ResourceCreated: 'ignored',
+  // Actions, attributes and groups change no holder of any role; a removed action leaves the
+  // roles that granted it through RoleUpdated, which checks read from the role documents.
+  ResourceUpdated: 'ignored',
+  ActionCreated: 'ignored',
+  ActionUpdated: 'ignored',
+  ActionDeleted: 'ignored',
+  AttributeCreated: 'ignored',
+  AttributeUpdated: 'ignored',
+  AttributeDeleted: 'ignored',
+  ActionGroupCreated: 'ignored',
+  ActionGroupUpdated: 'ignored',
+  ActionGroupDeleted: 'ignored',
   ResourceDeleted: onResourceDeleted,
   RoleCreated: 'ignored',
   RoleUpdated: 'ignored',
   RoleDerivationsReplaced: onDerivationsReplaced,
   ImplicitGrantAdded: onImplicitGrantAdded,
   ImplicitGrantRemoved: onImplicitGrantRemoved,
+  // Inherited permissions are read at check time, like a role's own.
+  RoleExtendsReplaced: 'ignored',
+  RoleDerivationConditionsSet: onDerivationConditionsSet,
   RoleDeleted: onRoleDeleted,
   RelationCreated: 'ignored',
   RelationDeleted: onRelationDeleted,
   TenantCreated: 'ignored',
+  TenantUpdated: 'ignored',
   TenantDeleted: 'ignored',
   UserCreated: 'ignored',
+  UserUpdated: 'ignored',
+  // The user's assignments go first, as RoleUnassigned events, which drop their grants.
+  UserDeleted: 'ignored',
   ResourceInstanceCreated: 'ignored',
+  ResourceInstanceUpdated: 'ignored',
   ResourceInstanceDeleted: onInstanceDeleted,
   RoleAssigned: onRoleAssigned,
   RoleUnassigned: onRoleUnassigned,

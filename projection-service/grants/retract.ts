@@ -2,6 +2,7 @@ import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
 import { grantId, typeOf, type GrantDoc, type GrantReason } from '../../shared/read-models/grants/model';
 import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
+import { pairKey } from './direct-roles';
 
 /**
  * Removes a support: `roots` are the grants whose stored reason used the
@@ -22,8 +23,17 @@ export async function retract(ctx: GrantContext, roots: GrantDoc[]): Promise<voi
   ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, [...removed.keys()], ctx.yielder);
   for (const [id, grant] of removed) ctx.previous.set(id, grant);
 
+  await deriveClosure(ctx, await restore(ctx, [...removed.values()]));
+}
+
+/**
+ * Writes back each of `grants` (not stored) that has a support among the
+ * stored grants, facts and rules, with that support; returns those written
+ * (the caller derives on from them).
+ */
+export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<GrantDoc[]> {
   const restored: GrantDoc[] = [];
-  for (const chunk of chunks([...removed.values()], KEY_CHUNK)) {
+  for (const chunk of chunks(grants, KEY_CHUNK)) {
     const supports = await otherSupports(ctx, chunk);
     const docs = chunk.flatMap((g) => {
       const reason = supports.get(g.id);
@@ -37,7 +47,7 @@ export async function retract(ctx: GrantContext, roots: GrantDoc[]): Promise<voi
     }
     await ctx.yielder.maybeYield();
   }
-  await deriveClosure(ctx, restored);
+  return restored;
 }
 
 /** The roots and every grant whose reason chain passes through one of them. */
@@ -70,14 +80,18 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
     user: { $in: unique(chunk.map((g) => g.user)) },
     resource_instance: { $in: unique(chunk.map((g) => g.instance)) },
   });
+  // Users holding a direct role on an instance: guarded roles (no_direct_roles_on_object) are not derived for them there.
+  const direct = new Set<string>();
   for (const a of assignments.sort((x, y) => x.id.localeCompare(y.id))) {
+    direct.add(pairKey(a.user, a.resource_instance ?? ''));
     const id = grantId(env, a.user, a.resource_instance ?? '', a.role);
     if (wanted.has(id) && !found.has(id)) found.set(id, { kind: 'assignment', assignment_id: a.id });
   }
+  const derivable = (g: GrantDoc) => !(ctx.rules.isGuarded(g.resource, g.role) && direct.has(pairKey(g.user, g.instance)));
 
   const byInstance = new Map<string, GrantDoc[]>();
   for (const g of chunk) {
-    if (found.has(g.id) || ctx.rules.incoming(g.resource, g.role).length === 0) continue;
+    if (found.has(g.id) || ctx.rules.incoming(g.resource, g.role).length === 0 || !derivable(g)) continue;
     byInstance.set(g.instance, [...(byInstance.get(g.instance) ?? []), g]);
   }
   const pages = pagesByKeys(ctx.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);

@@ -14,12 +14,40 @@ export class RuleIndex {
   private byTarget = new Map<string, RuleEntry[]>();
   private bySource = new Map<string, RuleEntry[]>();
   private byLink = new Map<string, RuleEntry[]>();
+  /** `resource#role` of the roles with `no_direct_roles_on_object`. */
+  private readonly guardedRoles: Set<string>;
   /** Set by every change, so the projection stores the index only when it changed. */
   changed = false;
 
-  constructor(entries: RuleEntry[] = []) {
+  constructor(entries: RuleEntry[] = [], guarded: string[] = []) {
     this.entries = [...entries];
+    this.guardedRoles = new Set(guarded);
     this.reindex();
+  }
+
+  guarded(): string[] {
+    return [...this.guardedRoles];
+  }
+
+  /** Whether derivations of `role` skip a user on an instance where the user holds a direct role. */
+  isGuarded(resource: string, role: string): boolean {
+    return this.guardedRoles.size > 0 && this.guardedRoles.has(roleOf(resource, role));
+  }
+
+  /** The guarded roles of one resource type. */
+  guardedOf(resource: string): string[] {
+    const prefix = `${resource}#`;
+    return [...this.guardedRoles].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  }
+
+  /** Sets or clears a role's condition; false if it was so already. */
+  setGuarded(resource: string, role: string, on: boolean): boolean {
+    const key = roleOf(resource, role);
+    if (this.guardedRoles.has(key) === on) return false;
+    if (on) this.guardedRoles.add(key);
+    else this.guardedRoles.delete(key);
+    this.changed = true;
+    return true;
   }
 
   all(): RuleEntry[] {
@@ -117,7 +145,7 @@ export class RuleBook {
     const cached = this.cache.get(environmentId);
     if (cached) return cached;
     const doc = await this.collections.rules.get(environmentId);
-    const index = new RuleIndex(doc?.rules ?? []);
+    const index = new RuleIndex(doc?.rules ?? [], doc?.guarded ?? []);
     this.cache.set(environmentId, index);
     return index;
   }
@@ -125,7 +153,7 @@ export class RuleBook {
   /** Stores the index if it changed since it was loaded or last stored. */
   async saveIfChanged(environmentId: string, index: RuleIndex): Promise<void> {
     if (!index.changed) return;
-    await this.collections.rules.put({ id: environmentId, environment_id: environmentId, rules: index.all() });
+    await this.collections.rules.put({ id: environmentId, environment_id: environmentId, rules: index.all(), guarded: index.guarded() });
     index.changed = false;
   }
 

@@ -48,11 +48,24 @@ const roleName = (resource: string | null) => (resource === null ? 'roles' : 're
 export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Promise<void>> = {
   ResourceCreated: (s, { data }) => copy(s, 'resources', data.id),
   ResourceDeleted: (s, { data }) => copy(s, 'resources', data.id),
+  ResourceUpdated: (s, { data }) => copy(s, 'resources', data.id),
+  // A resource's parts live in its document.
+  ActionCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
+  AttributeCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  AttributeUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  AttributeDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionGroupCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionGroupUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
+  ActionGroupDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
   RoleCreated: (s, { data }) => copy(s, roleName(data.resource), data.id),
   RoleUpdated: (s, { data }) => copy(s, roleName(data.resource), data.id),
   RoleDerivationsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),
   ImplicitGrantAdded: (s, { data }) => copy(s, roleName(data.resource), data.id),
   ImplicitGrantRemoved: (s, { data }) => copy(s, roleName(data.resource), data.id),
+  RoleExtendsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),
+  RoleDerivationConditionsSet: (s, { data }) => copy(s, roleName(data.resource), data.id),
   RoleDeleted: (s, { data }) => copy(s, roleName(data.resource), data.id),
   async RelationCreated(s, { data }) {
     await copy(s, 'relations', data.id);
@@ -63,9 +76,13 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
     await copyFound(s, 'resources', data.objectResource);
   },
   TenantCreated: (s, { data }) => copy(s, 'tenants', data.id),
+  TenantUpdated: (s, { data }) => copy(s, 'tenants', data.id),
   TenantDeleted: (s, { data }) => copy(s, 'tenants', data.id),
   UserCreated: (s, { data }) => copy(s, 'users', data.id),
+  UserUpdated: (s, { data }) => copy(s, 'users', data.id),
+  UserDeleted: (s, { data }) => copy(s, 'users', data.id),
   ResourceInstanceCreated: (s, { data }) => copy(s, 'instances', data.id),
+  ResourceInstanceUpdated: (s, { data }) => copy(s, 'instances', data.id),
   async ResourceInstanceDeleted(s, { data }) {
     await copy(s, 'instances', data.id);
     // The facts projection drops tuples an older log left on the instance; their versions end here too.

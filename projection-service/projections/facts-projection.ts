@@ -19,11 +19,23 @@ interface FactsScope {
 /** Tenants, users, resource instances, role assignments and relationship tuples; the schema is the schema projection's. */
 export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promise<void>> = {
   ResourceCreated: 'ignored',
+  ResourceUpdated: 'ignored',
+  ActionCreated: 'ignored',
+  ActionUpdated: 'ignored',
+  ActionDeleted: 'ignored',
+  AttributeCreated: 'ignored',
+  AttributeUpdated: 'ignored',
+  AttributeDeleted: 'ignored',
+  ActionGroupCreated: 'ignored',
+  ActionGroupUpdated: 'ignored',
+  ActionGroupDeleted: 'ignored',
   // Only to forget the ids they remove (the schema projection maintains those documents).
   ResourceDeleted: forgetIds,
   RoleCreated: 'ignored',
   RoleUpdated: 'ignored',
   RoleDerivationsReplaced: 'ignored',
+  RoleExtendsReplaced: 'ignored',
+  RoleDerivationConditionsSet: 'ignored',
   ImplicitGrantAdded: 'ignored',
   ImplicitGrantRemoved: 'ignored',
   RoleDeleted: forgetIds,
@@ -40,6 +52,14 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       ...common,
     });
     keyIds.set(ctx.environment_id, 'tenant', d.key, d.id);
+  },
+  async TenantUpdated({ rm, at }, { data: d }) {
+    const tenant = await rm.tenants.get(d.id);
+    if (!tenant) return;
+    if (d.name !== undefined) tenant.name = d.name;
+    if (d.description !== undefined) tenant.description = d.description;
+    if (d.attributes !== undefined) tenant.attributes = d.attributes;
+    await rm.tenants.put({ ...tenant, updated_at: at, last_action_at: at });
   },
   async TenantDeleted({ rm, keyIds, ctx }, { data: d }) {
     await rm.tenants.delete(d.id);
@@ -58,6 +78,19 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
     });
     keyIds.set(ctx.environment_id, 'user', d.key, d.id);
   },
+  async UserUpdated({ rm, at }, { data: d }) {
+    const user = await rm.users.get(d.id);
+    if (!user) return;
+    if (d.email !== undefined) user.email = d.email;
+    if (d.firstName !== undefined) user.first_name = d.firstName;
+    if (d.lastName !== undefined) user.last_name = d.lastName;
+    if (d.attributes !== undefined) user.attributes = d.attributes;
+    await rm.users.put({ ...user, updated_at: at });
+  },
+  async UserDeleted({ rm, keyIds, ctx }, { data: d }) {
+    await rm.users.delete(d.id);
+    keyIds.forget(ctx.environment_id, 'user', d.key);
+  },
   async ResourceInstanceCreated(scope, { data: d }) {
     const { rm, keyIds, common } = scope;
     const env = scope.ctx.environment_id;
@@ -75,6 +108,10 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       ...common,
     });
     keyIds.set(env, 'instance', `${d.resource}:${d.key}`, d.id);
+  },
+  async ResourceInstanceUpdated({ rm, at }, { data: d }) {
+    const instance = await rm.instances.get(d.id);
+    if (instance) await rm.instances.put({ ...instance, attributes: d.attributes, updated_at: at });
   },
   async ResourceInstanceDeleted({ rm, keyIds, ctx }, { data: d }) {
     const env = ctx.environment_id;

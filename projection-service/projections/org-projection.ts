@@ -22,8 +22,8 @@ export const orgProjectionHandlers: EventHandlers<OrgEvent, OrgScope, Promise<vo
       organization_id: organizationId,
       name: d.name,
       description: d.description,
-      urn_namespace: null,
-      settings: {},
+      urn_namespace: d.urnNamespace ?? null,
+      settings: d.settings ?? {},
       active_policy_repo_id: null,
       created_at: at,
       updated_at: at,
@@ -67,6 +67,26 @@ export const orgProjectionHandlers: EventHandlers<OrgEvent, OrgScope, Promise<vo
   async ApiKeySecretRotated({ rm }, { data: d }) {
     const key = await rm.apiKeys.get(d.id);
     if (key) await rm.apiKeys.put({ ...key, _secret_hash: d.secretHash });
+  },
+  async ProjectUpdated({ rm, at }, { data: { id, ...changes } }) {
+    const project = await rm.projects.get(id);
+    if (project) await rm.projects.put({ ...project, ...changes, updated_at: at });
+  },
+  async ProjectDeleted({ rm }, { data: d }) {
+    await rm.projects.delete(d.id);
+  },
+  async EnvironmentUpdated({ rm, at }, { data: { id, customBranchName, ...changes } }) {
+    const env = await rm.environments.get(id);
+    if (!env) return;
+    await rm.environments.put({
+      ...env,
+      ...changes,
+      ...(customBranchName !== undefined ? { custom_branch_name: customBranchName } : {}),
+      updated_at: at,
+    });
+  },
+  async EnvironmentDeleted({ rm }, { data: d }) {
+    await rm.environments.delete(d.id);
   },
 };
 

@@ -1,6 +1,7 @@
 import type { DerivationRule, EnvEvent, EventHandlers } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
-import type { DerivedRoleRuleDoc, ReadModels, RoleDoc } from '../../shared/read-models/read-models';
+import { attributeDefsOf } from '../../shared/domain/env/attributes';
+import type { DerivedRoleRuleDoc, ReadModels, ResourceDoc, RoleDoc } from '../../shared/read-models/read-models';
 import type { EnvContext, Projection } from '../../shared/read-models/projection';
 import { EnvContextCache } from '../../shared/read-models/projection';
 import { abacProjectionHandlers } from './abac-projection';
@@ -18,18 +19,92 @@ interface SchemaScope {
 export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Promise<void>> = {
   async ResourceCreated({ rm, common }, { data: d }) {
     const actions = Object.fromEntries(d.actions.map((a) => [a.key, { id: a.id, key: a.key, name: a.name, description: a.description }]));
+    const attributes = Object.fromEntries(attributeDefsOf(d.id, d.attributes).map((a) => [a.key, a]));
     await rm.resources.put({
       id: d.id,
       key: d.key,
       name: d.name,
       description: d.description,
-      urn: null,
+      urn: d.urn ?? null,
       actions,
-      attributes: d.attributes,
+      attributes,
       roles: {},
       relations: {},
       action_groups: {},
+      _action_groups: {},
       ...common,
+    });
+  },
+  async ResourceUpdated(scope, { data: d }) {
+    await updateResource(scope, d.key, (doc) => {
+      if (d.name !== undefined) doc.name = d.name;
+      if (d.description !== undefined) doc.description = d.description;
+      if (d.urn !== undefined) doc.urn = d.urn;
+    });
+  },
+  async ActionCreated(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      doc.actions[d.key] = { id: d.id, key: d.key, name: d.name, description: d.description, created_at: scope.at, updated_at: scope.at };
+    });
+  },
+  async ActionUpdated(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      const action = doc.actions[d.key];
+      if (!action) return;
+      if (d.name !== undefined) action.name = d.name;
+      if (d.description !== undefined) action.description = d.description;
+      action.updated_at = scope.at;
+    });
+  },
+  async ActionDeleted(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => void delete doc.actions[d.key]);
+  },
+  async AttributeCreated(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      doc.attributes[d.key] = {
+        id: d.id,
+        key: d.key,
+        type: d.type,
+        description: d.description,
+        created_at: scope.at,
+        updated_at: scope.at,
+      };
+    });
+  },
+  async AttributeUpdated(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      const attribute = doc.attributes[d.key];
+      if (!attribute) return;
+      if (d.type !== undefined) attribute.type = d.type;
+      if (d.description !== undefined) attribute.description = d.description;
+      attribute.updated_at = scope.at;
+    });
+  },
+  async AttributeDeleted(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => void delete doc.attributes[d.key]);
+  },
+  async ActionGroupCreated(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      const { resource: _resource, ...group } = d;
+      doc.action_groups[d.key] = [...d.actions];
+      (doc._action_groups ??= {})[d.key] = { ...group, actions: [...d.actions], created_at: scope.at, updated_at: scope.at };
+    });
+  },
+  async ActionGroupUpdated(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      const group = doc._action_groups?.[d.key];
+      if (!group) return;
+      if (d.name !== undefined) group.name = d.name;
+      if (d.description !== undefined) group.description = d.description;
+      if (d.actions !== undefined) group.actions = [...d.actions];
+      group.updated_at = scope.at;
+      doc.action_groups[d.key] = [...group.actions];
+    });
+  },
+  async ActionGroupDeleted(scope, { data: d }) {
+    await updateResource(scope, d.resource, (doc) => {
+      delete doc.action_groups[d.key];
+      delete doc._action_groups?.[d.key];
     });
   },
   async ResourceDeleted({ rm }, { data: d }) {
@@ -76,6 +151,15 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
       );
     });
   },
+  async RoleExtendsReplaced(scope, { data: d }) {
+    await updateRole(scope, d.id, d.resource, (doc) => void (doc.extends = [...d.extends]));
+  },
+  async RoleDerivationConditionsSet(scope, { data: d }) {
+    await updateRole(scope, d.id, d.resource, (doc) => {
+      // Permit's DerivedRoleBlockRead.when: present once set, false after it is turned off.
+      doc.granted_to.when = { ...doc.granted_to.when, no_direct_roles_on_object: d.noDirectRolesOnObject };
+    });
+  },
   async RoleDeleted({ rm }, { data: d }) {
     await roleCollection(rm, d.resource).delete(d.id);
   },
@@ -105,9 +189,13 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
     await updateResourceRelations(scope, d.objectResource, (relations) => void delete relations[d.key]);
   },
   TenantCreated: 'ignored',
+  TenantUpdated: 'ignored',
   TenantDeleted: 'ignored',
   UserCreated: 'ignored',
+  UserUpdated: 'ignored',
+  UserDeleted: 'ignored',
   ResourceInstanceCreated: 'ignored',
+  ResourceInstanceUpdated: 'ignored',
   ResourceInstanceDeleted: 'ignored',
   RoleAssigned: 'ignored',
   RoleUnassigned: 'ignored',
@@ -159,6 +247,14 @@ async function updateRole(
   await change(doc);
   doc.updated_at = at;
   await roleCollection(rm, resource).put(doc);
+}
+
+async function updateResource({ rm, ctx, at }: SchemaScope, resourceKey: string, change: (doc: ResourceDoc) => void): Promise<void> {
+  const resource = await rm.resources.findOne({ environment_id: ctx.environment_id, key: resourceKey });
+  if (!resource) return;
+  change(resource);
+  resource.updated_at = at;
+  await rm.resources.put(resource);
 }
 
 async function updateResourceRelations(

@@ -21,8 +21,9 @@ export interface SnapshotStore {
  * 2: the environment's tuples and assignments are kept as key → id maps.
  * 3: ... whose UUID ids are slots of an IdSlab (2 was never released, but
  *    snapshots of it may exist in data directories of this week's builds).
+ * 4: a resource's actions are key → id maps, with its attributes and action groups.
  */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 interface Waiter {
   resolve(): void;

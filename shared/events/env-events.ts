@@ -9,7 +9,22 @@ import { z } from 'zod';
 const str = z.string();
 const attrs = z.record(z.string(), z.unknown());
 
-export const actionSchema = z.object({ id: str, key: str, name: str, description: str });
+/** description null: none given (events written before it could be null hold ''). */
+const description = str.nullable();
+export const actionSchema = z.object({ id: str, key: str, name: str, description });
+
+/**
+ * Permit's attribute types; the only ones a resource (or user) attribute may declare. The Node SDK
+ * 2.7.6 types list the first six; Permit's current API (and the Python SDK 3.0.0) adds `object`
+ * and `object_array`.
+ */
+export const attributeTypes = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'] as const;
+export type AttributeType = (typeof attributeTypes)[number];
+export const attributeSchema = z.object({ id: str, key: str, type: z.enum(attributeTypes), description });
+export type AttributeDef = z.infer<typeof attributeSchema>;
+
+/** A change of some fields: an absent field is unchanged. */
+const changed = <S extends z.ZodRawShape>(shape: S) => z.object(shape).partial();
 
 /** One role derivation: users holding `role` on an `onResource` instance linked by `relation` to an instance of this role's type get this role on it. */
 export const derivationRuleSchema = z.object({ onResource: str, role: str, relation: str });
@@ -37,21 +52,63 @@ const setRuleRef = {
 };
 
 export const envEventSchemas = [
-  ev('ResourceCreated', { id: str, key: str, name: str, description: str, actions: z.array(actionSchema), attributes: attrs }),
+  /**
+   * `attributes`: key → {id, type, description} (AttributeDef without key); events written
+   * before attributes had ids hold whatever the caller sent (see attributeDefsOf).
+   * `urn` is absent from events written before it existed.
+   */
+  ev('ResourceCreated', {
+    id: str,
+    key: str,
+    name: str,
+    description,
+    urn: str.nullable().optional(),
+    actions: z.array(actionSchema),
+    attributes: attrs,
+  }),
+  ev('ResourceUpdated', { id: str, key: str, ...changed({ name: str, description, urn: str.nullable() }).shape }),
   ev('ResourceDeleted', { id: str, key: str }),
-  ev('RoleCreated', { ...roleRef, name: str, description: str, permissions: z.array(str), attributes: attrs }),
+  /** Actions, attributes and action groups of resource `resource` (a key). */
+  ev('ActionCreated', { resource: str, ...actionSchema.shape }),
+  ev('ActionUpdated', { resource: str, id: str, key: str, ...changed({ name: str, description }).shape }),
+  ev('ActionDeleted', { resource: str, id: str, key: str }),
+  ev('AttributeCreated', { resource: str, ...attributeSchema.shape }),
+  ev('AttributeUpdated', { resource: str, id: str, key: str, ...changed({ type: z.enum(attributeTypes), description }).shape }),
+  ev('AttributeDeleted', { resource: str, id: str, key: str }),
+  ev('ActionGroupCreated', { resource: str, id: str, key: str, name: str, description, actions: z.array(str) }),
+  ev('ActionGroupUpdated', { resource: str, id: str, key: str, ...changed({ name: str, description, actions: z.array(str) }).shape }),
+  ev('ActionGroupDeleted', { resource: str, id: str, key: str }),
+  ev('RoleCreated', { ...roleRef, name: str, description, permissions: z.array(str), attributes: attrs }),
   /** name/description null: unchanged. */
   ev('RoleUpdated', { ...roleRef, name: str.nullable(), description: str.nullable(), permissions: z.array(str) }),
   ev('RoleDerivationsReplaced', { ...roleRef, rules: z.array(derivationRuleSchema) }),
   ev('ImplicitGrantAdded', { ...roleRef, rule: derivationRuleSchema }),
   ev('ImplicitGrantRemoved', { ...roleRef, rule: derivationRuleSchema }),
+  /** The roles this role extends (inherits the permissions of), replaced whole: same scope (resource, or top-level) only, acyclic. */
+  ev('RoleExtendsReplaced', { ...roleRef, extends: z.array(str) }),
+  /** `granted_to.when.no_direct_roles_on_object`: the role's derivations skip a user on an instance where the user holds a direct role. */
+  ev('RoleDerivationConditionsSet', { ...roleRef, noDirectRolesOnObject: z.boolean() }),
   ev('RoleDeleted', roleRef),
-  ev('RelationCreated', { id: str, key: str, name: str, description: str, objectResource: str, subjectResource: str }),
+  ev('RelationCreated', { id: str, key: str, name: str, description, objectResource: str, subjectResource: str }),
   ev('RelationDeleted', { id: str, key: str, objectResource: str, subjectResource: str }),
-  ev('TenantCreated', { id: str, key: str, name: str, description: str, attributes: attrs }),
+  ev('TenantCreated', { id: str, key: str, name: str, description, attributes: attrs }),
+  /** Only the fields present changed (a PATCH names some, a replace all). */
+  ev('TenantUpdated', { id: str, key: str, name: str.optional(), description: description.optional(), attributes: attrs.optional() }),
   ev('TenantDeleted', { id: str, key: str }),
   ev('UserCreated', { id: str, key: str, email: str.nullable(), firstName: str.nullable(), lastName: str.nullable(), attributes: attrs }),
+  /** Only the fields present changed: PATCH names some, a replace (PUT, sync) all of them. */
+  ev('UserUpdated', {
+    id: str,
+    key: str,
+    email: str.nullable().optional(),
+    firstName: str.nullable().optional(),
+    lastName: str.nullable().optional(),
+    attributes: attrs.optional(),
+  }),
+  /** Preceded by a RoleUnassigned for each of the user's assignments. */
+  ev('UserDeleted', { id: str, key: str }),
   ev('ResourceInstanceCreated', { id: str, key: str, resource: str, tenant: str, attributes: attrs }),
+  ev('ResourceInstanceUpdated', { id: str, key: str, resource: str, tenant: str, attributes: attrs }),
   ev('ResourceInstanceDeleted', { id: str, key: str, resource: str, tenant: str }),
   ev('RoleAssigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),
   ev('RoleUnassigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),

@@ -9,7 +9,15 @@ const organizationCreated = z.object({
 
 const projectCreated = z.object({
   type: z.literal('ProjectCreated'),
-  data: z.object({ id: z.string(), key: z.string(), name: z.string(), description: z.string() }),
+  data: z.object({
+    id: z.string(),
+    key: z.string(),
+    name: z.string(),
+    description: z.string(),
+    /** Absent in events written before they were kept: null and {}. */
+    urnNamespace: z.string().optional(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+  }),
 });
 
 export const environmentFieldsSchema = z.object({
@@ -29,6 +37,41 @@ const environmentCreated = z.object({
     /** Set when the environment was made by a copy task (audit trail). */
     copiedFromTaskId: z.string().optional(),
   }),
+});
+
+/** Only the fields the update named; the others keep their values. */
+const projectUpdated = z.object({
+  type: z.literal('ProjectUpdated'),
+  data: z.object({
+    id: z.string(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+/** The project is gone; its environments and keys were deleted by the events before this one. */
+const projectDeleted = z.object({
+  type: z.literal('ProjectDeleted'),
+  data: z.object({ id: z.string() }),
+});
+
+const environmentUpdated = z.object({
+  type: z.literal('EnvironmentUpdated'),
+  data: z.object({
+    id: z.string(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    customBranchName: z.string().optional(),
+    jwks: z.record(z.string(), z.unknown()).optional(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+/** The environment is gone; its keys were deleted (ApiKeyDeleted) by the events before this one. */
+const environmentDeleted = z.object({
+  type: z.literal('EnvironmentDeleted'),
+  data: z.object({ id: z.string() }),
 });
 
 export const apiKeyScopeSchema = z.object({
@@ -74,5 +117,9 @@ export const orgEventSchemas = [
   apiKeyCreated,
   apiKeyDeleted,
   apiKeySecretRotated,
+  projectUpdated,
+  projectDeleted,
+  environmentUpdated,
+  environmentDeleted,
 ] as const;
 export type OrgEvent = z.infer<(typeof orgEventSchemas)[number]>;

@@ -40,6 +40,8 @@ export type CopyAsOf = z.infer<typeof copyAsOfSchema>;
 export const taskErrorSchema = z.object({ code: str, title: str, message: str, additionalInfo: json.optional() });
 export type TaskError = z.infer<typeof taskErrorSchema>;
 
+const copyFilterSchema = z.object({ include: z.array(str).optional(), exclude: z.array(str).optional() });
+
 const ev = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) => z.object({ type: z.literal(type), data: z.object(shape) });
 
 export const taskEventSchemas = [
@@ -55,8 +57,16 @@ export const taskEventSchemas = [
     /** The key or id the client gave; `environmentId` null when it named no environment of the project. */
     source: z.object({ ref: str, environmentId: str.nullable() }),
     target: copyTargetSchema,
-    /** The policy is always copied; `facts` adds the directory data. */
-    scope: z.object({ facts: z.boolean() }),
+    /**
+     * The policy is always copied; `facts` adds the directory data. `resources`
+     * and `roles` (Permit's include/exclude key filters, `*` a wildcard) narrow
+     * both; absent in requests made before they were honoured.
+     */
+    scope: z.object({
+      facts: z.boolean(),
+      resources: copyFilterSchema.optional(),
+      roles: copyFilterSchema.optional(),
+    }),
     asOf: copyAsOfSchema,
     /** Length of the source stream when the request was accepted: the denominator of the progress report. */
     sourceEventsTotal: z.number().int().min(0),

@@ -1,4 +1,5 @@
 import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
+import type { AttributeType } from '../events';
 
 /**
  * The read models, stored as the documents the API returns (Permit v2 read
@@ -58,13 +59,38 @@ export interface ApiKeyDoc {
   created_at: string;
   _secret_hash: string;
 }
+/** An action of a resource (ActionBlockRead), in the resource's `actions`. */
+export interface ActionBlockDoc {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+}
+/** An attribute of a resource (AttributeBlockRead), in the resource's `attributes`. */
+export interface AttributeBlockDoc {
+  id: string;
+  key: string;
+  type: AttributeType;
+  description: string | null;
+}
+export interface ActionGroupBlockDoc {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  actions: string[];
+  created_at: string;
+  updated_at: string;
+}
 export interface ResourceDoc extends EnvScoped {
   key: string;
   name: string;
-  description: string;
+  description: string | null;
   urn: string | null;
-  actions: Record<string, { id: string; key: string; name: string; description: string }>;
-  attributes: Record<string, unknown>;
+  actions: Record<string, ActionBlockDoc & { created_at?: string; updated_at?: string }>;
+  attributes: Record<string, AttributeBlockDoc & { created_at?: string; updated_at?: string }>;
+  /** The groups' full definitions (ResourceActionGroupRead); the API shows `action_groups` as key → actions. */
+  _action_groups?: Record<string, ActionGroupBlockDoc>;
   roles: Record<string, unknown>;
   relations: Record<string, { resource_id: string; resource: string }>;
   action_groups: Record<string, string[]>;
@@ -80,7 +106,7 @@ export interface DerivedRoleRuleDoc {
 export interface RoleDoc extends EnvScoped {
   key: string;
   name: string;
-  description: string;
+  description: string | null;
   permissions: string[];
   attributes: Record<string, unknown>;
   extends: string[];
@@ -92,7 +118,7 @@ export interface RoleDoc extends EnvScoped {
 export interface RelationDoc extends EnvScoped {
   key: string;
   name: string;
-  description: string;
+  description: string | null;
   subject_resource: string;
   subject_resource_id: string;
   object_resource: string;
@@ -101,7 +127,7 @@ export interface RelationDoc extends EnvScoped {
 export interface TenantDoc extends EnvScoped {
   key: string;
   name: string;
-  description: string;
+  description: string | null;
   attributes: Record<string, unknown>;
   last_action_at: string;
 }

@@ -5,7 +5,7 @@ import type { CopyDependencies, CopyJob, CopyOutcome } from './copy-job';
 import { applyToSnapshot, emptySnapshot, type EnvSnapshot } from './env-snapshot';
 import { planMerge, type Conflict } from './merge-plan';
 import { copyMetadata } from './remap';
-import { inScope } from './scope';
+import { inScope, scopedEvent } from './scope';
 import { readBounded } from './source-reader';
 
 const MAX_PLAN_ATTEMPTS = 5;
@@ -65,7 +65,11 @@ async function loadSource(deps: CopyDependencies, job: CopyJob): Promise<{ snaps
   const snapshot = emptySnapshot();
   let read = 0;
   for await (const batch of readBounded(deps.eventStore, streams.environment(job.sourceEnvironmentId), 0, job.bound, deps.batchSize)) {
-    for (const event of batch) if (isEventOf('env', event) && inScope(event.type, job.request.scope)) applyToSnapshot(snapshot, event);
+    for (const event of batch) {
+      if (!isEventOf('env', event) || !inScope(event.type, job.request.scope)) continue;
+      const scoped = scopedEvent(event, job.request.scope);
+      if (scoped) applyToSnapshot(snapshot, scoped);
+    }
     read = batch.at(-1)!.streamVersion + 1;
   }
   return { snapshot, read };

@@ -1,10 +1,11 @@
 import { DuplicateEntityError, StreamVersionConflictError } from '../../shared/errors';
-import { CURRENT_SCHEMA_VERSION, streams, type EventMetadata, type NewEvent } from '../../shared/events';
+import { CURRENT_SCHEMA_VERSION, isEventOf, streams, type EventMetadata, type NewEvent } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import { TargetChangedError } from '../../shared/domain/task/errors';
 import { CopyInterruptedError, type CopyDependencies, type CopyJob, type CopyOutcome } from './copy-job';
-import { copiedEvent, parseCausation } from './remap';
-import { inScope } from './scope';
+import { copiedEvent, copyMetadata, parseCausation } from './remap';
+import { DEFAULT_TENANT_KEY, defaultTenantCommand } from '../../shared/domain/env/default-tenant';
+import { inScope, scopedEvent } from './scope';
 import { readBounded } from './source-reader';
 
 /**
@@ -59,15 +60,59 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
       await appending;
       throw new CopyInterruptedError();
     }
-    const events = batch.filter((e) => inScope(e.type, request.scope)).map((e) => copiedEvent(e, targetId, origin));
+    const events = batch
+      .filter((e) => inScope(e.type, request.scope))
+      .flatMap((e) => {
+        const scoped = isEventOf('env', e) ? scopedEvent(e, request.scope) : e;
+        return scoped ? [copiedEvent(scoped, targetId, origin)] : [];
+      });
     await appending;
     appending = appendBatch(events, batch.at(-1)!.streamVersion);
     // Its failure is seen at the next `await appending`; until then it must not count as unhandled.
     appending.catch(() => undefined);
   }
   await appending;
+  await ensureDefaultTenant(deps, job, targetStream, { version, sourceEventsRead });
   return { environmentId: targetId, sourceEventsRead, eventsCopied };
 }
+
+/**
+ * Every new environment has a `default` tenant. A copy that took the source's
+ * (with `scope.facts`) has it already and gets no second one; otherwise it is
+ * written last, as if caused by the last source event read, so that a resumed
+ * copy sees it as its own and goes on after it (and, finding it, writes none).
+ * Not counted among the events copied.
+ */
+async function ensureDefaultTenant(
+  deps: CopyDependencies,
+  job: CopyJob,
+  targetStream: string,
+  at: { version: number; sourceEventsRead: number },
+): Promise<void> {
+  if (await hasDefaultTenant(deps.eventStore, targetStream, at.version)) return;
+  const { type: _type, ...data } = defaultTenantCommand(job.request.target.kind === 'new' ? job.request.target.environmentId : '');
+  const cause = `${streams.environment(job.sourceEnvironmentId)}@${Math.max(0, at.sourceEventsRead - 1)}`;
+  await deps.eventStore.append(
+    targetStream,
+    [{ type: 'TenantCreated', data, metadata: copyMetadata(job.origin, cause) }],
+    at.version === -1 ? 'no_stream' : at.version,
+  );
+}
+
+/** Whether the stream (up to `version`) ends with a `default` tenant that exists. */
+async function hasDefaultTenant(store: EventStore, stream: string, version: number): Promise<boolean> {
+  let exists = false;
+  for (let from = 0; from <= version; from += READ_BATCH) {
+    for (const event of await store.readStream(stream, from, READ_BATCH)) {
+      if (!isEventOf('env', event)) continue;
+      if (event.type === 'TenantCreated' && event.data.key === DEFAULT_TENANT_KEY) exists = true;
+      if (event.type === 'TenantDeleted' && event.data.key === DEFAULT_TENANT_KEY) exists = false;
+    }
+  }
+  return exists;
+}
+
+const READ_BATCH = 1000;
 
 /** Creates the target environment unless this task already did. */
 async function ensureEnvironment(deps: CopyDependencies, job: CopyJob): Promise<void> {

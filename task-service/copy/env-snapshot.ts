@@ -1,8 +1,8 @@
-import type { DerivationRule, EnvEvent } from '../../shared/events';
+import type { AttributeDef, DerivationRule, EnvEvent } from '../../shared/events';
 import { evolveEnv } from '../../shared/domain/env/fold';
 import { initialDetailedEnvState, type DetailedEnvState } from '../../shared/domain/env/state';
 import type { AssignmentState, RoleState, TupleState } from '../../shared/domain/env/state';
-import type { ActionDetails, RoleDetails } from '../../shared/domain/env/details';
+import type { ActionDetails, ActionGroupDetails, RoleDetails } from '../../shared/domain/env/details';
 
 /**
  * An environment as a copy into an existing one compares and merges it: the
@@ -24,25 +24,29 @@ export interface ResourceDef {
   id: string;
   key: string;
   name: string;
-  description: string;
+  description: string | null;
+  urn: string | null;
   actions: ActionDetails[];
-  attributes: Record<string, unknown>;
+  attributes: AttributeDef[];
+  actionGroups: ActionGroupDetails[];
 }
 export interface RoleDef {
   id: string;
   key: string;
   resource: string | null;
   name: string;
-  description: string;
+  description: string | null;
   permissions: string[];
   attributes: Record<string, unknown>;
   rules: DerivationRule[];
+  extends: string[];
+  noDirectRolesOnObject: boolean;
 }
 export interface RelationDef {
   id: string;
   key: string;
   name: string;
-  description: string;
+  description: string | null;
   objectResource: string;
   subjectResource: string;
 }
@@ -50,7 +54,7 @@ export interface TenantDef {
   id: string;
   key: string;
   name: string;
-  description: string;
+  description: string | null;
   attributes: Record<string, unknown>;
 }
 export interface UserDef {
@@ -113,7 +117,16 @@ export function roleDef(s: EnvSnapshot, key: string): RoleDef | undefined {
 }
 
 function roleDefOf(role: RoleState, d: RoleDetails): RoleDef {
-  return { id: role.id, key: role.key, resource: role.resource, permissions: role.permissions, rules: role.rules, ...d };
+  return {
+    id: role.id,
+    key: role.key,
+    resource: role.resource,
+    permissions: role.permissions,
+    rules: role.rules,
+    extends: role.extends ?? [],
+    noDirectRolesOnObject: role.noDirectRolesOnObject ?? false,
+    ...d,
+  };
 }
 
 function detailsOf<D>(details: ReadonlyMap<string, D>, key: string): D {

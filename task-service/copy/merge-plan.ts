@@ -14,10 +14,12 @@ import type { CopyScope } from './scope';
  *   copying twice changes nothing the second time).
  * - `fail`: any conflict refuses the whole copy; nothing changes.
  * - `overwrite`: a conflicting role is updated in place (deleted and created
- *   again if its attributes differ); any other conflicting object is deleted
+ *   again if its attributes differ); a differing tenant or user, and an
+ *   instance that differs only in its attributes, are updated in place too,
+ *   keeping their id and what depends on them; any other conflicting object
+ *   (a resource type, a relation, an instance in another tenant) is deleted
  *   with what depends on it, as a DELETE request would, and created again as
- *   the source defines it. User profiles have no update command yet, so a
- *   differing user keeps the target's profile.
+ *   the source defines it.
  *
  * Every step is a command run through the environment decider against the
  * target's state, so the result obeys the same rules as API writes; a refused
@@ -57,17 +59,19 @@ export function planMerge(input: MergeInput): MergePlan {
   const newId = (sourceId: string) => deterministicId(input.targetEnvironmentId, sourceId);
 
   // 1. Overwrite: take conflicting objects out (a cascade may already have taken some).
-  const order: ConflictKind[] = ['instance', 'relation', 'role', 'resource', 'tenant'];
+  // Tenants (and users) are updated in place in step 3: their instances and assignments stay.
+  const order: ConflictKind[] = ['instance', 'relation', 'role', 'resource'];
   for (const kind of order) {
     for (const { key } of conflicts.filter((c) => c.kind === kind)) {
-      if (kind === 'instance' && target.instances.has(key)) run({ type: 'DeleteInstance', instance: key });
+      // An instance that stays in its tenant only has its attributes replaced (step 3), keeping its tuples and assignments.
+      const movesTenant = target.instances.get(key)?.tenant !== source.instances.get(key)?.tenant;
+      if (kind === 'instance' && target.instances.has(key) && movesTenant) run({ type: 'DeleteInstance', instance: key });
       const relation = target.relations.get(key);
       if (kind === 'relation' && relation) run({ type: 'DeleteRelation', objectResource: relation.objectResource, relation: relation.key });
       const role = roleDef(target, key);
       if (kind === 'role' && role && !sameJson(role.attributes, source.roles.get(key)!.attributes))
         run({ type: 'DeleteRole', resource: role.resource, role: role.key });
       if (kind === 'resource' && target.resources.has(key)) run({ type: 'DeleteResource', resource: key });
-      if (kind === 'tenant' && target.tenants.has(key)) run({ type: 'DeleteTenant', tenant: key });
     }
   }
 
@@ -80,9 +84,21 @@ export function planMerge(input: MergeInput): MergePlan {
         key,
         name: r.name,
         description: r.description,
-        attributes: r.attributes,
+        urn: r.urn,
+        attributes: r.attributes.map((a) => ({ ...a, id: newId(a.id) })),
         actions: r.actions.map((a) => ({ ...a, id: newId(a.id) })),
       });
+      for (const g of r.actionGroups) {
+        run({
+          type: 'CreateActionGroup',
+          resource: key,
+          id: newId(g.id),
+          key: g.key,
+          name: g.name,
+          description: g.description,
+          actions: g.actions,
+        });
+      }
     }
   }
   for (const [key, r] of source.relations) {
@@ -112,21 +128,43 @@ export function planMerge(input: MergeInput): MergePlan {
         attributes: r.attributes,
       });
     } else if (existing.name !== r.name || existing.description !== r.description || !sameSet(existing.permissions, r.permissions)) {
-      run({ type: 'UpdateRole', resource: r.resource, role: r.key, name: r.name, description: r.description, permissions: r.permissions });
+      run({
+        type: 'UpdateRole',
+        resource: r.resource,
+        role: r.key,
+        name: r.name,
+        description: r.description ?? undefined,
+        permissions: r.permissions,
+      });
     }
   }
   for (const [key, r] of source.roles) {
     if (!sameRules(target.roles.get(key)!.rules, r.rules))
       run({ type: 'UpdateRole', resource: r.resource, role: r.key, grantedTo: r.rules });
   }
+  // After every role exists: inheritance and derivation conditions name other roles.
+  for (const [key, r] of source.roles) {
+    const t = target.roles.get(key)!;
+    if (!sameSet(t.extends ?? [], r.extends)) run({ type: 'UpdateRole', resource: r.resource, role: r.key, extends: r.extends });
+    if ((t.noDirectRolesOnObject ?? false) !== r.noDirectRolesOnObject)
+      run({ type: 'UpdateRole', resource: r.resource, role: r.key, noDirectRolesOnObject: r.noDirectRolesOnObject });
+  }
   if (!scope.facts) return { ok: true, events, conflicts };
 
   // 3. Directory data.
+  const differing = (kind: ConflictKind) => new Set(conflicts.filter((c) => c.kind === kind).map((c) => c.key));
+  const differingTenants = differing('tenant');
   for (const [key, t] of source.tenants) {
+    if (differingTenants.has(key) && target.tenants.has(key))
+      run({ type: 'UpdateTenant', tenant: key, name: t.name, description: t.description, attributes: t.attributes });
     if (!target.tenants.has(key))
       run({ type: 'CreateTenant', id: newId(t.id), key, name: t.name, description: t.description, attributes: t.attributes });
   }
+  const differingUsers = differing('user');
   for (const [key, u] of source.users) {
+    // Overwrite: a differing profile is replaced in place (the user keeps its id and its assignments).
+    if (differingUsers.has(key) && target.users.has(key))
+      run({ type: 'UpdateUser', user: key, email: u.email, firstName: u.firstName, lastName: u.lastName, attributes: u.attributes });
     if (!target.users.has(key))
       run({
         type: 'CreateUser',
@@ -138,7 +176,9 @@ export function planMerge(input: MergeInput): MergePlan {
         attributes: u.attributes,
       });
   }
+  const differingInstances = differing('instance');
   for (const [key, i] of source.instances) {
+    if (differingInstances.has(key) && target.instances.has(key)) run({ type: 'UpdateInstance', instance: key, attributes: i.attributes });
     if (!target.instances.has(key))
       run({ type: 'CreateInstance', id: newId(i.id), key: i.key, resource: i.resource, tenant: i.tenant, attributes: i.attributes });
   }
@@ -177,7 +217,9 @@ export function findConflicts(source: EnvDefinitions, target: EnvDefinitions, sc
     (a, b) =>
       a.name === b.name &&
       a.description === b.description &&
-      sameJson(a.attributes, b.attributes) &&
+      a.urn === b.urn &&
+      sameJson(withoutIds(a.attributes), withoutIds(b.attributes)) &&
+      sameJson(withoutIds(a.actionGroups), withoutIds(b.actionGroups)) &&
       sameJson(
         sortBy(
           a.actions.map(({ key, name, description }) => ({ key, name, description })),
@@ -219,7 +261,9 @@ const sameRole = (a: RoleDef, b: RoleDef) =>
   a.description === b.description &&
   sameSet(a.permissions, b.permissions) &&
   sameJson(a.attributes, b.attributes) &&
-  sameRules(a.rules, b.rules);
+  sameRules(a.rules, b.rules) &&
+  sameSet(a.extends, b.extends) &&
+  a.noDirectRolesOnObject === b.noDirectRolesOnObject;
 
 const ruleId = (r: DerivationRule) => `${r.onResource}#${r.role}@${r.relation}`;
 const sameRules = (a: DerivationRule[], b: DerivationRule[]) => sameSet(a.map(ruleId), b.map(ruleId));
@@ -228,6 +272,9 @@ const sameSet = (a: string[], b: string[]) => {
   const right = new Set(b);
   return left.size === right.size && [...left].every((x) => right.has(x));
 };
+/** Parts compared by key and definition: their ids differ between environments. */
+const withoutIds = <T extends { id: string; key: string }>(parts: T[]) =>
+  Object.fromEntries(parts.map(({ id: _id, key, ...rest }) => [key, rest]));
 const sortBy = <T extends Record<K, string>, K extends string>(items: T[], key: K) =>
   [...items].sort((x, y) => x[key].localeCompare(y[key]));
 

@@ -149,3 +149,67 @@ describe('sameJson', () => {
     expect(sameJson([1, 2], [2, 1])).toBe(false);
   });
 });
+
+describe('planning a copy: users', () => {
+  it('overwrite replaces a differing user profile in place, keeping its id and assignments', () => {
+    const renamed: EnvEvent = {
+      type: 'UserUpdated',
+      data: { id: 'alice-id', key: 'alice', email: 'alice@example.com', firstName: 'Alice', attributes: { level: 2 } },
+    };
+    const plan = planMerge(input([...policy, ...facts, renamed], [...policy, ...facts], { strategy: 'overwrite' }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.conflicts).toEqual([{ kind: 'user', key: 'alice' }]);
+    expect(plan.events).toEqual([
+      {
+        type: 'UserUpdated',
+        data: { id: 'alice-id', key: 'alice', email: 'alice@example.com', firstName: 'Alice', lastName: null, attributes: { level: 2 } },
+      },
+    ]);
+    expect(planMerge(input([...policy, ...facts, renamed], [...policy, ...facts])).ok).toBe(false);
+  });
+});
+
+describe('planning a copy: tenants and instances', () => {
+  it('overwrite updates a differing tenant and an instance’s attributes in place, keeping what they hold', () => {
+    const target: EnvEvent[] = [
+      ...policy,
+      ...facts.map((e) => (e.type === 'TenantCreated' ? { ...e, data: { ...e.data, name: 'Old name' } } : e)),
+      {
+        type: 'ResourceInstanceUpdated',
+        data: { id: 'docs-id', key: 'docs', resource: 'folder', tenant: 'acme', attributes: { stale: true } },
+      },
+      {
+        type: 'RoleAssigned',
+        data: { id: 'own', user: 'zoe', role: 'editor', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:docs' },
+      },
+    ];
+    const plan = planMerge(input([...policy, ...facts], target, { strategy: 'overwrite' }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.conflicts).toEqual([
+      { kind: 'tenant', key: 'acme' },
+      { kind: 'instance', key: 'folder:docs' },
+    ]);
+    expect(plan.events).toEqual([
+      { type: 'TenantUpdated', data: { id: 'acme-id', key: 'acme', name: 'Acme', description: '', attributes: {} } },
+      { type: 'ResourceInstanceUpdated', data: { id: 'docs-id', key: 'docs', resource: 'folder', tenant: 'acme', attributes: {} } },
+    ]);
+  });
+
+  it('overwrite replaces an instance that moved tenant, with what depends on it', () => {
+    const globex: EnvEvent = {
+      type: 'TenantCreated',
+      data: { id: 'globex-id', key: 'globex', name: 'Globex', description: '', attributes: {} },
+    };
+    const target: EnvEvent[] = [
+      ...policy,
+      globex,
+      { type: 'ResourceInstanceCreated', data: { id: 'docs-id', key: 'docs', resource: 'folder', tenant: 'globex', attributes: {} } },
+    ];
+    const plan = planMerge(input([...policy, ...facts], target, { strategy: 'overwrite' }));
+    if (!plan.ok) throw new Error('expected a plan');
+    expect(plan.events[0]).toMatchObject({ type: 'ResourceInstanceDeleted', data: { key: 'docs', tenant: 'globex' } });
+    expect(plan.events).toContainEqual(
+      expect.objectContaining({ type: 'ResourceInstanceCreated', data: expect.objectContaining({ key: 'docs', tenant: 'acme' }) }),
+    );
+  });
+});

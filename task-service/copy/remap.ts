@@ -1,5 +1,6 @@
 import type { EnvEvent, EventHandlers, EventMetadata, NewEvent, RecordedEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, dispatch, isEventOf } from '../../shared/events';
+import { attributeDefsOf, attributesData } from '../../shared/domain/env/attributes';
 import { deterministicId } from '../../shared/ids';
 
 type NewId = (sourceId: string) => string;
@@ -14,21 +15,43 @@ const withNewId = <T extends string, D extends { id: string }>(newId: NewId, eve
 export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   ResourceCreated: (newId, { type, data }) => ({
     type,
-    data: { ...data, id: newId(data.id), actions: data.actions.map((a) => ({ ...a, id: newId(a.id) })) },
+    data: {
+      ...data,
+      id: newId(data.id),
+      actions: data.actions.map((a) => ({ ...a, id: newId(a.id) })),
+      // Attribute ids (derived ones of older events included) are remapped as the target's own.
+      attributes: attributesData(attributeDefsOf(data.id, data.attributes).map((a) => ({ ...a, id: newId(a.id) }))),
+    },
   }),
   ResourceDeleted: withNewId,
+  ResourceUpdated: withNewId,
+  ActionCreated: withNewId,
+  ActionUpdated: withNewId,
+  ActionDeleted: withNewId,
+  AttributeCreated: withNewId,
+  AttributeUpdated: withNewId,
+  AttributeDeleted: withNewId,
+  ActionGroupCreated: withNewId,
+  ActionGroupUpdated: withNewId,
+  ActionGroupDeleted: withNewId,
   RoleCreated: withNewId,
   RoleUpdated: withNewId,
   RoleDerivationsReplaced: withNewId,
   ImplicitGrantAdded: withNewId,
   ImplicitGrantRemoved: withNewId,
+  RoleExtendsReplaced: withNewId,
+  RoleDerivationConditionsSet: withNewId,
   RoleDeleted: withNewId,
   RelationCreated: withNewId,
   RelationDeleted: withNewId,
   TenantCreated: withNewId,
+  TenantUpdated: withNewId,
   TenantDeleted: withNewId,
   UserCreated: withNewId,
+  UserUpdated: withNewId,
+  UserDeleted: withNewId,
   ResourceInstanceCreated: withNewId,
+  ResourceInstanceUpdated: withNewId,
   ResourceInstanceDeleted: withNewId,
   RoleAssigned: withNewId,
   RoleUnassigned: withNewId,

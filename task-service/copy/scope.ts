@@ -1,4 +1,5 @@
 import type { EnvEvent } from '../../shared/events';
+import type { DerivationRule } from '../../shared/events/env-events';
 
 /**
  * What a copy takes from the source. The policy (resource types, actions,
@@ -12,18 +13,34 @@ import type { EnvEvent } from '../../shared/events';
 export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' } = {
   ResourceCreated: 'policy',
   ResourceDeleted: 'policy',
+  ResourceUpdated: 'policy',
+  ActionCreated: 'policy',
+  ActionUpdated: 'policy',
+  ActionDeleted: 'policy',
+  AttributeCreated: 'policy',
+  AttributeUpdated: 'policy',
+  AttributeDeleted: 'policy',
+  ActionGroupCreated: 'policy',
+  ActionGroupUpdated: 'policy',
+  ActionGroupDeleted: 'policy',
   RoleCreated: 'policy',
   RoleUpdated: 'policy',
   RoleDerivationsReplaced: 'policy',
   ImplicitGrantAdded: 'policy',
   ImplicitGrantRemoved: 'policy',
+  RoleExtendsReplaced: 'policy',
+  RoleDerivationConditionsSet: 'policy',
   RoleDeleted: 'policy',
   RelationCreated: 'policy',
   RelationDeleted: 'policy',
   TenantCreated: 'facts',
+  TenantUpdated: 'facts',
   TenantDeleted: 'facts',
   UserCreated: 'facts',
+  UserUpdated: 'facts',
+  UserDeleted: 'facts',
   ResourceInstanceCreated: 'facts',
+  ResourceInstanceUpdated: 'facts',
   ResourceInstanceDeleted: 'facts',
   RoleAssigned: 'facts',
   RoleUnassigned: 'facts',
@@ -40,8 +57,18 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
 /** By any type string (events of other kinds have no part), for the copy's filter. */
 const partOfType: ReadonlyMap<string, 'policy' | 'facts'> = new Map(Object.entries(copyPartOf));
 
+/** Permit's EnvironmentCopyScopeFilters: keys to take (`*` matches any run of characters) and keys to leave. */
+export interface CopyFilter {
+  include?: string[];
+  exclude?: string[];
+}
+
 export interface CopyScope {
   facts: boolean;
+  /** Resource types by key. Absent: all. */
+  resources?: CopyFilter;
+  /** Roles (tenant roles and resource roles) by key. Absent: all. */
+  roles?: CopyFilter;
 }
 
 export function inScope(type: string, scope: CopyScope): boolean {
@@ -50,3 +77,109 @@ export function inScope(type: string, scope: CopyScope): boolean {
 }
 
 export const isFactsEvent = (type: string): boolean => partOfType.get(type) === 'facts';
+
+const patternOf = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+
+/**
+ * Whether a key passes a filter: it matches an `include` pattern (an absent or
+ * empty `include` takes every key, as a copy without a scope does) and no
+ * `exclude` pattern.
+ */
+export function passes(filter: CopyFilter | undefined, key: string): boolean {
+  if (!filter) return true;
+  const matches = (globs: string[]) => globs.some((glob) => patternOf(glob).test(key));
+  if (filter.include && filter.include.length > 0 && !matches(filter.include)) return false;
+  return !(filter.exclude && matches(filter.exclude));
+}
+
+type Data<T extends EnvEvent['type']> = Extract<EnvEvent, { type: T }>['data'];
+type Narrowing = { readonly [T in EnvEvent['type']]: (data: Data<T>, keep: Keep) => Data<T> | null };
+
+interface Keep {
+  resource(key: string): boolean;
+  role(key: string, resource: string | null): boolean;
+  /** A `type:key` instance reference (or a `type:action` permission): kept when its type is. */
+  typed(ref: string): boolean;
+  rule(rule: DerivationRule): boolean;
+}
+
+/**
+ * What of each event a scoped copy keeps, so that what is copied stays
+ * consistent: a resource type left out takes its actions, roles, relations,
+ * instances, tuples and the assignments on them with it, and the tenant roles'
+ * permissions on it; a role left out takes its assignments and the
+ * derivations naming it. Keyed by every type, so a new one must be placed.
+ */
+const narrowing: Narrowing = {
+  ResourceCreated: (d, keep) => (keep.resource(d.key) ? d : null),
+  ResourceDeleted: (d, keep) => (keep.resource(d.key) ? d : null),
+  ResourceUpdated: (d, keep) => (keep.resource(d.key) ? d : null),
+  // Actions, attributes and action groups belong to their resource type: kept with it.
+  ActionCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
+  AttributeCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  AttributeUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  AttributeDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionGroupCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionGroupUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ActionGroupDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
+  RoleCreated: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, permissions: permissionsKept(d, keep) } : null),
+  RoleUpdated: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, permissions: permissionsKept(d, keep) } : null),
+  RoleDerivationsReplaced: (d, keep) => (keep.role(d.key, d.resource) ? { ...d, rules: d.rules.filter((r) => keep.rule(r)) } : null),
+  ImplicitGrantAdded: (d, keep) => (keep.role(d.key, d.resource) && keep.rule(d.rule) ? d : null),
+  ImplicitGrantRemoved: (d, keep) => (keep.role(d.key, d.resource) && keep.rule(d.rule) ? d : null),
+  // A role left out leaves the `extends` of the roles kept.
+  RoleExtendsReplaced: (d, keep) =>
+    keep.role(d.key, d.resource) ? { ...d, extends: d.extends.filter((parent) => keep.role(parent, d.resource)) } : null,
+  RoleDerivationConditionsSet: (d, keep) => (keep.role(d.key, d.resource) ? d : null),
+  RoleDeleted: (d, keep) => (keep.role(d.key, d.resource) ? d : null),
+  RelationCreated: (d, keep) => (keep.resource(d.objectResource) && keep.resource(d.subjectResource) ? d : null),
+  RelationDeleted: (d, keep) => (keep.resource(d.objectResource) && keep.resource(d.subjectResource) ? d : null),
+  TenantCreated: (d) => d,
+  TenantDeleted: (d) => d,
+  TenantUpdated: (d) => d,
+  UserCreated: (d) => d,
+  UserUpdated: (d) => d,
+  UserDeleted: (d) => d,
+  ResourceInstanceCreated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ResourceInstanceUpdated: (d, keep) => (keep.resource(d.resource) ? d : null),
+  ResourceInstanceDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
+  RoleAssigned: (d, keep) => (keep.role(d.role, d.resource) ? d : null),
+  RoleUnassigned: (d, keep) => (keep.role(d.role, d.resource) ? d : null),
+  RelationshipTupleCreated: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
+  RelationshipTupleDeleted: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
+  // A resource set goes with its resource type; a set rule with its permission's type (that of its resource set) or its role.
+  ConditionSetCreated: (d, keep) => (d.resource === null || keep.resource(d.resource) ? d : null),
+  ConditionSetUpdated: (d, keep) => (d.resource === null || keep.resource(d.resource) ? d : null),
+  ConditionSetDeleted: (d, keep) => (d.resource === null || keep.resource(d.resource) ? d : null),
+  SetRuleCreated: (d, keep) => (keep.typed(d.permission) && (!d.userSetIsRole || keep.role(d.userSet, null)) ? d : null),
+  SetRuleDeleted: (d, keep) => (keep.typed(d.permission) && (!d.userSetIsRole || keep.role(d.userSet, null)) ? d : null),
+};
+
+/** A resource role's permissions are its own type's actions; a tenant role's are `type:action`, kept with their type. */
+function permissionsKept(d: { resource: string | null; permissions: string[] }, keep: Keep): string[] {
+  return d.resource === null ? d.permissions.filter((p) => keep.typed(p)) : d.permissions;
+}
+
+/**
+ * The event as a copy with this scope takes it (the data narrowed as above),
+ * or null when it takes none of it. Without resource or role filters, the
+ * event as it is.
+ */
+export function scopedEvent<E extends EnvEvent>(event: E, scope: CopyScope): E | null {
+  if (!scope.resources && !scope.roles) return event;
+  const resource = (key: string) => passes(scope.resources, key);
+  const keep: Keep = {
+    resource,
+    role: (key, onResource) => passes(scope.roles, key) && (onResource === null || resource(onResource)),
+    typed: (ref) => {
+      const colon = ref.indexOf(':');
+      return colon < 0 || resource(ref.slice(0, colon));
+    },
+    rule: (rule) => resource(rule.onResource) && passes(scope.roles, rule.role),
+  };
+  const narrow = narrowing[event.type] as (data: E['data'], keep: Keep) => E['data'] | null;
+  const data = narrow(event.data, keep);
+  return data === null ? null : { ...event, data };
+}

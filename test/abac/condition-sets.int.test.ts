@@ -117,6 +117,26 @@ describe('condition sets and set rules', () => {
     expect(created).toMatchObject({ user_set: 'auditor', resource_set: 'folder', permission: 'folder:read' });
   });
 
+  it('user attribute schemas (the __user resource) type user.* conditions; a compared attribute cannot be deleted or retyped', async () => {
+    await ok(api.post(`${SCHEMA}/resources/__user/attributes`, { key: 'level', type: 'number' }));
+    const wrong = await api.post(`${SCHEMA}/condition_sets`, { key: 'lv', name: 'Lv', conditions: { 'user.level': { contains: 'x' } } });
+    expect(wrong.status).toBe(422);
+    await ok(api.post(`${SCHEMA}/condition_sets`, { key: 'lv', name: 'Lv', conditions: { 'user.level': { 'greater-than': 2 } } }));
+    const retype = await api.patch(`${SCHEMA}/resources/__user/attributes/level`, { type: 'string' });
+    expect(retype.status).toBe(400);
+    expect(retype.body.message).toContain("'lv'");
+    expect((await api.delete(`${SCHEMA}/resources/__user/attributes/level`)).status).toBe(400);
+    await ok(api.delete(`${SCHEMA}/condition_sets/lv`), 204);
+    await ok(api.delete(`${SCHEMA}/resources/__user/attributes/level`), 204);
+  });
+
+  it('deleting an action deletes the set rules granting it', async () => {
+    await ok(api.post(`${SCHEMA}/resources/document/actions`, { key: 'archive', name: 'Archive' }));
+    await ok(api.post(`${FACTS}/set_rules`, { user_set: 'adults', permission: 'document:archive', resource_set: 'public-docs' }));
+    await ok(api.delete(`${SCHEMA}/resources/document/actions/archive`), 204);
+    expect(await ok(api.get(`${FACTS}/set_rules?permission=document:archive`))).toEqual([]);
+  });
+
   it('cascades: a set takes its descendants and rules; a role its rules; a resource type its resource sets', async () => {
     await ok(api.post(`${FACTS}/set_rules`, { user_set: 'eu-adults', permission: 'document:edit', resource_set: 'public-docs' }));
     await ok(api.delete(`${SCHEMA}/condition_sets/adults`), 204);

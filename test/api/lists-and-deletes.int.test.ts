@@ -93,7 +93,8 @@ describe('lists, filters, pagination and deletes', () => {
     expect((await admin.post('/v2/projects', { key: 'second', name: 'Second' })).status).toBe(409);
     expect(keys((await admin.get('/v2/projects')).body)).toEqual(['default', 'second']);
     expect((await admin.post('/v2/projects/second/envs', { key: 'dev', name: 'Dev' })).status).toBe(200);
-    expect(keys((await admin.get('/v2/projects/second/envs')).body)).toEqual(['dev']);
+    // Permit makes a project with its production and development environments.
+    expect(keys((await admin.get('/v2/projects/second/envs')).body)).toEqual(['dev', 'development', 'production']);
     expect((await admin.get('/v2/projects/second/envs/dev')).body).toMatchObject({ key: 'dev', project_id: expect.any(String) });
     const projectKey = await admin.post('/v2/api-key', { project_id: 'second', object_type: 'project' });
     expect(projectKey.body.secret).toMatch(/^permit_key_/);

@@ -224,6 +224,26 @@ describe('real answers match the declared response schemas', () => {
     }
     expect((await env.get('/v2/api-key/scope')).status).toBe(200);
     expect((await admin.patch(`${SCHEMA}/roles/member`, { description: 'Members of a tenant' })).status).toBe(200);
+    // Role permissions, the role hierarchy and derivation conditions.
+    await admin.post(`${SCHEMA}/roles`, { key: 'guest', name: 'Guest', permissions: [] });
+    expect((await admin.patch(`${SCHEMA}/roles/guest`, { extends: ['member'] })).status).toBe(200);
+    for (const base of [`${SCHEMA}/roles/guest`, `${SCHEMA}/resources/file/roles/editor`]) {
+      const permission = base.includes('/resources/') ? 'read' : 'file:read';
+      expect((await admin.post(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
+      expect((await admin.delete(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
+      expect((await admin.post(`${base}/permissions`, { permissions: [permission] })).status).toBe(200);
+      expect((await admin.get(`${base}/ancestors`)).status).toBe(200);
+      const parent = base.includes('/resources/') ? 'viewer' : 'member';
+      expect((await admin.request('PUT', `${base}/parents/${parent}`)).status).toBe(200);
+      expect((await admin.delete(`${base}/parents/${parent}`)).status).toBe(200);
+      expect((await admin.request('PUT', `${base}/parents/${parent}`)).status).toBe(200);
+      expect((await admin.get(`${base}/descendants`)).status).toBe(200);
+    }
+    expect((await admin.get(`${SCHEMA}/roles/member/descendants`)).body).toHaveLength(1);
+    expect(
+      (await admin.request('PUT', `${SCHEMA}/resources/file/roles/editor/implicit_grants/conditions`, { no_direct_roles_on_object: false }))
+        .status,
+    ).toBe(200);
     expect((await admin.delete(`${FACTS}/role_assignments`, { user: 'bob', role: 'member', tenant: 'acme' })).status).toBe(204);
     expect(
       (await admin.delete(`${FACTS}/relationship_tuples`, { subject: 'folder:docs', relation: 'parent', object: 'file:readme' })).status,
@@ -305,6 +325,34 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${SCHEMA}/condition_sets/adults`)).status).toBe(204);
   });
 
+  it('users, tenants and instances: sync, updates, tenant users, user roles, detailed lists, their bulk forms', async () => {
+    const synced = await admin.request('PUT', `${FACTS}/users/sync1`, {
+      key: 'sync1',
+      role_assignments: [{ role: 'member', tenant: 'acme' }],
+    });
+    expect(synced.status).toBe(201);
+    expect((await admin.request('PUT', `${FACTS}/users/sync1`, { email: 's@example.com' })).status).toBe(200);
+    expect((await admin.patch(`${FACTS}/users/sync1`, { first_name: 'Sync' })).status).toBe(200);
+    expect((await admin.post(`${FACTS}/users/sync1/roles`, { role: 'viewer', resource_instance: 'file:readme' })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/users/sync1/roles`, { role: 'viewer', resource_instance: 'file:readme' })).status).toBe(204);
+    expect((await admin.patch(`${FACTS}/tenants/acme`, { description: 'Acme Inc.' })).status).toBe(200);
+    expect((await admin.get(`${FACTS}/tenants/acme/users?role=member`)).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/tenants/acme/users/sync1`)).status).toBe(204);
+    expect((await admin.delete(`${FACTS}/users/sync1`)).status).toBe(204);
+    expect((await admin.patch(`${FACTS}/resource_instances/file:readme`, { attributes: { a: 1 } })).status).toBe(200);
+    expect((await admin.get(`${FACTS}/resource_instances?detailed=true&include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/resource_instances/detailed`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/role_assignments?detailed=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/role_assignments/detailed?include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/relationship_tuples?detailed=true`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/relationship_tuples/detailed`)).status).toBe(200);
+    expect((await admin.post(`${FACTS}/bulk/users`, { operations: [{ key: 'bu1' }] })).status).toBe(200);
+    expect((await admin.request('PUT', `${FACTS}/bulk/users`, { operations: [{ key: 'bu1' }, { key: 'bu2' }] })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/bulk/users`, { idents: ['bu1', 'bu2'] })).status).toBe(200);
+    expect((await admin.post(`${FACTS}/bulk/tenants`, { operations: [{ key: 'bt1', name: 'BT1' }] })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/bulk/tenants`, { idents: ['bt1'] })).status).toBe(200);
+  });
+
   it('deletes', async () => {
     expect((await admin.delete(`${FACTS}/resource_instances/file:readme`)).status).toBe(204);
     expect((await admin.delete(`${SCHEMA}/resources/file/relations/parent`)).status).toBe(204);
@@ -314,6 +362,50 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${FACTS}/tenants/gone`)).status).toBe(204);
     await admin.post(`${SCHEMA}/resources`, { key: 'gone', name: 'Gone', actions: {} });
     expect((await admin.delete(`${SCHEMA}/resources/gone`)).status).toBe(204);
+  });
+
+  it('resource updates and resource parts: actions, attributes, action groups', async () => {
+    const sheet = `${SCHEMA}/resources/sheet`;
+    const created = await admin.post(`${SCHEMA}/resources`, {
+      key: 'sheet',
+      name: 'Sheet',
+      urn: 'urn:sheet',
+      actions: { read: {}, write: { name: 'Write' } },
+      attributes: { locked: { type: 'bool' } },
+      roles: { reader: { permissions: ['read'] } },
+      relations: { parent: 'sheet' },
+    });
+    expect(created.status).toBe(200);
+    expect((await admin.patch(sheet, { description: 'A sheet', actions: { share: {} } })).status).toBe(200);
+    expect(
+      (await admin.request('PUT', sheet, { name: 'Sheet', actions: { read: {}, share: {} }, attributes: { locked: { type: 'bool' } } }))
+        .status,
+    ).toBe(200);
+    for (const part of ['actions', 'attributes', 'action_groups']) {
+      expect((await admin.get(`${sheet}/${part}`)).status).toBe(200);
+      expect((await admin.get(`${sheet}/${part}?include_total_count=true&per_page=1`)).status).toBe(200);
+    }
+    expect((await admin.post(`${sheet}/actions`, { key: 'print', name: 'Print' })).status).toBe(200);
+    expect((await admin.get(`${sheet}/actions/print`)).status).toBe(200);
+    expect((await admin.patch(`${sheet}/actions/print`, { description: 'On paper' })).status).toBe(200);
+    expect((await admin.post(`${sheet}/attributes`, { key: 'pages', type: 'number' })).status).toBe(200);
+    expect((await admin.get(`${sheet}/attributes/pages`)).status).toBe(200);
+    expect((await admin.patch(`${sheet}/attributes/pages`, { description: 'How many' })).status).toBe(200);
+    expect((await admin.post(`${sheet}/action_groups`, { key: 'out', name: 'Out', actions: ['print', 'share'] })).status).toBe(200);
+    expect((await admin.get(`${sheet}/action_groups/out`)).status).toBe(200);
+    expect((await admin.patch(`${sheet}/action_groups/out`, { actions: ['print'] })).status).toBe(200);
+    expect((await admin.delete(`${sheet}/action_groups/out`)).status).toBe(204);
+    expect((await admin.delete(`${sheet}/attributes/pages`)).status).toBe(204);
+    expect((await admin.delete(`${sheet}/actions/print`)).status).toBe(204);
+    expect((await admin.post(`${sheet}/attributes`, { key: 'bad', type: 'date' })).status).toBe(422);
+    const users = `${SCHEMA}/users/attributes`;
+    expect((await admin.get(users)).status).toBe(200);
+    expect((await admin.post(users, { key: 'age', type: 'number' })).status).toBe(200);
+    expect((await admin.get(`${users}?include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${users}/age`)).status).toBe(200);
+    expect((await admin.patch(`${users}/age`, { description: 'Years' })).status).toBe(200);
+    expect((await admin.delete(`${users}/age`)).status).toBe(204);
+    expect((await admin.get(`${sheet}/actions/nope`)).status).toBe(404);
   });
 
   it('API key management: list, get, rotate, the environment key, delete', async () => {
@@ -341,6 +433,36 @@ describe('real answers match the declared response schemas', () => {
       target_env: { new: { key: 'copied-again', name: 'Again' } },
     });
     expect(copied.status).toBe(200);
+  });
+
+  it('projects and environments: update, statistics, delete', async () => {
+    expect((await admin.post('/v2/projects', { key: 'doomed', name: 'Doomed' })).status).toBe(200);
+    expect((await admin.patch('/v2/projects/doomed', { description: 'soon gone' })).status).toBe(200);
+    expect((await admin.patch('/v2/projects/doomed/envs/development', { name: 'Dev' })).status).toBe(200);
+    expect((await admin.get('/v2/projects/doomed/envs/development/stats')).status).toBe(200);
+    expect((await admin.delete('/v2/projects/doomed/envs/development')).status).toBe(204);
+    expect((await admin.delete('/v2/projects/doomed')).status).toBe(204);
+  });
+
+  it('the PDP tenant endpoints and local role assignments', async () => {
+    expect((await env.post('/allowed/all-tenants', { user: 'alice', action: 'read', resource: 'file' })).status).toBe(200);
+    expect((await env.post('/user-tenants', { user: 'alice' })).status).toBe(200);
+    expect((await env.get('/local/role_assignments?user=alice')).status).toBe(200);
+  });
+
+  it('AuthZEN: discovery, evaluations, searches', async () => {
+    const subject = { type: 'user', id: 'alice' };
+    const resource = { type: 'file', id: 'readme' };
+    expect((await env.get('/.well-known/authzen-configuration')).status).toBe(200);
+    expect((await env.post('/access/v1/evaluation', { subject, action: { name: 'read' }, resource })).status).toBe(200);
+    expect((await env.post('/access/v1/evaluations', { subject, resource, evaluations: [{ action: { name: 'read' } }] })).status).toBe(200);
+    expect((await env.post('/access/v1/search/subject', { subject: { type: 'user' }, action: { name: 'read' }, resource })).status).toBe(
+      200,
+    );
+    expect((await env.post('/access/v1/search/resource', { subject, action: { name: 'read' }, resource: { type: 'file' } })).status).toBe(
+      200,
+    );
+    expect((await env.post('/access/v1/search/action', { subject, resource })).status).toBe(200);
   });
 
   it('errors, in the error shape or the validation shape', async () => {

@@ -72,7 +72,7 @@ describe('declared routes', () => {
     });
     const one = await api.request('POST', `${FACTS}/tenants/acme`, {});
     expect(one.status).toBe(405);
-    expect(one.headers.get('allow')).toBe('DELETE, GET, HEAD');
+    expect(one.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
     const check = await api.request('GET', '/allowed');
     expect(check.status).toBe(405);
     expect(check.headers.get('allow')).toBe('POST');

@@ -64,8 +64,8 @@ describe('environment copy over HTTP', () => {
     const [source, copy] = await Promise.all([environmentView(api, 'production'), environmentView(api, 'staging')]);
     expect(policyOf(copy)).toEqual(policyOf(source));
     expect(source.tuples).toHaveLength(1);
-    // The default scope is the policy only, as Permit's copy.
-    expect(copy.tenants).toEqual([]);
+    // The default scope is the policy only, as Permit's copy; the new environment has its own `default` tenant.
+    expect((copy.tenants as Array<{ key: string }>).map((t) => t.key)).toEqual(['default']);
     expect(copy.instances).toEqual([]);
     expect(copy.tuples).toEqual([]);
 
@@ -173,7 +173,8 @@ describe('environment copy over HTTP', () => {
       { target_env: {} },
       { target_env: { new: { key: 'a', name: 'A' }, existing: 'production' } },
       { target_env: { new: { key: 'bad key', name: 'A' } } },
-      { target_env: { new: { key: 'a', name: 'A' } }, scope: { resources: { include: ['*'] } } },
+      { target_env: { new: { key: 'a', name: 'A' } }, scope: { resources: { include: 'doc' } } },
+      { target_env: { new: { key: 'a', name: 'A' } }, scope: { roles: { only: ['x'] } } },
       { target_env: { new: { key: 'a', name: 'A' } }, scope: { fact: true } },
       { target_env: { new: { key: 'a', name: 'A' } }, asOf: 1 },
       { target_env: { new: { key: 'a', name: 'A' } }, as_of: 'yesterday' },

@@ -113,7 +113,8 @@ describe('killing the service in the middle of a copy', () => {
 
     // Every source event once, in order, under its own causation.
     const copied = await readAll(store, targetStream);
-    expect(copied).toHaveLength(EVENTS);
+    // (and the source's first: the `default` tenant it was created with)
+    expect(copied).toHaveLength(EVENTS + 1);
     expect(copied.every((e, i) => parseCausation(e.metadata.causationId)?.version === i)).toBe(true);
     const taskEvents = (await store.readStream(streams.task(started.body.task_id))).map((e) => e.type);
     expect(taskEvents.filter((t) => t === 'TaskStarted')).toHaveLength(2);

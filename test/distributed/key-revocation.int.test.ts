@@ -49,14 +49,15 @@ describe('a key revoked through one command service is refused by another at onc
   });
 
   /** An environment key made through A, then used twice on B (the second use is served from B's key cache). */
-  async function keyCachedOnB(): Promise<{ id: string; secret: string }> {
-    const created = await adminA.post('/v2/api-key', { project_id: 'default', environment_id: 'production', object_type: 'env' });
+  async function keyCachedOnB(environment = 'production'): Promise<{ id: string; secret: string }> {
+    const created = await adminA.post('/v2/api-key', { project_id: 'default', environment_id: environment, object_type: 'env' });
     expect(created.status).toBe(200);
     const onB = adminB.withKey(created.body.secret);
     // B may not have seen the key yet (its position follows a poll): ask for A's position.
     const position = created.headers.get('x-event-position')!;
-    expect((await onB.get(`${FACTS}/users`, { 'X-Min-Event-Position': position })).status).toBe(200);
-    expect((await onB.get(`${FACTS}/users`)).status).toBe(200);
+    const users = `/v2/facts/default/${environment}/users`;
+    expect((await onB.get(users, { 'X-Min-Event-Position': position })).status).toBe(200);
+    expect((await onB.get(users)).status).toBe(200);
     return { id: created.body.id, secret: created.body.secret };
   }
 
@@ -75,5 +76,12 @@ describe('a key revoked through one command service is refused by another at onc
     expect(rotated.status).toBe(200);
     expect((await adminB.withKey(key.secret).get(`${FACTS}/users`)).status).toBe(401);
     expect((await adminB.withKey(rotated.body.secret).get(`${FACTS}/users`)).status).toBe(200);
+  });
+
+  it('deletion of its environment (the cascade deletes the key)', async () => {
+    expect((await adminA.post('/v2/projects/default/envs', { key: 'short-lived', name: 'Short-lived' })).status).toBe(200);
+    const key = await keyCachedOnB('short-lived');
+    expect((await adminA.delete('/v2/projects/default/envs/short-lived')).status).toBe(204);
+    expect((await adminB.withKey(key.secret).get('/v2/api-key/scope')).status).toBe(401);
   });
 });

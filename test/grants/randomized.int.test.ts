@@ -1,7 +1,8 @@
-import { GrantsHarness } from './support/harness';
+import type { EnvState } from '../../shared/domain/env/state';
+import { ENV, GrantsHarness } from './support/harness';
 import { Random } from './support/random';
-import { createWorldSchema, randomCommand } from './support/random-world';
-import { grantKeys, recomputeGrants, unsoundReasons } from './support/reference';
+import { createWorldSchema, randomCommand, WORLD } from './support/random-world';
+import { grantKeys, recomputeGrants, referenceAllows, unsoundReasons } from './support/reference';
 
 /**
  * A long random sequence of adds and deletes of every kind of support
@@ -22,11 +23,13 @@ describe('derived grants under a random sequence of adds and deletes', () => {
         let maxGrants = 0;
         let maxDerived = 0;
         const kinds = new Map<string, number>();
+        const eventTypes = new Set<string>();
         for (let step = 0; step < 400; step++) {
           const command = randomCommand(r, await h.state());
           const result = await h.exec(command);
           if (result.ok) {
             applied++;
+            for (const e of result.events) eventTypes.add(e.type);
             kinds.set(command.type, (kinds.get(command.type) ?? 0) + 1);
           }
           if (step % 10 === 9) {
@@ -35,6 +38,7 @@ describe('derived grants under a random sequence of adds and deletes', () => {
             const grants = await h.read.allGrants();
             expect({ step, grants: grantKeys(grants) }).toEqual({ step, grants: recomputeGrants(state) });
             expect(unsoundReasons(grants, state)).toEqual([]);
+            expect({ step, wrongChecks: await wrongChecks(h, state, recomputeGrants(state)) }).toEqual({ step, wrongChecks: [] });
             maxGrants = Math.max(maxGrants, grants.length);
             maxDerived = Math.max(maxDerived, grants.filter((g) => g.reason.kind === 'derivation').length);
           }
@@ -59,11 +63,17 @@ describe('derived grants under a random sequence of adds and deletes', () => {
               'CreateRole',
               'DeleteRelation',
               'CreateRelation',
+              'AssignRolePermissions',
+              'RemoveRolePermissions',
+              'SetDerivationConditions',
             ]),
           );
           // Rarer: whole tenants and resource types deleted (with everything in them) and created again.
           if (seed === 7) expect([...kinds.keys()]).toEqual(expect.arrayContaining(['DeleteTenant', 'DeleteResource', 'CreateResource']));
         }
+        // The hierarchy and the condition must have been in force at some point (events, not only commands).
+        if (seedsFromEnv() === null)
+          expect([...eventTypes]).toEqual(expect.arrayContaining(['RoleExtendsReplaced', 'RoleDerivationConditionsSet']));
         if (process.env.GRANTS_TEST_VERBOSE) console.log(seed, applied, maxGrants, maxDerived, Object.fromEntries(kinds));
 
         await h.settle();
@@ -75,6 +85,28 @@ describe('derived grants under a random sequence of adds and deletes', () => {
     });
   }
 });
+
+/**
+ * Every check of the world (each user, instance and action, plain and explained)
+ * against the reference grants with inherited permissions (`extends`); returns the disagreements.
+ */
+async function wrongChecks(h: GrantsHarness, state: EnvState, grants: string[]): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const instance of state.instances.values()) {
+    const ref = `${instance.resource}:${instance.key}`;
+    for (const user of WORLD.USERS) {
+      for (const action of WORLD.ACTIONS[instance.resource] ?? []) {
+        const request = { user, action, resource: { type: instance.resource, key: instance.key, tenant: instance.tenant } };
+        const expected = referenceAllows(state, grants, user, ref, action);
+        const plain = (await h.read.queries.check(ENV, request)).allow;
+        const explained = (await h.read.queries.check(ENV, request, true)).allow;
+        if (plain !== expected || explained !== expected)
+          wrong.push(`${user} ${action} ${ref}: ${plain}/${explained}, expected ${expected}`);
+      }
+    }
+  }
+  return wrong;
+}
 
 function seedsFromEnv(): number[] | null {
   const spec = process.env.GRANTS_SEEDS;

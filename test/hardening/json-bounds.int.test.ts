@@ -29,19 +29,13 @@ const fields: Field[] = [
     loc: ['attributes'],
   },
   { name: 'user attributes', method: 'POST', path: `${FACTS}/users`, body: (v) => ({ key: 'u', attributes: v }), loc: ['attributes'] },
+  // A resource's attributes are typed definitions and an action's `attributes` are refused: the free-form field there is an inline role's.
   {
-    name: 'resource attributes',
+    name: 'inline role attributes',
     method: 'POST',
     path: `${SCHEMA}/resources`,
-    body: (v) => ({ key: 'doc', name: 'Doc', actions: {}, attributes: v }),
-    loc: ['attributes'],
-  },
-  {
-    name: 'action attributes',
-    method: 'POST',
-    path: `${SCHEMA}/resources`,
-    body: (v) => ({ key: 'doc', name: 'Doc', actions: { read: { attributes: v } } }),
-    loc: ['actions', 'read', 'attributes'],
+    body: (v) => ({ key: 'doc', name: 'Doc', actions: {}, roles: { r: { attributes: v } } }),
+    loc: ['roles', 'r', 'attributes'],
   },
   {
     name: 'role attributes',

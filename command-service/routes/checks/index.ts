@@ -2,6 +2,8 @@ import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { RouteModule } from '../../app';
 import { allowedRoutes } from './allowed';
 import { permissionRoutes } from './permissions';
+import { tenantRoutes } from './tenants';
+import { authzenRoutes } from './authzen';
 
 /** The PDP endpoints at the root of the base URL (Permit's SDK points `pdp` there). */
 export function checkRoutes(queries: GrantQueries): RouteModule {
@@ -10,5 +12,7 @@ export function checkRoutes(queries: GrantQueries): RouteModule {
     const reads = config.READ_CACHE_ENTRIES > 0 ? queries.withRolesCachedPer(() => freshness.position) : queries;
     allowedRoutes(root, reads);
     permissionRoutes(root, reads);
+    tenantRoutes(root, reads);
+    authzenRoutes(root, reads);
   };
 }

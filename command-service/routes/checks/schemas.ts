@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ResourceRef } from '../../grant-queries/types';
-import { boundedJson, boundedJsonValue, queryBoolean } from '../../http/validation';
+import { boundedJson, boundedJsonValue, queryBoolean, queryInteger } from '../../http/validation';
 import { asOfQuery, asOfSchema } from '../../time-travel/time-travel';
 
 /**
@@ -72,4 +72,48 @@ export const authorizedUsersSchema = z.object({
   cursor: z.string().optional(),
   /** Users per page. */
   limit: z.number().int().min(1).max(1000).default(100),
+});
+
+/** Permit's AuthorizationQuery, as `/allowed/all-tenants` takes it (`sdk` names the caller; it changes nothing). */
+const allTenantsQuestion = z.strictObject({
+  user: userSchema,
+  action: z.string().min(1),
+  resource: resourceSchema,
+  context: boundedJson.optional(),
+  sdk: z.string().optional(),
+});
+
+/**
+ * The question, or the body Permit's Node SDK (2.7.6) sends by mistake: its
+ * axios config, the question under `params` and the API key under
+ * `headers.Authorization` (no Authorization header; auth.ts reads it there
+ * for this path only).
+ */
+export const allTenantsSchema = z.union([
+  allTenantsQuestion,
+  z
+    .strictObject({
+      headers: z.record(z.string(), z.string().max(4096)).optional(),
+      params: allTenantsQuestion,
+    })
+    .transform((sent) => sent.params),
+]);
+
+/** Permit PDP's UserTenantsQuery. */
+export const userTenantsSchema = z.object({
+  user: userSchema,
+  context: boundedJson.optional(),
+});
+
+/** The PDP's `GET /local/role_assignments` query (its pages: from 1, 1..100 a page, 30 by default). */
+export const localRoleAssignmentsQuery = z.object({
+  user: z.string().min(1).optional(),
+  role: z.string().min(1).optional(),
+  tenant: z.string().min(1).optional(),
+  /** A resource type: assignments on its instances. */
+  resource: z.string().min(1).optional(),
+  /** `type:key`. */
+  resource_instance: z.string().min(1).optional(),
+  page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),
+  per_page: queryInteger(1, 100, 30),
 });

@@ -1,6 +1,6 @@
 import { DuplicateEntityError, InvalidRequestError, NotFoundError, ValidationError } from '../../errors';
 import type { EnvEvent } from '../../events';
-import { checkTypes, parseConditions, type AttributePath } from '../abac';
+import { checkTypes, parseConditions, pathsOf, type AttributePath } from '../abac';
 import type { ConditionSetState } from './abac-state';
 import { setRuleKey } from './abac-state';
 import { Cascade } from './cascade';
@@ -19,13 +19,23 @@ export function findConditionSet(s: EnvState, ref: string): ConditionSetState {
   return set;
 }
 
+/** The resource type whose attribute schema declares `path` in a set of `resource` (null: none, so unchecked). */
+const ownerOf = (path: AttributePath, resource: string | null): string | null =>
+  path.subject === 'context' ? null : path.subject === 'resource' ? resource : attributeOwner[path.subject];
+
 /** Parses and type-checks a set's conditions against the attribute schemas; 422 naming every problem. */
-function checkConditions(s: EnvState, resource: string | null, conditions: Record<string, unknown>): void {
+function checkConditions(
+  s: EnvState,
+  resource: string | null,
+  conditions: Record<string, unknown>,
+  override?: { owner: string; key: string; type: string },
+): void {
   const parsed = parseConditions(conditions);
   const typeOf = (path: AttributePath): string | undefined => {
-    if (path.subject === 'context') return undefined;
-    const owner = path.subject === 'resource' ? resource : attributeOwner[path.subject];
-    return owner === null ? undefined : s.abac.attributeTypes.get(owner)?.get(path.name);
+    const owner = ownerOf(path, resource);
+    if (owner === null) return undefined;
+    if (override && owner === override.owner && path.name === override.key) return override.type;
+    return s.abac.attributeTypes.get(owner)?.get(path.name);
   };
   const problems = parsed.ok ? checkTypes(parsed.condition, typeOf) : parsed.problems;
   if (problems.length > 0) {
@@ -47,6 +57,34 @@ function checkParent(s: EnvState, set: { key: string; type: string; resource: st
       throw new InvalidRequestError(`Condition set '${parent.key}' descends from '${set.key}': a set cannot be its own ancestor`);
   }
   return parent.key;
+}
+
+/**
+ * An attribute that conditions compare cannot be deleted, nor given a type
+ * they cannot compare (they would silently match nothing): the change is
+ * refused naming the condition sets, which are changed or deleted first.
+ */
+export function checkAttributeChange(s: EnvState, owner: string, key: string, newType: string | null): void {
+  const using: string[] = [];
+  for (const set of s.abac.conditionSets.values()) {
+    const parsed = parseConditions(set.conditions);
+    if (!parsed.ok) continue;
+    if (!pathsOf(parsed.condition).some((p) => p.name === key && ownerOf(p, set.resource) === owner)) continue;
+    if (newType === null) using.push(set.key);
+    else {
+      try {
+        checkConditions(s, set.resource, set.conditions, { owner, key, type: newType });
+      } catch {
+        using.push(set.key);
+      }
+    }
+  }
+  if (using.length > 0) {
+    const what = newType === null ? 'deleted' : `given type '${newType}'`;
+    throw new InvalidRequestError(
+      `Attribute '${key}' of '${owner}' cannot be ${what}: condition set(s) ${using.map((k) => `'${k}'`).join(', ')} compare it`,
+    );
+  }
 }
 
 export function createConditionSet(c: Cmd<'CreateConditionSet'>, s: EnvState): EnvEvent[] {

@@ -1,8 +1,8 @@
 /**
  * What the environment decider knows of ABAC objects (docs/abac.md): condition
  * sets and set rules by key, and the declared attribute types of each resource
- * type (from its `attributes` map, `{key: {type, description}}`), against which
- * conditions are checked when written.
+ * type (its attribute definitions; user attributes are those of `__user`),
+ * against which conditions are checked when written.
  */
 export interface ConditionSetState {
   id: string;
@@ -39,13 +39,3 @@ export const emptyAbacState = (): AbacState => ({ conditionSets: new Map(), setR
 /** A set rule's identity: its three parts (with what kind of object each names). */
 export const setRuleKey = (r: Omit<SetRuleState, 'id' | 'key'>): string =>
   [r.userSetIsRole ? 'role' : 'set', r.userSet, r.permission, r.resourceSetIsResource ? 'resource' : 'set', r.resourceSet].join('|');
-
-/** The declared types of a resource's `attributes` map; entries without a string `type` are skipped. */
-export function attributeTypesOf(attributes: Record<string, unknown>): Map<string, string> {
-  const types = new Map<string, string>();
-  for (const [name, schema] of Object.entries(attributes)) {
-    const type = typeof schema === 'object' && schema !== null ? (schema as { type?: unknown }).type : undefined;
-    if (typeof type === 'string') types.set(name, type);
-  }
-  return types;
-}

@@ -1,6 +1,7 @@
 import { DomainError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import type { BulkItemCommand, EnvCommand } from './commands';
+import * as directory from './directory-decisions';
 import * as facts from './facts-decisions';
 import { scratchOf } from './scratch';
 import { evolveEnv } from './fold';
@@ -22,6 +23,16 @@ function decideItem(command: BulkItemCommand, state: EnvState): EnvEvent[] {
       return facts.createTuple(command, state);
     case 'DeleteTuple':
       return facts.deleteTuple(command, state);
+    case 'CreateUser':
+      return directory.createUser(command, state);
+    case 'ReplaceUser':
+      return directory.replaceUser(command, state);
+    case 'DeleteUser':
+      return directory.deleteUser(command, state);
+    case 'CreateTenant':
+      return facts.createTenant(command, state);
+    case 'DeleteTenant':
+      return facts.deleteTenant(command, state);
   }
 }
 

@@ -195,6 +195,70 @@ describe('environment decider: bulk', () => {
     expect(state.users.has('bob')).toBe(true);
   });
 
+  it('creates and deletes tenants and users (with their assignments) in order, leaving the given state untouched', () => {
+    const state = [...schema, instanceCreated('folder', 'f1')].reduce((s, e) => envDecider.evolve(s, e), envDecider.initialState());
+    const before = {
+      tenants: [...state.tenants.keys()],
+      users: state.users.size,
+      ids: state.ids.size,
+      assignments: state.assignments.size,
+    };
+    const user = (key: string, roles: Array<{ id: string; tenant: string }>): BulkItemCommand => ({
+      type: 'CreateUser',
+      id: `u-${key}`,
+      key,
+      email: null,
+      firstName: null,
+      lastName: null,
+      attributes: attrs,
+      roleAssignments: roles.map((r) => ({
+        id: r.id,
+        newInstanceId: `i-${r.id}`,
+        role: 'viewer',
+        tenant: r.tenant,
+        resourceInstance: 'folder:f1',
+      })),
+    });
+    const accepted = envDecider.decide(
+      {
+        type: 'Bulk',
+        commands: [
+          { type: 'CreateTenant', id: 't-new', key: 'newco', name: 'New', description: '', attributes: attrs },
+          user('ann', [{ id: 'as1', tenant: 'acme' }]),
+          { type: 'DeleteUser', user: 'ann' },
+          { type: 'DeleteTenant', tenant: 'newco' },
+        ],
+      },
+      state,
+    );
+    expect(accepted.map((e) => e.type)).toEqual([
+      'TenantCreated',
+      'UserCreated',
+      'RoleAssigned',
+      'RoleUnassigned',
+      'UserDeleted',
+      'TenantDeleted',
+    ]);
+    expect(() =>
+      envDecider.decide(
+        {
+          type: 'Bulk',
+          commands: [
+            { type: 'CreateTenant', id: 't-x', key: 'x', name: 'X', description: '', attributes: attrs },
+            user('bo', [{ id: 'as2', tenant: 'x' }]),
+          ],
+        },
+        state,
+      ),
+    ).toThrow(InvalidRequestError);
+    expect({
+      tenants: [...state.tenants.keys()],
+      users: state.users.size,
+      ids: state.ids.size,
+      assignments: state.assignments.size,
+    }).toEqual(before);
+  });
+
   it('an empty bulk decides nothing', () => {
     spec.given(schema).when({ type: 'Bulk', commands: [] }).then([]);
   });

@@ -20,6 +20,9 @@ export class Cascade {
   private readonly tenants = new Map<string, { id: string; key: string }>();
   private readonly conditionSets = new Map<string, ConditionSetState>();
   private readonly setRules = new Map<string, SetRuleState>();
+  /** Actions removed from resources that stay: `${resource}:${action}` → the action's id. */
+  private readonly actions = new Map<string, { resource: string; key: string; id: string }>();
+  private readonly users = new Map<string, { id: string; key: string }>();
 
   constructor(private readonly state: EnvState) {}
 
@@ -75,6 +78,14 @@ export class Cascade {
     return this;
   }
 
+  /** One action of a resource that stays: roles granting it and groups holding it lose it. */
+  action(resource: ResourceState, key: string): this {
+    const id = resource.actions.get(key);
+    if (id !== undefined) this.actions.set(`${resource.key}:${key}`, { resource: resource.key, key, id });
+    this.setRulesWhere((r) => r.permission === `${resource.key}:${key}`);
+    return this;
+  }
+
   tenant(tenant: { id: string; key: string }): this {
     this.tenants.set(tenant.key, tenant);
     for (const instance of this.state.instances.values()) if (instance.tenant === tenant.key) this.instance(instance);
@@ -95,11 +106,24 @@ export class Cascade {
     for (const rule of this.state.abac.setRules.values()) if (matches(rule)) this.setRules.set(setRuleKey(rule), rule);
   }
 
+  /** A user goes with its role assignments (its grants go with them); tuples never name users. */
+  user(user: { id: string; key: string }): this {
+    if (this.users.has(user.key)) return this;
+    this.users.set(user.key, user);
+    for (const a of this.state.assignments.ofUser(user.key)) this.assignments.set(assignmentKey(a), a);
+    return this;
+  }
+
   /** A derivation rule stops being valid when its role, relation or resource goes. */
   private ruleSurvives(rule: DerivationRule, owner: RoleState): boolean {
     if (this.resources.has(rule.onResource)) return false;
     if (this.roles.has(roleKey(rule.onResource, rule.role))) return false;
     return !this.relations.has(`${owner.resource ?? ''}#${rule.relation}`);
+  }
+
+  private permissionSurvives(owner: string | null, permission: string): boolean {
+    if (owner !== null) return !this.actions.has(`${owner}:${permission}`);
+    return !this.resources.has(permission.split(':')[0] ?? '') && !this.actions.has(permission);
   }
 
   events(): EnvEvent[] {
@@ -116,13 +140,22 @@ export class Cascade {
       const ref = { id: role.id, key: role.key, resource: role.resource };
       const rules = role.rules.filter((r) => this.ruleSurvives(r, role));
       if (rules.length !== role.rules.length) out.push({ type: 'RoleDerivationsReplaced', data: { ...ref, rules } });
-      if (role.resource === null) {
-        // Top-level roles name `resource:action`; drop the permissions of a deleted resource.
-        const permissions = role.permissions.filter((p) => !this.resources.has(p.split(':')[0] ?? ''));
-        if (permissions.length !== role.permissions.length)
-          out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
+      // A deleted role leaves the `extends` of the roles that inherited from it.
+      const parents = (role.extends ?? []).filter((p) => !this.roles.has(roleKey(role.resource, p)));
+      if (parents.length !== (role.extends ?? []).length) out.push({ type: 'RoleExtendsReplaced', data: { ...ref, extends: parents } });
+      // Top-level roles name `resource:action`, resource roles their resource's bare actions.
+      const permissions = role.permissions.filter((p) => this.permissionSurvives(role.resource, p));
+      if (permissions.length !== role.permissions.length)
+        out.push({ type: 'RoleUpdated', data: { ...ref, name: null, description: null, permissions } });
+    }
+    for (const resourceKey of new Set([...this.actions.values()].map((a) => a.resource))) {
+      for (const [key, group] of this.state.resources.get(resourceKey)?.actionGroups ?? []) {
+        const actions = group.actions.filter((a) => !this.actions.has(`${resourceKey}:${a}`));
+        if (actions.length !== group.actions.length)
+          out.push({ type: 'ActionGroupUpdated', data: { resource: resourceKey, id: group.id, key, actions } });
       }
     }
+    for (const a of this.actions.values()) out.push({ type: 'ActionDeleted', data: { resource: a.resource, id: a.id, key: a.key } });
     for (const i of this.instances.values())
       out.push({ type: 'ResourceInstanceDeleted', data: { id: i.id, key: i.key, resource: i.resource, tenant: i.tenant } });
     for (const r of this.relations.values())
@@ -133,6 +166,7 @@ export class Cascade {
     for (const r of this.roles.values()) out.push({ type: 'RoleDeleted', data: { id: r.id, key: r.key, resource: r.resource } });
     for (const r of this.resources.values()) out.push({ type: 'ResourceDeleted', data: { id: r.id, key: r.key } });
     for (const t of this.tenants.values()) out.push({ type: 'TenantDeleted', data: { id: t.id, key: t.key } });
+    for (const u of this.users.values()) out.push({ type: 'UserDeleted', data: { id: u.id, key: u.key } });
     return out;
   }
 }

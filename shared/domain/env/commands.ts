@@ -1,13 +1,57 @@
-import type { DerivationRule } from '../../events';
+import type { AttributeType, DerivationRule } from '../../events';
 
 /** A reference to an object by key or by id (every path id accepts either). */
 export type Ref = string;
 
 export interface ActionInput {
+  /** Used when the action is new; an existing action keeps its id. */
   id: string;
   key: string;
   name: string;
-  description: string;
+  description: string | null;
+}
+export interface AttributeInput {
+  /** Used when the attribute is new; an existing attribute keeps its id. */
+  id: string;
+  key: string;
+  type: AttributeType;
+  description: string | null;
+}
+/** A role created with its resource (POST /resources `roles`): its permissions are the resource's actions. */
+export interface InlineRoleInput {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  permissions: string[];
+  attributes: Record<string, unknown>;
+}
+/** A relation created with its (object) resource (POST /resources `relations`). */
+export interface InlineRelationInput {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  /** A resource key or id; the resource being created may name itself. */
+  subjectResource: Ref;
+}
+
+/** A role to assign with a user (`role_assignments` of a user body); ids arrive from outside. */
+export interface InlineAssignment {
+  id: string;
+  /** Id for the resource instance if the assignment creates it (an instance that does not exist, with a tenant). */
+  newInstanceId: string;
+  role: string;
+  tenant: string | null;
+  resourceInstance: string | null;
+}
+
+/** A user's profile fields; absent: unchanged (an update), or reset (a replace fills every one). */
+export interface UserProfileChange {
+  email?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  attributes?: Record<string, unknown>;
 }
 
 /** Commands on an environment stream. Ids of new objects and the clock arrive from outside (DESIGN §3). */
@@ -17,11 +61,47 @@ export type EnvCommand =
       id: string;
       key: string;
       name: string;
-      description: string;
+      description: string | null;
+      urn: string | null;
       actions: ActionInput[];
-      attributes: Record<string, unknown>;
+      attributes: AttributeInput[];
+      roles?: InlineRoleInput[];
+      relations?: InlineRelationInput[];
+    }
+  | {
+      /**
+       * PATCH (replace false): the fields given change; listed actions and attributes are
+       * created or updated, others stay. PUT (replace true): the resource becomes what is
+       * given; an omitted description or urn becomes null, unlisted actions and attributes
+       * are deleted (an action with what grants it, see Cascade.action).
+       */
+      type: 'UpdateResource';
+      resource: Ref;
+      replace: boolean;
+      name?: string;
+      description?: string | null;
+      urn?: string | null;
+      actions?: ActionInput[];
+      attributes?: AttributeInput[];
     }
   | { type: 'DeleteResource'; resource: Ref }
+  | { type: 'CreateAction'; resource: Ref; action: ActionInput }
+  | { type: 'UpdateAction'; resource: Ref; action: Ref; name?: string; description?: string | null }
+  | { type: 'DeleteAction'; resource: Ref; action: Ref }
+  | { type: 'CreateAttribute'; resource: Ref; attribute: AttributeInput }
+  | { type: 'UpdateAttribute'; resource: Ref; attribute: Ref; attributeType?: AttributeType; description?: string | null }
+  | { type: 'DeleteAttribute'; resource: Ref; attribute: Ref }
+  | {
+      type: 'CreateActionGroup';
+      resource: Ref;
+      id: string;
+      key: string;
+      name: string;
+      description: string | null;
+      actions: string[];
+    }
+  | { type: 'UpdateActionGroup'; resource: Ref; group: Ref; name?: string; description?: string | null; actions?: string[] }
+  | { type: 'DeleteActionGroup'; resource: Ref; group: Ref }
   | {
       type: 'CreateRole';
       id: string;
@@ -29,10 +109,14 @@ export type EnvCommand =
       resource: Ref | null;
       key: string;
       name: string;
-      description: string;
+      description: string | null;
       permissions: string[];
       attributes: Record<string, unknown>;
       grantedTo?: DerivationRule[];
+      /** Keys or ids of roles of the same scope whose permissions this role inherits. */
+      extends?: Ref[];
+      /** `granted_to.when.no_direct_roles_on_object`; absent: unchanged (false for a new role). */
+      noDirectRolesOnObject?: boolean;
     }
   | {
       type: 'UpdateRole';
@@ -42,14 +126,38 @@ export type EnvCommand =
       description?: string;
       permissions?: string[];
       grantedTo?: DerivationRule[];
+      extends?: Ref[];
+      noDirectRolesOnObject?: boolean;
     }
   | { type: 'DeleteRole'; resource: Ref | null; role: Ref }
-  | { type: 'AddImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
+  /** Adds permissions to the role's own list (those it has already are kept once). */
+  | { type: 'AssignRolePermissions'; resource: Ref | null; role: Ref; permissions: string[] }
+  /** Removes permissions from the role's own list; one it does not have is no error (Permit's idempotent removal). */
+  | { type: 'RemoveRolePermissions'; resource: Ref | null; role: Ref; permissions: string[] }
+  /** `PUT …/roles/{role}/parents/{parent}`: the role extends `parent` too (already: nothing changes). */
+  | { type: 'AddRoleParent'; resource: Ref | null; role: Ref; parent: Ref }
+  /** `DELETE …/roles/{role}/parents/{parent}`: the role no longer extends `parent` (it did not: nothing changes). */
+  | { type: 'RemoveRoleParent'; resource: Ref | null; role: Ref; parent: Ref }
+  /** `PUT …/implicit_grants/conditions`. */
+  | { type: 'SetDerivationConditions'; resource: Ref; role: Ref; noDirectRolesOnObject: boolean }
+  /** `noDirectRolesOnObject`: the rule's `when`, which sets the role's condition (Permit keeps one per role). */
+  | { type: 'AddImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule; noDirectRolesOnObject?: boolean }
   | { type: 'RemoveImplicitGrant'; resource: Ref; role: Ref; rule: DerivationRule }
-  | { type: 'CreateRelation'; id: string; objectResource: Ref; key: string; name: string; description: string; subjectResource: Ref }
+  | {
+      type: 'CreateRelation';
+      id: string;
+      objectResource: Ref;
+      key: string;
+      name: string;
+      description: string | null;
+      subjectResource: Ref;
+    }
   | { type: 'DeleteRelation'; objectResource: Ref; relation: Ref }
-  | { type: 'CreateTenant'; id: string; key: string; name: string; description: string; attributes: Record<string, unknown> }
+  | { type: 'CreateTenant'; id: string; key: string; name: string; description: string | null; attributes: Record<string, unknown> }
+  | { type: 'UpdateTenant'; tenant: Ref; name?: string; description?: string | null; attributes?: Record<string, unknown> }
   | { type: 'DeleteTenant'; tenant: Ref }
+  /** Removes every role `user` holds in `tenant` (tenant roles and roles on its instances). */
+  | { type: 'RemoveTenantUser'; tenant: Ref; user: Ref }
   | {
       type: 'CreateUser';
       id: string;
@@ -58,21 +166,52 @@ export type EnvCommand =
       firstName: string | null;
       lastName: string | null;
       attributes: Record<string, unknown>;
+      /** Assigned in the same decision: all or none. */
+      roleAssignments?: InlineAssignment[];
     }
+  /** Upsert (PUT, sync): creates the user, or replaces its profile; assigns the roles it does not hold yet. */
+  | {
+      type: 'ReplaceUser';
+      id: string;
+      key: string;
+      email: string | null;
+      firstName: string | null;
+      lastName: string | null;
+      attributes: Record<string, unknown>;
+      roleAssignments: InlineAssignment[];
+    }
+  | ({ type: 'UpdateUser'; user: Ref } & UserProfileChange)
+  /** Deletes the user's role assignments (explicit RoleUnassigned events), then the user. */
+  | { type: 'DeleteUser'; user: Ref }
   | { type: 'CreateInstance'; id: string; key: string; resource: Ref; tenant: Ref; attributes: Record<string, unknown> }
+  | { type: 'UpdateInstance'; instance: Ref; attributes?: Record<string, unknown> }
   | { type: 'DeleteInstance'; instance: Ref }
   | {
       type: 'AssignRole';
       id: string;
       /** Id for the user if this assignment creates it. */
       newUserId: string;
+      /** The user must exist already (`POST /users/{user_id}/roles`): not created. */
+      userMustExist?: boolean;
+      /** Id for the resource instance if the assignment creates it (it does not exist, and a tenant is given). */
+      newInstanceId?: string;
       user: string;
       role: string;
       tenant: string | null;
       resourceInstance: string | null;
     }
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
-  | { type: 'CreateTuple'; id: string; subject: string; relation: string; object: string; tenant: string | null }
+  | {
+      type: 'CreateTuple';
+      id: string;
+      subject: string;
+      relation: string;
+      object: string;
+      tenant: string | null;
+      /** Ids for the subject and object instances if the tuple creates them (they do not exist, and a tenant is given). */
+      newSubjectId?: string;
+      newObjectId?: string;
+    }
   | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
   | {
       type: 'CreateConditionSet';
@@ -104,5 +243,18 @@ export type EnvCommand =
 /** What a Bulk command may hold: facts whose events only add or remove map entries (see scratch.ts). */
 export type BulkItemCommand = Extract<
   EnvCommand,
-  { type: 'CreateInstance' | 'DeleteInstance' | 'AssignRole' | 'UnassignRole' | 'CreateTuple' | 'DeleteTuple' }
+  {
+    type:
+      | 'CreateInstance'
+      | 'DeleteInstance'
+      | 'AssignRole'
+      | 'UnassignRole'
+      | 'CreateTuple'
+      | 'DeleteTuple'
+      | 'CreateUser'
+      | 'ReplaceUser'
+      | 'DeleteUser'
+      | 'CreateTenant'
+      | 'DeleteTenant';
+  }
 >;

@@ -3,8 +3,10 @@ import type { EnvEvent } from '../../events';
 import type { EnvCommand } from './commands';
 import * as abac from './abac-decisions';
 import { bulk } from './bulk';
+import * as directory from './directory-decisions';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
+import * as parts from './resource-parts-decisions';
 import { evolveEnv } from './fold';
 import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
 
@@ -12,14 +14,44 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
   switch (command.type) {
     case 'CreateResource':
       return schema.createResource(command, state);
+    case 'UpdateResource':
+      return parts.updateResource(command, state);
     case 'DeleteResource':
       return schema.deleteResource(command, state);
+    case 'CreateAction':
+      return parts.createAction(command, state);
+    case 'UpdateAction':
+      return parts.updateAction(command, state);
+    case 'DeleteAction':
+      return parts.deleteAction(command, state);
+    case 'CreateAttribute':
+      return parts.createAttribute(command, state);
+    case 'UpdateAttribute':
+      return parts.updateAttribute(command, state);
+    case 'DeleteAttribute':
+      return parts.deleteAttribute(command, state);
+    case 'CreateActionGroup':
+      return parts.createActionGroup(command, state);
+    case 'UpdateActionGroup':
+      return parts.updateActionGroup(command, state);
+    case 'DeleteActionGroup':
+      return parts.deleteActionGroup(command, state);
     case 'CreateRole':
       return schema.createRole(command, state);
     case 'UpdateRole':
       return schema.updateRole(command, state);
     case 'DeleteRole':
       return schema.deleteRole(command, state);
+    case 'AssignRolePermissions':
+      return schema.assignRolePermissions(command, state);
+    case 'RemoveRolePermissions':
+      return schema.removeRolePermissions(command, state);
+    case 'AddRoleParent':
+      return schema.addRoleParent(command, state);
+    case 'RemoveRoleParent':
+      return schema.removeRoleParent(command, state);
+    case 'SetDerivationConditions':
+      return schema.setDerivationConditions(command, state);
     case 'AddImplicitGrant':
       return schema.addImplicitGrant(command, state);
     case 'RemoveImplicitGrant':
@@ -30,12 +62,24 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return schema.deleteRelation(command, state);
     case 'CreateTenant':
       return facts.createTenant(command, state);
+    case 'UpdateTenant':
+      return directory.updateTenant(command, state);
     case 'DeleteTenant':
       return facts.deleteTenant(command, state);
+    case 'RemoveTenantUser':
+      return directory.removeTenantUser(command, state);
     case 'CreateUser':
-      return facts.createUser(command, state);
+      return directory.createUser(command, state);
+    case 'ReplaceUser':
+      return directory.replaceUser(command, state);
+    case 'UpdateUser':
+      return directory.updateUser(command, state);
+    case 'DeleteUser':
+      return directory.deleteUser(command, state);
     case 'CreateInstance':
       return facts.createInstance(command, state);
+    case 'UpdateInstance':
+      return directory.updateInstance(command, state);
     case 'DeleteInstance':
       return facts.deleteInstance(command, state);
     case 'AssignRole':

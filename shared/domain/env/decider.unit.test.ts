@@ -50,11 +50,20 @@ describe('environment decider: schema', () => {
   it('creates a resource type', () => {
     spec
       .given([])
-      .when({ type: 'CreateResource', id: 'r1', key: 'doc', name: 'Doc', description: '', actions: [action('read')], attributes: attrs })
+      .when({
+        type: 'CreateResource',
+        id: 'r1',
+        key: 'doc',
+        name: 'Doc',
+        description: '',
+        actions: [action('read')],
+        urn: null,
+        attributes: [],
+      })
       .then([
         {
           type: 'ResourceCreated',
-          data: { id: 'r1', key: 'doc', name: 'Doc', description: '', actions: [action('read')], attributes: attrs },
+          data: { id: 'r1', key: 'doc', name: 'Doc', description: '', urn: null, actions: [action('read')], attributes: attrs },
         },
       ]);
   });
@@ -62,7 +71,7 @@ describe('environment decider: schema', () => {
   it('refuses a duplicate resource key', () => {
     spec
       .given([folder])
-      .when({ type: 'CreateResource', id: 'r2', key: 'folder', name: 'F', description: '', actions: [], attributes: attrs })
+      .when({ type: 'CreateResource', id: 'r2', key: 'folder', name: 'F', description: '', actions: [], urn: null, attributes: [] })
       .thenThrows(DuplicateEntityError, /folder/);
   });
 
@@ -272,5 +281,123 @@ describe('environment decider: facts', () => {
       .given([...base, member])
       .when({ type: 'AssignRole', id: 'as', newUserId: 'u', user: 'bob', role: 'member', tenant: null, resourceInstance: null })
       .thenThrows(InvalidRequestError, /needs a tenant or a resource_instance/);
+  });
+});
+
+describe('environment decider: users and tenants beyond creation', () => {
+  const member: EnvEvent = {
+    type: 'RoleCreated',
+    data: { id: 'ro-m', key: 'member', resource: null, name: 'Member', description: '', permissions: [], attributes: attrs },
+  };
+  const user = (key: string): EnvEvent => ({
+    type: 'UserCreated',
+    data: { id: `u-${key}`, key, email: null, firstName: null, lastName: null, attributes: attrs },
+  });
+  const assigned = (id: string, userKey: string, target: { tenant: string; resource?: string; instance?: string }): EnvEvent => ({
+    type: 'RoleAssigned',
+    data: {
+      id,
+      user: userKey,
+      role: target.resource ? 'editor' : 'member',
+      resource: target.resource ?? null,
+      tenant: target.tenant,
+      resourceInstance: target.instance ?? null,
+    },
+  });
+  const given = [...schema, member, tenant('acme'), tenant('globex'), instance('folder', 'docs'), user('ann'), user('ann|x')];
+  const unassigned = (event: EnvEvent): EnvEvent => ({ type: 'RoleUnassigned', data: event.data as never });
+
+  it('deletes a user after unassigning each of its roles, and no one else’s', () => {
+    const onDocs = assigned('as-1', 'ann', { tenant: 'acme', resource: 'folder', instance: 'folder:docs' });
+    const inGlobex = assigned('as-2', 'ann', { tenant: 'globex' });
+    const other = assigned('as-3', 'ann|x', { tenant: 'acme' });
+    spec
+      .given([...given, onDocs, inGlobex, other])
+      .when({ type: 'DeleteUser', user: 'u-ann' })
+      .then([unassigned(onDocs), unassigned(inGlobex), { type: 'UserDeleted', data: { id: 'u-ann', key: 'ann' } }]);
+  });
+
+  it('replaces an existing user’s whole profile (named by id) and assigns only the roles it lacks', () => {
+    const inAcme = assigned('as-1', 'ann', { tenant: 'acme' });
+    spec
+      .given([...given, inAcme])
+      .when({
+        type: 'ReplaceUser',
+        id: 'new',
+        key: 'u-ann',
+        email: 'a@x.io',
+        firstName: null,
+        lastName: null,
+        attributes: attrs,
+        roleAssignments: [
+          { id: 'as-9', newInstanceId: 'i-9', role: 'member', tenant: 'acme', resourceInstance: null },
+          { id: 'as-10', newInstanceId: 'i-10', role: 'member', tenant: 'globex', resourceInstance: null },
+        ],
+      })
+      .then([
+        { type: 'UserUpdated', data: { id: 'u-ann', key: 'ann', email: 'a@x.io', firstName: null, lastName: null, attributes: attrs } },
+        assigned('as-10', 'ann', { tenant: 'globex' }),
+      ]);
+  });
+
+  it('creates a user with its assignments, creating a missing instance in the named tenant; one refused refuses all', () => {
+    spec
+      .given(given)
+      .when({
+        type: 'CreateUser',
+        id: 'u-bo',
+        key: 'bo',
+        email: null,
+        firstName: null,
+        lastName: null,
+        attributes: attrs,
+        roleAssignments: [{ id: 'as-1', newInstanceId: 'i-new', role: 'editor', tenant: 'globex', resourceInstance: 'folder:new' }],
+      })
+      .then([
+        { type: 'UserCreated', data: { id: 'u-bo', key: 'bo', email: null, firstName: null, lastName: null, attributes: attrs } },
+        { type: 'ResourceInstanceCreated', data: { id: 'i-new', key: 'new', resource: 'folder', tenant: 'globex', attributes: {} } },
+        assigned('as-1', 'bo', { tenant: 'globex', resource: 'folder', instance: 'folder:new' }),
+      ]);
+    spec
+      .given(given)
+      .when({
+        type: 'CreateUser',
+        id: 'u-bo',
+        key: 'bo',
+        email: null,
+        firstName: null,
+        lastName: null,
+        attributes: attrs,
+        roleAssignments: [{ id: 'as-1', newInstanceId: 'i-new', role: 'editor', tenant: null, resourceInstance: 'folder:new' }],
+      })
+      .thenThrows(NotFoundError, /folder:new/);
+  });
+
+  it('removes a user from a tenant: its roles there only; none there is not found', () => {
+    const onDocs = assigned('as-1', 'ann', { tenant: 'acme', resource: 'folder', instance: 'folder:docs' });
+    const inGlobex = assigned('as-2', 'ann', { tenant: 'globex' });
+    spec
+      .given([...given, onDocs, inGlobex])
+      .when({ type: 'RemoveTenantUser', tenant: 'acme', user: 'ann' })
+      .then([unassigned(onDocs)]);
+    spec
+      .given([...given, inGlobex])
+      .when({ type: 'RemoveTenantUser', tenant: 'acme', user: 'ann' })
+      .thenThrows(NotFoundError, /no role in tenant 'acme'/);
+  });
+
+  it('updates only the fields given', () => {
+    spec
+      .given(given)
+      .when({ type: 'UpdateTenant', tenant: 't-acme', description: 'Acme Inc.' })
+      .then([{ type: 'TenantUpdated', data: { id: 't-acme', key: 'acme', description: 'Acme Inc.' } }]);
+    spec
+      .given(given)
+      .when({ type: 'UpdateUser', user: 'ann', email: null })
+      .then([{ type: 'UserUpdated', data: { id: 'u-ann', key: 'ann', email: null } }]);
+    spec
+      .given(given)
+      .when({ type: 'UpdateUser', user: 'nobody' })
+      .thenThrows(NotFoundError, /nobody/);
   });
 });

@@ -1,3 +1,5 @@
+import type { AttributeDef } from '../../events';
+
 /**
  * What an environment's objects are beyond what the decider validates
  * against: names, descriptions, attributes, action definitions, user
@@ -14,26 +16,35 @@ export interface ActionDetails {
   id: string;
   key: string;
   name: string;
-  description: string;
+  description: string | null;
+}
+export interface ActionGroupDetails {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  actions: string[];
 }
 export interface ResourceDetails {
   name: string;
-  description: string;
+  description: string | null;
+  urn: string | null;
   actions: ActionDetails[];
-  attributes: Record<string, unknown>;
+  attributes: AttributeDef[];
+  actionGroups: ActionGroupDetails[];
 }
 export interface RoleDetails {
   name: string;
-  description: string;
+  description: string | null;
   attributes: Record<string, unknown>;
 }
 export interface RelationDetails {
   name: string;
-  description: string;
+  description: string | null;
 }
 export interface TenantDetails {
   name: string;
-  description: string;
+  description: string | null;
   attributes: Record<string, unknown>;
 }
 export interface UserDetails {

@@ -177,6 +177,16 @@ export class AssignmentSet extends FactSet<AssignmentState> {
     for (const key of this.ids.keys()) if (key.endsWith(suffix)) yield key;
   }
 
+  /** Every assignment of one user (a key prefix; a longer user key that starts the same is told apart when rebuilt). */
+  *ofUser(user: string): Generator<AssignmentState> {
+    const prefix = `${user}|`;
+    for (const key of this.ids.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      const assignment = this.get(key);
+      if (assignment?.user === user) yield assignment;
+    }
+  }
+
   protected materialize(key: string, id: string): AssignmentState {
     // Read from the right: role, resource, tenant and instance keys never hold a `|`, but a user's key
     // is any string (users are created by their first assignment, and Permit allows e-mail-like keys).

@@ -2,7 +2,7 @@ import { DuplicateEntityError, InvalidRequestError, NotFoundError, RelationTypeM
 import type { EnvEvent } from '../../events';
 import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
-import { findInstance, findResource, findRole, findTenant } from './lookup';
+import { findInstance, findResource, findRole, findTenant, findUser } from './lookup';
 import type { EnvState, InstanceState } from './state';
 import { assignmentKey, instanceRef, relationKey, tupleKey } from './state';
 import { isUuid } from '../../ids';
@@ -19,12 +19,6 @@ export function deleteTenant(c: Cmd<'DeleteTenant'>, s: EnvState): EnvEvent[] {
   return new Cascade(s).tenant(findTenant(s, c.tenant)).events();
 }
 
-export function createUser(c: Cmd<'CreateUser'>, s: EnvState): EnvEvent[] {
-  if (s.users.has(c.key)) throw new DuplicateEntityError(`User '${c.key}' already exists`);
-  const { type: _type, ...data } = c;
-  return [{ type: 'UserCreated', data }];
-}
-
 export function createInstance(c: Cmd<'CreateInstance'>, s: EnvState): EnvEvent[] {
   const resource = findResource(s, c.resource).key;
   const tenant = findTenant(s, c.tenant).key;
@@ -37,10 +31,32 @@ export function deleteInstance(c: Cmd<'DeleteInstance'>, s: EnvState): EnvEvent[
   return new Cascade(s).instance(findInstance(s, c.instance)).events();
 }
 
+/**
+ * An instance named by `type:key` that does not exist yet, in a tenant that
+ * does: created implicitly, as Permit does for assignments and tuples that
+ * name a tenant. Without a tenant (or an id) it is not found.
+ */
+function instanceOrCreated(s: EnvState, ref: string, tenant: string | null, newId: string | undefined, created: EnvEvent[]): InstanceState {
+  const existing = s.instances.get(ref) ?? s.instances.get(s.ids.get(ref) ?? '');
+  if (existing) return existing;
+  const separator = ref.indexOf(':');
+  if (tenant === null || newId === undefined || separator <= 0) return findInstance(s, ref);
+  const resource = findResource(s, ref.slice(0, separator)).key;
+  const key = ref.slice(separator + 1);
+  const instance = { id: newId, key, resource, tenant: findTenant(s, tenant).key };
+  created.push({ type: 'ResourceInstanceCreated', data: { ...instance, attributes: {} } });
+  // Seen by the rest of this decision (a tuple's object may be its subject); the caller folds the events.
+  return instance;
+}
+
 /** Where an assignment applies: one instance (tenant taken from it), or a whole tenant for a top-level role. */
-function assignmentTarget(s: EnvState, c: { role: string; tenant: string | null; resourceInstance: string | null }) {
+function assignmentTarget(
+  s: EnvState,
+  c: { role: string; tenant: string | null; resourceInstance: string | null; newInstanceId?: string },
+  created: EnvEvent[] = [],
+) {
   if (c.resourceInstance !== null) {
-    const instance = findInstance(s, c.resourceInstance);
+    const instance = instanceOrCreated(s, c.resourceInstance, c.tenant, c.newInstanceId, created);
     if (c.tenant !== null && findTenant(s, c.tenant).key !== instance.tenant) {
       throw new TenantMismatchError(
         `Resource instance '${instanceRef(instance.resource, instance.key)}' is in tenant '${instance.tenant}', not in tenant '${c.tenant}'`,
@@ -61,13 +77,14 @@ function assignmentTarget(s: EnvState, c: { role: string; tenant: string | null;
 }
 
 export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
-  const target = assignmentTarget(s, c);
-  const assignment = { id: c.id, user: c.user, ...target };
-  if (s.assignments.has(assignmentKey(assignment))) {
-    throw new DuplicateEntityError(`User '${c.user}' already has role '${target.role}' ${describeTarget(target)}`);
-  }
+  const user = c.userMustExist ? findUser(s, c.user).key : c.user;
   const events: EnvEvent[] = [];
-  if (!s.users.has(c.user)) {
+  const target = assignmentTarget(s, c, events);
+  const assignment = { id: c.id, user, ...target };
+  if (s.assignments.has(assignmentKey(assignment))) {
+    throw new DuplicateEntityError(`User '${user}' already has role '${target.role}' ${describeTarget(target)}`);
+  }
+  if (!s.users.has(user)) {
     events.push({
       type: 'UserCreated',
       data: { id: c.newUserId, key: c.user, email: null, firstName: null, lastName: null, attributes: {} },
@@ -89,17 +106,32 @@ function describeTarget(t: { tenant: string; resourceInstance: string | null }):
 }
 
 /** `type:key` or an instance id: a UUID that names no instance is not found (404), anything else of another form is refused (400). */
-function parseInstanceRef(s: EnvState, ref: string, field: 'subject' | 'object'): InstanceState {
+function parseInstanceRef(
+  s: EnvState,
+  ref: string,
+  field: 'subject' | 'object',
+  tenant: string | null = null,
+  newId?: string,
+  created: EnvEvent[] = [],
+): InstanceState {
   if (!ref.includes(':') && !isUuid(ref)) {
     throw new InvalidRequestError(`The ${field} '${ref}' must have the form '<resource_type>:<instance_key>'`);
   }
-  return findInstance(s, ref);
+  return instanceOrCreated(s, ref, tenant, newId, created);
 }
 
 /** Checks that a tuple is allowed by the schema; returns its normalised form. */
-function tupleTarget(s: EnvState, c: { subject: string; relation: string; object: string }) {
-  const subject = parseInstanceRef(s, c.subject, 'subject');
-  const object = parseInstanceRef(s, c.object, 'object');
+function tupleTarget(
+  s: EnvState,
+  c: { subject: string; relation: string; object: string; tenant?: string | null; newSubjectId?: string; newObjectId?: string },
+  created: EnvEvent[] = [],
+) {
+  // Permit: the tenant is needed only when neither instance exists; otherwise a missing one joins the other's tenant.
+  const known = (ref: string) => s.instances.get(ref) ?? s.instances.get(s.ids.get(ref) ?? '');
+  const tenant = c.tenant ?? (known(c.subject) ?? known(c.object))?.tenant ?? null;
+  const subject = parseInstanceRef(s, c.subject, 'subject', tenant, c.newSubjectId, created);
+  const object =
+    c.object === c.subject && created.length > 0 ? subject : parseInstanceRef(s, c.object, 'object', tenant, c.newObjectId, created);
   const relation = s.relations.get(relationKey(object.resource, c.relation));
   if (!relation) throw new NotFoundError(`Relation '${c.relation}' not found on resource '${object.resource}'`, { relation: c.relation });
   if (relation.subjectResource !== subject.resource) {
@@ -111,7 +143,8 @@ function tupleTarget(s: EnvState, c: { subject: string; relation: string; object
 }
 
 export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
-  const { subject, object, relation } = tupleTarget(s, c);
+  const created: EnvEvent[] = [];
+  const { subject, object, relation } = tupleTarget(s, c, created);
   if (subject.tenant !== object.tenant) {
     throw new TenantMismatchError(
       `Subject '${instanceRef(subject.resource, subject.key)}' is in tenant '${subject.tenant}' but object '${instanceRef(object.resource, object.key)}' is in tenant '${object.tenant}'; both must be in the same tenant`,
@@ -128,7 +161,7 @@ export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
     tenant: subject.tenant,
   };
   if (s.tuples.has(tupleKey(tuple))) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
-  return [{ type: 'RelationshipTupleCreated', data: tuple }];
+  return [...created, { type: 'RelationshipTupleCreated', data: tuple }];
 }
 
 export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {

@@ -1,6 +1,7 @@
 import type { EnvEvent, EventHandlers } from '../../events';
 import { dispatch } from '../../events';
-import { attributeTypesOf, setRuleKey } from './abac-state';
+import { setRuleKey } from './abac-state';
+import { attributeDefsOf } from './attributes';
 import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey, type EnvState } from './state';
 
 /**
@@ -13,10 +14,81 @@ import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey,
  */
 export const envFold: EventHandlers<EnvEvent, EnvState> = {
   ResourceCreated(state, { data: d }) {
-    state.resources.set(d.key, { id: d.id, key: d.key, actions: new Set(d.actions.map((a) => a.key)) });
+    const attributes = attributeDefsOf(d.id, d.attributes);
+    state.resources.set(d.key, {
+      id: d.id,
+      key: d.key,
+      actions: new Map(d.actions.map((a) => [a.key, a.id])),
+      attributes: new Map(attributes.map((a) => [a.key, a.id])),
+      actionGroups: new Map(),
+    });
     state.ids.set(d.id, d.key);
-    state.details?.resources.set(d.key, { name: d.name, description: d.description, actions: d.actions, attributes: d.attributes });
-    state.abac.attributeTypes.set(d.key, attributeTypesOf(d.attributes));
+    state.abac.attributeTypes.set(d.key, new Map(attributes.map((a) => [a.key, a.type])));
+    state.details?.resources.set(d.key, {
+      name: d.name,
+      description: d.description,
+      urn: d.urn ?? null,
+      actions: d.actions.map((a) => ({ ...a })),
+      attributes,
+      actionGroups: [],
+    });
+  },
+  ResourceUpdated(state, { data: d }) {
+    const details = state.details?.resources.get(d.key);
+    if (!details) return;
+    if (d.name !== undefined) details.name = d.name;
+    if (d.description !== undefined) details.description = d.description;
+    if (d.urn !== undefined) details.urn = d.urn;
+  },
+  ActionCreated(state, { data: d }) {
+    state.resources.get(d.resource)?.actions.set(d.key, d.id);
+    state.details?.resources.get(d.resource)?.actions.push({ id: d.id, key: d.key, name: d.name, description: d.description });
+  },
+  ActionUpdated(state, { data: d }) {
+    const action = state.details?.resources.get(d.resource)?.actions.find((a) => a.key === d.key);
+    if (action && d.name !== undefined) action.name = d.name;
+    if (action && d.description !== undefined) action.description = d.description;
+  },
+  ActionDeleted(state, { data: d }) {
+    state.resources.get(d.resource)?.actions.delete(d.key);
+    const details = state.details?.resources.get(d.resource);
+    if (details) details.actions = details.actions.filter((a) => a.key !== d.key);
+  },
+  AttributeCreated(state, { data: d }) {
+    state.resources.get(d.resource)?.attributes.set(d.key, d.id);
+    abacTypes(state, d.resource).set(d.key, d.type);
+    state.details?.resources.get(d.resource)?.attributes.push({ id: d.id, key: d.key, type: d.type, description: d.description });
+  },
+  AttributeUpdated(state, { data: d }) {
+    if (d.type !== undefined) abacTypes(state, d.resource).set(d.key, d.type);
+    const attribute = state.details?.resources.get(d.resource)?.attributes.find((a) => a.key === d.key);
+    if (attribute && d.type !== undefined) attribute.type = d.type;
+    if (attribute && d.description !== undefined) attribute.description = d.description;
+  },
+  AttributeDeleted(state, { data: d }) {
+    state.abac.attributeTypes.get(d.resource)?.delete(d.key);
+    state.resources.get(d.resource)?.attributes.delete(d.key);
+    const details = state.details?.resources.get(d.resource);
+    if (details) details.attributes = details.attributes.filter((a) => a.key !== d.key);
+  },
+  ActionGroupCreated(state, { data: d }) {
+    state.resources.get(d.resource)?.actionGroups.set(d.key, { id: d.id, actions: [...d.actions] });
+    state.details?.resources
+      .get(d.resource)
+      ?.actionGroups.push({ id: d.id, key: d.key, name: d.name, description: d.description, actions: [...d.actions] });
+  },
+  ActionGroupUpdated(state, { data: d }) {
+    const group = state.resources.get(d.resource)?.actionGroups.get(d.key);
+    if (group && d.actions !== undefined) group.actions = [...d.actions];
+    const details = state.details?.resources.get(d.resource)?.actionGroups.find((g) => g.key === d.key);
+    if (details && d.name !== undefined) details.name = d.name;
+    if (details && d.description !== undefined) details.description = d.description;
+    if (details && d.actions !== undefined) details.actions = [...d.actions];
+  },
+  ActionGroupDeleted(state, { data: d }) {
+    state.resources.get(d.resource)?.actionGroups.delete(d.key);
+    const details = state.details?.resources.get(d.resource);
+    if (details) details.actionGroups = details.actionGroups.filter((g) => g.key !== d.key);
   },
   ResourceDeleted(state, { data: d }) {
     state.resources.delete(d.key);
@@ -50,6 +122,14 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     const role = state.roles.get(roleKey(d.resource, d.key));
     if (role) role.rules = role.rules.filter((r) => !ruleEquals(r, d.rule));
   },
+  RoleExtendsReplaced(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role) role.extends = [...d.extends];
+  },
+  RoleDerivationConditionsSet(state, { data: d }) {
+    const role = state.roles.get(roleKey(d.resource, d.key));
+    if (role) role.noDirectRolesOnObject = d.noDirectRolesOnObject;
+  },
   RoleDeleted(state, { data: d }) {
     const key = roleKey(d.resource, d.key);
     state.roles.delete(key);
@@ -73,6 +153,13 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.ids.set(d.id, d.key);
     state.details?.tenants.set(d.key, { name: d.name, description: d.description, attributes: d.attributes });
   },
+  TenantUpdated(state, { data: d }) {
+    const details = state.details?.tenants.get(d.key);
+    if (!details) return;
+    if (d.name !== undefined) details.name = d.name;
+    if (d.description !== undefined) details.description = d.description;
+    if (d.attributes !== undefined) details.attributes = d.attributes;
+  },
   TenantDeleted(state, { data: d }) {
     state.tenants.delete(d.key);
     state.ids.delete(d.id);
@@ -83,6 +170,19 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.ids.set(d.id, d.key);
     state.details?.users.set(d.key, { email: d.email, firstName: d.firstName, lastName: d.lastName, attributes: d.attributes });
   },
+  UserUpdated(state, { data: d }) {
+    const details = state.details?.users.get(d.key);
+    if (!details) return;
+    if (d.email !== undefined) details.email = d.email;
+    if (d.firstName !== undefined) details.firstName = d.firstName;
+    if (d.lastName !== undefined) details.lastName = d.lastName;
+    if (d.attributes !== undefined) details.attributes = d.attributes;
+  },
+  UserDeleted(state, { data: d }) {
+    state.users.delete(d.key);
+    state.ids.delete(d.id);
+    state.details?.users.delete(d.key);
+  },
   ResourceInstanceCreated(state, { data: d }) {
     const ref = instanceRef(d.resource, d.key);
     // The resource's and tenant's own key strings, shared by all their instances rather than one copy each.
@@ -91,6 +191,10 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.instances.set(ref, { id: d.id, key: d.key, resource, tenant });
     state.ids.set(d.id, ref);
     state.details?.instances.set(ref, { attributes: d.attributes });
+  },
+  ResourceInstanceUpdated(state, { data: d }) {
+    const details = state.details?.instances.get(instanceRef(d.resource, d.key));
+    if (details) details.attributes = d.attributes;
   },
   ResourceInstanceDeleted(state, { data: d }) {
     const ref = instanceRef(d.resource, d.key);
@@ -132,6 +236,13 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.abac.setRules.delete(setRuleKey(d));
   },
 };
+
+/** The declared attribute types of a resource type, against which conditions are checked when written (abac-state.ts). */
+function abacTypes(state: EnvState, resource: string): Map<string, string> {
+  let types = state.abac.attributeTypes.get(resource);
+  if (!types) state.abac.attributeTypes.set(resource, (types = new Map<string, string>()));
+  return types;
+}
 
 /** Folds one environment event into `state`, in place, and returns it (the Decider's `evolve`). */
 export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {

@@ -25,7 +25,15 @@ function fold<S extends EnvState>(state: S, list: EnvEvent[]): S {
 describe('the environment fold', () => {
   it('keeps each object’s details next to it in a state that asks for them', () => {
     const state = fold(initialDetailedEnvState(), events);
-    expect(state.details.resources.get('doc')).toEqual({ name: 'Doc', description: 'a doc', actions: [action], attributes: { a: 1 } });
+    // An event written before attributes were typed objects: its value reads as a 'json' attribute with a derived id.
+    expect(state.details.resources.get('doc')).toEqual({
+      name: 'Doc',
+      description: 'a doc',
+      urn: null,
+      actions: [action],
+      attributes: [{ id: expect.any(String), key: 'a', type: 'json', description: null }],
+      actionGroups: [],
+    });
     expect(state.details.roles.get('doc#viewer')).toEqual({ name: 'Viewer', description: 'sees', attributes: { b: 2 } });
     expect(state.details.tenants.get('acme')).toEqual({ name: 'Acme', description: '', attributes: { c: 3 } });
     expect(state.details.users.get('alice')).toEqual({ email: 'a@x.io', firstName: 'Al', lastName: null, attributes: {} });

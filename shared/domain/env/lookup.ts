@@ -41,3 +41,9 @@ export function findInstance(state: EnvState, ref: string): InstanceState {
 }
 
 export { instanceRef };
+
+export function findUser(state: EnvState, ref: string): { id: string; key: string } {
+  const user = state.users.get(ref) ?? state.users.get(state.ids.get(ref) ?? '');
+  if (!user) throw new NotFoundError(`User '${ref}' not found`, { user: ref });
+  return user;
+}

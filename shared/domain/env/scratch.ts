@@ -92,7 +92,7 @@ export function scratchOf(state: EnvState): EnvState {
     resources: state.resources,
     roles: state.roles,
     relations: state.relations,
-    tenants: state.tenants,
+    tenants: new OverlayMap(state.tenants),
     users: new OverlayMap(state.users),
     instances,
     // Ids: read from the state's slab, new ones kept as strings (readOnly), so the state's slab is never written.

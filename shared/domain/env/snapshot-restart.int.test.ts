@@ -14,8 +14,26 @@ const meta: EventMetadata = { actor: null, timestamp: '2026-01-01T00:00:00.000Z'
 const silent = pino({ level: 'silent' });
 const action = (key: string) => ({ id: `a-${key}`, key, name: key, description: '' });
 const setup: EnvCommand[] = [
-  { type: 'CreateResource', id: 'r-folder', key: 'folder', name: 'Folder', description: '', actions: [action('read')], attributes: {} },
-  { type: 'CreateResource', id: 'r-file', key: 'file', name: 'File', description: '', actions: [action('read')], attributes: {} },
+  {
+    type: 'CreateResource',
+    id: 'r-folder',
+    key: 'folder',
+    name: 'Folder',
+    description: '',
+    actions: [action('read')],
+    urn: null,
+    attributes: [],
+  },
+  {
+    type: 'CreateResource',
+    id: 'r-file',
+    key: 'file',
+    name: 'File',
+    description: '',
+    actions: [action('read')],
+    urn: null,
+    attributes: [],
+  },
   {
     type: 'CreateRole',
     id: 'ro-viewer',

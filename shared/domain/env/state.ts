@@ -24,7 +24,12 @@ export type { AssignmentState, TupleState } from './fact-sets';
 export interface ResourceState {
   id: string;
   key: string;
-  actions: Set<string>;
+  /** Action key → id. */
+  actions: Map<string, string>;
+  /** Attribute key → id. */
+  attributes: Map<string, string>;
+  /** Action group key → its id and action keys. */
+  actionGroups: Map<string, { id: string; actions: string[] }>;
 }
 export interface RoleState {
   id: string;
@@ -33,6 +38,10 @@ export interface RoleState {
   permissions: string[];
   /** `granted_to.users_with_role` and implicit grants are one list: both are derivation rules. */
   rules: DerivationRule[];
+  /** Keys of the roles of the same scope whose permissions this role inherits (Permit's `extends`). Absent in states folded before it existed. */
+  extends?: string[];
+  /** `granted_to.when.no_direct_roles_on_object`: derivations of this role skip users holding a direct role on the object. */
+  noDirectRolesOnObject?: boolean;
 }
 export interface RelationState {
   id: string;

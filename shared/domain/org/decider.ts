@@ -14,8 +14,8 @@ export interface OrgState {
   /** `${projectId}#${envKey}` → env id; env id → project id */
   environments: Map<string, string>;
   environmentProjects: Map<string, string>;
-  /** Ids of the keys that exist (created, not deleted). */
-  apiKeys: Set<string>;
+  /** The keys that exist (created, not deleted), by id, with their scope (for the cascades of deletions). */
+  apiKeys: Map<string, ApiKeyScope>;
 }
 
 export interface NewEnvironment {
@@ -36,9 +36,28 @@ export type OrgCommand =
       environment: NewEnvironment;
       apiKey: { id: string; secretHash: string };
     }
-  | { type: 'CreateProject'; id: string; key: string; name: string; description: string }
+  | {
+      type: 'CreateProject';
+      id: string;
+      key: string;
+      name: string;
+      description: string;
+      urnNamespace?: string;
+      settings?: Record<string, unknown>;
+      /** Made with the project, as Permit does (its `production` and `development`). */
+      environments: NewEnvironment[];
+    }
   | { type: 'CreateEnvironment'; project: string; environment: NewEnvironment; copiedFromTaskId?: string }
   | { type: 'CreateApiKey'; id: string; name: string; secretHash: string; scope: ApiKeyScope; accessLevel: ApiKeyAccessLevel }
+  | { type: 'UpdateProject'; project: string; name?: string; description?: string; settings?: Record<string, unknown> }
+  | { type: 'DeleteProject'; project: string }
+  | {
+      type: 'UpdateEnvironment';
+      project: string;
+      environment: string;
+      changes: Partial<Pick<NewEnvironment, 'name' | 'description' | 'customBranchName' | 'jwks' | 'settings'>>;
+    }
+  | { type: 'DeleteEnvironment'; project: string; environment: string }
   | { type: 'DeleteApiKey'; id: string }
   | { type: 'RotateApiKeySecret'; id: string; secretHash: string };
 
@@ -64,6 +83,31 @@ function environmentCreated(state: OrgState, projectId: string, env: NewEnvironm
   return { type: 'EnvironmentCreated', data: { ...env, projectId, ...(copiedFromTaskId ? { copiedFromTaskId } : {}) } };
 }
 
+/** Explicit cascade: the keys scoped to the environment are deleted (refused by every process at once), then it. */
+function environmentDeletion(state: OrgState, environmentId: string): OrgEvent[] {
+  const keys = [...state.apiKeys].filter(([, scope]) => scope.environmentId === environmentId);
+  return [
+    ...keys.map(([id]): OrgEvent => ({ type: 'ApiKeyDeleted', data: { id } })),
+    { type: 'EnvironmentDeleted', data: { id: environmentId } },
+  ];
+}
+
+/** Explicit cascade: each environment as above, then the project's own keys, then the project. */
+function projectDeletion(state: OrgState, projectId: string): OrgEvent[] {
+  const environments = [...state.environmentProjects].filter(([, project]) => project === projectId).map(([id]) => id);
+  const projectKeys = [...state.apiKeys].filter(([, scope]) => scope.level === 'project' && scope.projectId === projectId);
+  return [
+    ...environments.flatMap((id) => environmentDeletion(state, id)),
+    ...projectKeys.map(([id]): OrgEvent => ({ type: 'ApiKeyDeleted', data: { id } })),
+    { type: 'ProjectDeleted', data: { id: projectId } },
+  ];
+}
+
+/** The fields given, without the undefined ones (an event names only what changed). */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 const apiKeyNotFound = (id: string) => new NotFoundError(`API key '${id}' not found`, { api_key_id: id });
 
 function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
@@ -87,9 +131,14 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
         },
       ];
     }
-    case 'CreateProject':
+    case 'CreateProject': {
       if (state.projects.has(command.key)) throw new DuplicateEntityError(`Project '${command.key}' already exists`);
-      return [{ type: 'ProjectCreated', data: { id: command.id, key: command.key, name: command.name, description: command.description } }];
+      const { id, key, name, description, urnNamespace, settings } = command;
+      return [
+        { type: 'ProjectCreated', data: { id, key, name, description, ...defined({ urnNamespace, settings }) } },
+        ...command.environments.map((env): OrgEvent => ({ type: 'EnvironmentCreated', data: { ...env, projectId: id } })),
+      ];
+    }
     case 'CreateEnvironment':
       return [environmentCreated(state, findProjectId(state, command.project), command.environment, command.copiedFromTaskId)];
     case 'CreateApiKey': {
@@ -107,6 +156,19 @@ function decide(command: OrgCommand, state: OrgState): OrgEvent[] {
       const { id, name, secretHash, accessLevel } = command;
       return [{ type: 'ApiKeyCreated', data: { id, name, secretHash, scope, accessLevel } }];
     }
+    case 'UpdateProject': {
+      const id = findProjectId(state, command.project);
+      const { name, description, settings } = command;
+      return [{ type: 'ProjectUpdated', data: { id, ...defined({ name, description, settings }) } }];
+    }
+    case 'DeleteProject':
+      return projectDeletion(state, findProjectId(state, command.project));
+    case 'UpdateEnvironment': {
+      const id = findEnvironmentId(state, findProjectId(state, command.project), command.environment);
+      return [{ type: 'EnvironmentUpdated', data: { id, ...defined(command.changes) } }];
+    }
+    case 'DeleteEnvironment':
+      return environmentDeletion(state, findEnvironmentId(state, findProjectId(state, command.project), command.environment));
     case 'DeleteApiKey':
       if (!state.apiKeys.has(command.id)) throw apiKeyNotFound(command.id);
       return [{ type: 'ApiKeyDeleted', data: { id: command.id } }];
@@ -130,13 +192,26 @@ export const orgFold: EventHandlers<OrgEvent, OrgState> = {
     state.environmentProjects.set(d.id, d.projectId);
   },
   ApiKeyCreated(state, { data: d }) {
-    state.apiKeys.add(d.id);
+    state.apiKeys.set(d.id, d.scope);
   },
   ApiKeyDeleted(state, { data: d }) {
     state.apiKeys.delete(d.id);
   },
   // The state knows which keys exist, not their secrets.
   ApiKeySecretRotated: 'ignored',
+  // Keys, names and ids do not change: nothing the decisions read.
+  ProjectUpdated: 'ignored',
+  EnvironmentUpdated: 'ignored',
+  ProjectDeleted(state, { data: d }) {
+    const key = state.projectIds.get(d.id);
+    if (key !== undefined) state.projects.delete(key);
+    state.projectIds.delete(d.id);
+  },
+  EnvironmentDeleted(state, { data: d }) {
+    const projectId = state.environmentProjects.get(d.id);
+    for (const [name, id] of state.environments) if (id === d.id && name.startsWith(`${projectId}#`)) state.environments.delete(name);
+    state.environmentProjects.delete(d.id);
+  },
 };
 
 function evolve(state: OrgState, event: OrgEvent): OrgState {
@@ -151,7 +226,7 @@ export const orgDecider: Decider<OrgCommand, OrgState, OrgEvent> = {
     projectIds: new Map(),
     environments: new Map(),
     environmentProjects: new Map(),
-    apiKeys: new Set(),
+    apiKeys: new Map(),
   }),
   evolve,
   decide,

@@ -65,3 +65,107 @@ describe('org decider: API keys', () => {
       .then([{ type: 'ApiKeySecretRotated', data: { id: 'k-old', secretHash: 'h2' } }]);
   });
 });
+
+describe('org decider: projects and environments', () => {
+  const env = (id: string, projectId: string, key: string): OrgEvent => ({
+    type: 'EnvironmentCreated',
+    data: { id, projectId, key, name: key, description: '', customBranchName: '', jwks: {}, settings: {} },
+  });
+  const key = (id: string, level: 'project' | 'environment', projectId: string, environmentId: string | null): OrgEvent => ({
+    type: 'ApiKeyCreated',
+    data: { id, name: id, secretHash: `h-${id}`, scope: { level, projectId, environmentId }, accessLevel: 'admin' },
+  });
+  const world: OrgEvent[] = [
+    ...created,
+    env('e1', 'proj', 'production'),
+    env('e2', 'proj', 'development'),
+    { type: 'ProjectCreated', data: { id: 'other', key: 'other', name: 'Other', description: '' } },
+    env('e3', 'other', 'production'),
+    key('k-e1', 'environment', 'proj', 'e1'),
+    key('k-e3', 'environment', 'other', 'e3'),
+    key('k-p', 'project', 'proj', null),
+    legacyKey,
+  ];
+
+  it("creates a project with the environments it is given (Permit's production and development)", () => {
+    const fields = { description: '', customBranchName: '', jwks: {}, settings: {} };
+    spec
+      .given(created)
+      .when({
+        type: 'CreateProject',
+        id: 'p2',
+        key: 'p2',
+        name: 'P2',
+        description: '',
+        environments: [
+          { id: 'a', key: 'production', name: 'Production', ...fields },
+          { id: 'b', key: 'development', name: 'Development', ...fields },
+        ],
+      })
+      .then([
+        { type: 'ProjectCreated', data: { id: 'p2', key: 'p2', name: 'P2', description: '' } },
+        { type: 'EnvironmentCreated', data: { id: 'a', projectId: 'p2', key: 'production', name: 'Production', ...fields } },
+        { type: 'EnvironmentCreated', data: { id: 'b', projectId: 'p2', key: 'development', name: 'Development', ...fields } },
+      ]);
+  });
+
+  it('deleting an environment deletes the keys scoped to it first, and nothing else', () => {
+    spec
+      .given(world)
+      .when({ type: 'DeleteEnvironment', project: 'default', environment: 'production' })
+      .then([
+        { type: 'ApiKeyDeleted', data: { id: 'k-e1' } },
+        { type: 'EnvironmentDeleted', data: { id: 'e1' } },
+      ]);
+  });
+
+  it("deleting a project deletes its environments with their keys, then its own keys, then it; not another project's", () => {
+    spec
+      .given(world)
+      .when({ type: 'DeleteProject', project: 'default' })
+      .then([
+        { type: 'ApiKeyDeleted', data: { id: 'k-e1' } },
+        { type: 'EnvironmentDeleted', data: { id: 'e1' } },
+        { type: 'EnvironmentDeleted', data: { id: 'e2' } },
+        { type: 'ApiKeyDeleted', data: { id: 'k-p' } },
+        { type: 'ProjectDeleted', data: { id: 'proj' } },
+      ]);
+  });
+
+  it('after a deletion the keys are free again and the deleted objects are not found', () => {
+    const gone: OrgEvent[] = [
+      ...world,
+      { type: 'ApiKeyDeleted', data: { id: 'k-e1' } },
+      { type: 'EnvironmentDeleted', data: { id: 'e1' } },
+    ];
+    spec
+      .given(gone)
+      .when({ type: 'DeleteEnvironment', project: 'default', environment: 'production' })
+      .thenThrows(NotFoundError, /Environment 'production' not found/);
+    spec
+      .given(gone)
+      .when({ type: 'UpdateEnvironment', project: 'default', environment: 'e1', changes: { name: 'x' } })
+      .thenThrows(NotFoundError);
+    const fields = { name: 'P', description: '', customBranchName: '', jwks: {}, settings: {} };
+    spec
+      .given(gone)
+      .when({ type: 'CreateEnvironment', project: 'default', environment: { id: 'e9', key: 'production', ...fields } })
+      .then([{ type: 'EnvironmentCreated', data: { id: 'e9', projectId: 'proj', key: 'production', ...fields } }]);
+  });
+
+  it('an update names only the fields given', () => {
+    spec
+      .given(world)
+      .when({ type: 'UpdateProject', project: 'other', name: 'Renamed' })
+      .then([{ type: 'ProjectUpdated', data: { id: 'other', name: 'Renamed' } }]);
+    spec
+      .given(world)
+      .when({
+        type: 'UpdateEnvironment',
+        project: 'other',
+        environment: 'production',
+        changes: { customBranchName: 'main', name: undefined },
+      })
+      .then([{ type: 'EnvironmentUpdated', data: { id: 'e3', customBranchName: 'main' } }]);
+  });
+});

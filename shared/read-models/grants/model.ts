@@ -61,6 +61,12 @@ export interface RulesDoc {
   id: string;
   environment_id: string;
   rules: RuleEntry[];
+  /**
+   * Roles (`resource#role`) whose derivations carry `no_direct_roles_on_object`:
+   * they give nothing to a user on an instance where the user holds a direct role.
+   * Absent in documents stored before the condition existed.
+   */
+  guarded?: string[];
 }
 
 /**

@@ -54,7 +54,8 @@ export async function environmentView(api: ApiClient, env: string, project = 'de
     relations.push(...(await listAll(api, `${schema}/resources/${r.key}/relations`)));
   }
   return normalise({
-    resources,
+    // A resource's `roles` repeat its role documents, which `roles` holds (and compares) already.
+    resources: resources.map(({ roles: _roles, ...resource }) => resource),
     roles,
     relations,
     topLevelRoles: await listAll(api, `${schema}/roles`),

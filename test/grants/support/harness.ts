@@ -145,7 +145,8 @@ export const cmd = {
     key,
     name: key,
     description: '',
-    attributes: {},
+    urn: null,
+    attributes: [],
     actions: actions.map((a) => ({ id: newId(), key: a, name: a, description: '' })),
   }),
   role: (resource: string | null, key: string, permissions: string[]): EnvCommand => ({

@@ -62,6 +62,8 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
     const [object, relation, subject] = r.pick(missingRelation);
     return cmd.relation(object, relation, subject);
   }
+  // Role hierarchy, permissions and derivation conditions (no_direct_roles_on_object), now and then.
+  if (r.chance(0.1)) return roleCommand(r, s);
   const roll = r.int(100);
   if (roll === 98 && s.tenants.has('t2') && r.chance(0.5)) return { type: 'DeleteTenant', tenant: 't2' };
   if (roll === 99 && r.chance(0.3)) return { type: 'DeleteResource', resource: r.pick(TYPES) };
@@ -129,6 +131,23 @@ export function randomCommand(r: Random, s: EnvState): EnvCommand {
   }
   const instance = r.pick(instances);
   return cmd.assign(r.pick(USERS), r.pick(ROLES[instance.split(':')[0]!]!), instance);
+}
+
+/** `extends` (cycles and other scopes included: refused), role permissions added or removed, the derivation condition set or lifted. */
+function roleCommand(r: Random, s: EnvState): EnvCommand {
+  const type = r.pick(TYPES);
+  const role = r.pick(ROLES[type]!);
+  const roll = r.int(10);
+  if (roll < 3) {
+    const others = ROLES[type]!.filter((x) => x !== role || r.chance(0.1));
+    return { type: 'UpdateRole', resource: type, role, extends: others.filter(() => r.chance(0.5)) };
+  }
+  // Every role keeps 'read' (tests count readers as holders); the other action comes and goes, by a role's own or inherited.
+  const other = ACTIONS[type]!.filter((a) => a !== 'read');
+  if (roll < 5) return { type: 'AssignRolePermissions', resource: type, role, permissions: other };
+  if (roll < 7) return { type: 'RemoveRolePermissions', resource: type, role, permissions: other };
+  const current = s.roles.get(`${type}#${role}`)?.noDirectRolesOnObject ?? false;
+  return { type: 'SetDerivationConditions', resource: type, role, noDirectRolesOnObject: r.chance(0.7) ? !current : current };
 }
 
 /** The world's vocabulary, for tests that ask about every user, instance and action in it. */

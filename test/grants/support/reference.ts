@@ -11,6 +11,8 @@ import { typeOf } from '../../../shared/read-models/grants/model';
 export function recomputeGrants(state: EnvState): string[] {
   const held = new Set<string>();
   const key = (user: string, instance: string, role: string) => `${user}|${instance}|${role}`;
+  // no_direct_roles_on_object: a guarded role is never derived for a user on an instance where the user holds a direct role.
+  const direct = directPairs(state);
   for (const a of state.assignments.values()) if (a.resourceInstance !== null) held.add(key(a.user, a.resourceInstance, a.role));
   for (let changed = true; changed;) {
     changed = false;
@@ -22,7 +24,8 @@ export function recomputeGrants(state: EnvState): string[] {
         for (const target of state.roles.values()) {
           if (target.resource !== objectType) continue;
           const derives = target.rules.some((r) => r.onResource === typeOf(instance) && r.role === role && r.relation === tuple.relation);
-          if (derives && !held.has(key(user, tuple.object, target.key))) {
+          const suppressed = target.noDirectRolesOnObject === true && direct.has(`${user}|${tuple.object}`);
+          if (derives && !suppressed && !held.has(key(user, tuple.object, target.key))) {
             held.add(key(user, tuple.object, target.key));
             changed = true;
           }
@@ -31,6 +34,40 @@ export function recomputeGrants(state: EnvState): string[] {
     }
   }
   return [...held].sort();
+}
+
+/** `user|instance` of every direct resource-role assignment. */
+function directPairs(state: EnvState): Set<string> {
+  const pairs = new Set<string>();
+  for (const a of state.assignments.values()) if (a.resourceInstance !== null) pairs.add(`${a.user}|${a.resourceInstance}`);
+  return pairs;
+}
+
+/**
+ * A role's permissions with those of every role it extends, transitively
+ * (naively: a fixpoint over `extends` in the decider's state, same scope).
+ */
+export function effectivePermissions(state: EnvState, resource: string | null, role: string): Set<string> {
+  const seen = new Set<string>();
+  const permissions = new Set<string>();
+  const visit = (key: string) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    const r = state.roles.get(`${resource ?? ''}#${key}`);
+    if (!r) return;
+    for (const p of r.permissions) permissions.add(p);
+    for (const parent of r.extends ?? []) visit(parent);
+  };
+  visit(role);
+  return permissions;
+}
+
+/** Whether `user` may do `action` on `instance` by the reference grants and inherited permissions (resource roles only). */
+export function referenceAllows(state: EnvState, grants: string[], user: string, instance: string, action: string): boolean {
+  return grants.some((g) => {
+    const [u, i, role = ''] = g.split('|');
+    return u === user && i === instance && effectivePermissions(state, typeOf(instance), role).has(action);
+  });
 }
 
 export const grantKeys = (grants: GrantDoc[]): string[] => grants.map((g) => `${g.user}|${g.instance}|${g.role}`).sort();
@@ -72,6 +109,8 @@ export function unsoundReasons(grants: GrantDoc[], state: EnvState): string[] {
       ) {
         problems.push(`${g.user}|${g.instance}|${g.role}: derivation reason is not a valid support`);
       }
+      if (role?.noDirectRolesOnObject && directPairs(state).has(`${g.user}|${g.instance}`))
+        problems.push(`${g.user}|${g.instance}|${g.role}: derived although no_direct_roles_on_object and a direct role there`);
     }
     const seen = new Set<string>();
     let current: GrantDoc | undefined = g;
