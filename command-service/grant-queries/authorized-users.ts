@@ -1,7 +1,9 @@
 import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
-import { decodeCursor, encodeCursor } from './cursor';
+import { byteOrder, decodeCursor, encodeCursor } from './cursor';
+import { setRuleUsers } from './set-rule-lists';
+import type { AbacInputs } from './set-rules';
 import { mergedGroupPage } from './pages';
 import { DEFAULT_TENANT, type QueryDeps, type ResourceRef } from './types';
 
@@ -10,6 +12,8 @@ export interface AuthorizedUsersRequest {
   resource: ResourceRef;
   cursor?: string;
   limit: number;
+  /** The resource's attributes and the context sent, for set rules. */
+  abac?: AbacInputs;
 }
 
 /** Permit's AuthorizedUsersResult: per user, the assignments (direct or derived) that let them act. */
@@ -60,15 +64,27 @@ export async function authorizedUsers(
     after,
     request.limit,
   );
+  // Users set rules allow, merged in user order and cut at the limit; their entries name the rule's user set as `role`.
+  const bySetRules = await setRuleUsers(
+    deps,
+    environmentId,
+    { action: request.action, type, key, tenant: request.resource.tenant, abac: request.abac },
+    after,
+    request.limit,
+  );
+  const merged = [...new Set([...page.keys, ...bySetRules.users.keys()])].sort(byteOrder);
+  const keys = merged.slice(0, request.limit);
+  const more = page.more || bySetRules.more || merged.length > request.limit;
   const users: AuthorizedUsersPage['users'] = {};
-  for (const user of page.keys) users[user] = [];
+  for (const user of keys) users[user] = [];
   for (const g of page.a) users[g.user]?.push({ user: g.user, tenant: g.tenant, resource: g.instance, role: g.role });
   for (const a of page.b) users[a.user]?.push({ user: a.user, tenant: a.tenant, resource: `__tenant:${a.tenant}`, role: a.role });
-  const last = page.keys.at(-1);
+  for (const [user, sets] of bySetRules.users) for (const set of sets) users[user]?.push({ user, tenant, resource: ref, role: set });
+  const last = keys.at(-1);
   return {
     resource: ref,
     tenant,
     users,
-    next_cursor: page.more && last !== undefined ? encodeCursor(last, ['authorized-users', question]) : null,
+    next_cursor: more && last !== undefined ? encodeCursor(last, ['authorized-users', question]) : null,
   };
 }

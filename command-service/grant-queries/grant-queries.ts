@@ -47,6 +47,11 @@ export class GrantQueries {
     return check(this.deps, environmentId, request, explain);
   }
 
+  /** Whether some set rule (ABAC) grants `type:action`: then a check may be allowed where the user holds no role. */
+  async setRulesGrant(environmentId: string, permission: string): Promise<boolean> {
+    return ((await this.deps.abac.of(environmentId)).rules.get(permission)?.length ?? 0) > 0;
+  }
+
   userPermissions(environmentId: string, request: UserPermissionsRequest): Promise<UserPermissionsPage> {
     return userPermissions(this.deps, environmentId, request);
   }

@@ -1,6 +1,6 @@
 import { evaluate, parseConditions, type AttributeBag, type ComparisonTrace, type Condition } from '../../shared/domain/abac';
 import { ReadCache } from '../../shared/read-cache';
-import type { ConditionSetDoc, ReadModels, SetRuleDoc } from '../../shared/read-models/read-models';
+import type { ConditionSetDoc, ReadModels, SetRuleDoc, TenantDoc, UserDoc } from '../../shared/read-models/read-models';
 
 /**
  * Set rules (ABAC) at check time: a rule grants `type:action` to the users of a
@@ -94,6 +94,22 @@ export interface SetRuleSubject {
   inputs: AbacInputs;
 }
 
+/** Whether one rule grants, over a bag of attributes and the user's tenant roles there; the comparisons go to `trace`. */
+export function ruleGrants(
+  policy: AbacPolicy,
+  rule: SetRuleDoc,
+  facts: { bag: AttributeBag; tenantRoles: ReadonlySet<string> },
+  trace: SetRuleTrace['conditions'],
+): { user: boolean; resource: boolean } {
+  const user = rule._user_set_is_role ? facts.tenantRoles.has(rule.user_set) : inSet(policy.sets.get(rule.user_set), facts.bag, trace);
+  const resource =
+    user &&
+    (rule._resource_set_is_resource
+      ? rule.resource_set === facts.bag.resource.type
+      : inSet(policy.sets.get(rule.resource_set), facts.bag, trace));
+  return { user, resource };
+}
+
 /**
  * Evaluates the set rules granting `type:action` for one check. `explain`
  * evaluates every rule (to say why each failed); otherwise it stops at the
@@ -115,15 +131,8 @@ export async function evaluateSetRules(
   let allow = false;
   for (const rule of rules) {
     const conditions: SetRuleTrace['conditions'] = [];
-    const userMatched = rule._user_set_is_role
-      ? facts.tenantRoles.has(rule.user_set)
-      : inSet(policy.sets.get(rule.user_set), facts.bag, conditions);
-    const resourceMatched =
-      userMatched &&
-      (rule._resource_set_is_resource
-        ? rule.resource_set === subject.type
-        : inSet(policy.sets.get(rule.resource_set), facts.bag, conditions));
-    const matched = userMatched && resourceMatched;
+    const outcome = ruleGrants(policy, rule, facts, conditions);
+    const matched = outcome.user && outcome.resource;
     allow ||= matched;
     traces.push({
       set_rule: rule.key,
@@ -131,8 +140,8 @@ export async function evaluateSetRules(
       permission: rule.permission,
       resource_set: rule.resource_set,
       matched,
-      user_set_matched: userMatched,
-      resource_set_matched: resourceMatched,
+      user_set_matched: outcome.user,
+      resource_set_matched: outcome.resource,
       conditions,
     });
     if (matched && !explain) break;
@@ -150,12 +159,37 @@ function inSet(set: CompiledSet | undefined, bag: AttributeBag, trace: SetRuleTr
   return true;
 }
 
+/** Permit's built-in user fields beside its attributes (`user.key`, `user.email`, …), then what the check sends. */
+export function userAttributes(key: string, user: UserDoc | null, sent?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...(user?.attributes ?? {}),
+    key,
+    ...(user ? { email: user.email, first_name: user.first_name, last_name: user.last_name } : {}),
+    ...(sent ?? {}),
+  };
+}
+
+/** `resource.type`, `resource.key`, `resource.tenant` beside the stored instance's attributes, then what the check sends. */
+export function resourceAttributes(
+  type: string,
+  key: string | null,
+  tenant: string,
+  stored: Record<string, unknown> | undefined,
+  sent?: Record<string, unknown>,
+): Record<string, unknown> {
+  return { ...(stored ?? {}), type, ...(key === null ? {} : { key }), tenant, ...(sent ?? {}) };
+}
+
+export const tenantAttributes = (key: string, tenant: TenantDoc | null): Record<string, unknown> => ({
+  ...(tenant?.attributes ?? {}),
+  key,
+});
+
 /**
  * The attributes a check is evaluated over: the stored user, tenant and
- * instance (their attributes and Permit's built-in fields: `user.key`,
- * `user.email`, `resource.type`, `resource.key`, `resource.tenant`,
- * `tenant.key`), with what the check sends merged over them; and the user's
- * tenant roles in the resource's tenant (for rules whose user set is a role).
+ * instance (their attributes and Permit's built-in fields), with what the
+ * check sends merged over them; and the user's tenant roles in the resource's
+ * tenant (for rules whose user set is a role).
  */
 async function factsOf(rm: ReadModels, s: SetRuleSubject): Promise<{ bag: AttributeBag; tenantRoles: Set<string> }> {
   const env = s.environmentId;
@@ -169,20 +203,9 @@ async function factsOf(rm: ReadModels, s: SetRuleSubject): Promise<{ bag: Attrib
     rm.assignments.find({ environment_id: env, user: s.user, tenant: tenantKey, resource_instance: null }, { fields: ['role'] }),
   ]);
   const bag: AttributeBag = {
-    user: {
-      ...(user?.attributes ?? {}),
-      key: s.user,
-      ...(user ? { email: user.email, first_name: user.first_name, last_name: user.last_name } : {}),
-      ...(s.inputs.user ?? {}),
-    },
-    resource: {
-      ...(instance?.attributes ?? {}),
-      type: s.type,
-      ...(s.key === null ? {} : { key: s.key }),
-      tenant: tenantKey,
-      ...(s.inputs.resource ?? {}),
-    },
-    tenant: { ...(tenant?.attributes ?? {}), key: tenantKey },
+    user: userAttributes(s.user, user, s.inputs.user),
+    resource: resourceAttributes(s.type, s.key, tenantKey, instance?.attributes, s.inputs.resource),
+    tenant: tenantAttributes(tenantKey, tenant),
     context: s.inputs.context ?? {},
   };
   return { bag, tenantRoles: new Set(assignments.map((a) => a.role)) };

@@ -4,6 +4,8 @@ import type { GrantDoc } from '../../shared/read-models/grants/model';
 import { typeOf } from '../../shared/read-models/grants/model';
 import { byteOrder, decodeCursor, encodeCursor } from './cursor';
 import { groupBy, groupPage } from './pages';
+import { setRuleInstances } from './set-rule-lists';
+import type { AbacInputs } from './set-rules';
 import { unique, type QueryDeps } from './types';
 
 export interface UserPermissionsRequest {
@@ -14,6 +16,8 @@ export interface UserPermissionsRequest {
   resource_types?: string[];
   cursor?: string;
   limit: number;
+  /** The user's attributes and the context sent, for set rules. */
+  abac?: AbacInputs;
 }
 
 /** Permit's shape: keyed by `type:key` for instances and `__tenant:<key>` for tenants; permissions are `type:action`. */
@@ -47,11 +51,16 @@ export async function userPermissions(
   const filter: Filter = { environment_id: environmentId, user: request.user };
   if (request.tenants) filter.tenant = { $in: request.tenants };
   if (request.resource_types) filter.resource = { $in: request.resource_types };
-  const { groups, more } = request.resources
+  const { groups, ...byRoles } = request.resources
     ? await listedInstances(deps, { ...filter, instance: { $in: request.resources } }, after, request.limit)
     : await groupPage(deps.grants.grants, filter, 'instance', after, request.limit);
+  // Instances set rules grant on, merged in instance order and cut at the limit (see setRuleInstances).
+  const bySetRules = await setRuleInstances(deps, environmentId, request, after, request.limit);
+  const merged = unique([...groups.keys(), ...bySetRules.granted.keys()]).sort(byteOrder);
+  const page = merged.slice(0, request.limit);
+  const more = byRoles.more || bySetRules.more || merged.length > request.limit;
 
-  const types = unique([...groups.keys()].map(typeOf));
+  const types = unique(page.map(typeOf));
   const [roles, instances] =
     types.length === 0
       ? [[], []]
@@ -60,13 +69,16 @@ export async function userPermissions(
           await deps.rm.instances.find({
             environment_id: environmentId,
             resource: { $in: types },
-            key: { $in: [...groups.keys()].map(keyOf) },
+            key: { $in: page.map(keyOf) },
           }),
         ];
-  for (const [instance, grants] of groups) {
+  for (const instance of page) {
     const type = typeOf(instance);
-    const held = unique(grants.map((g) => g.role)).sort();
-    const actions = unique(held.flatMap((role) => roles.find((r) => r.resource === type && r.key === role)?.permissions ?? []));
+    const held = unique((groups.get(instance) ?? []).map((g) => g.role)).sort();
+    const actions = unique([
+      ...held.flatMap((role) => roles.find((r) => r.resource === type && r.key === role)?.permissions ?? []),
+      ...(bySetRules.granted.get(instance)?.actions ?? []),
+    ]);
     const doc = instances.find((i) => i.resource === type && i.key === keyOf(instance));
     entries[instance] = {
       permissions: actions.sort().map((action) => `${type}:${action}`),
@@ -74,7 +86,7 @@ export async function userPermissions(
       resource: { type, key: keyOf(instance), attributes: doc?.attributes ?? {} },
     };
   }
-  const last = [...groups.keys()].at(-1);
+  const last = page.at(-1);
   return { permissions: entries, next_cursor: more && last !== undefined ? encodeCursor(last, ['user-permissions', question]) : null };
 }
 

@@ -173,6 +173,55 @@ describe('checks evaluate set rules', () => {
     expect(answers.allow.map((a: any) => a.allow)).toEqual([true, false, true]);
   });
 
+  it('/user-permissions lists instances set rules grant on, merged with the role ones and paged in instance order', async () => {
+    await ok(
+      api.post(`${FACTS}/resource_instances`, {
+        key: 'faq',
+        resource: 'document',
+        tenant: 'acme',
+        attributes: { classification: 'public' },
+      }),
+    );
+    await ok(api.post(`${FACTS}/role_assignments`, { user: 'ann', role: 'auditor', tenant: 'acme' }));
+    const all = await ok(api.post('/user-permissions', { user: 'ann', resource_types: ['document'] }));
+    // auditor (a role user set) reads every document; adults read the public ones; the trusted set needs context.
+    expect(Object.keys(all.result.permissions).sort()).toEqual(['__tenant:acme', 'document:faq', 'document:memo', 'document:plan']);
+    expect(all.result.permissions['__tenant:acme'].roles).toEqual(['auditor']);
+    expect(all.result.permissions['document:memo']).toMatchObject({ permissions: ['document:read'], roles: [] });
+    const withContext = await ok(
+      api.post('/user-permissions', { user: 'ann', resource_types: ['document'], context: { network: 'office' } }),
+    );
+    expect(withContext.result.permissions['document:plan'].permissions).toEqual(['document:edit', 'document:read']);
+    // One instance a page: the cursor walks them in order.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(
+        api.post('/user-permissions', { user: 'ann', resource_types: ['document'], limit: 1, ...(cursor ? { cursor } : {}) }),
+      );
+      seen.push(...Object.keys(page.result.permissions).filter((k) => k.startsWith('document:')));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(['document:faq', 'document:memo', 'document:plan']);
+  });
+
+  it('/authorized_users and /allowed/all-tenants count set rules', async () => {
+    const who = await ok(api.post('/authorized_users', { action: 'read', resource: 'document:memo' }));
+    // ann: adults and auditor; kid: auditor only (12 is not an adult).
+    expect(Object.keys(who.users).sort()).toEqual(['ann', 'kid']);
+    expect(who.users.ann.map((a: any) => a.role).sort()).toEqual(['adults', 'auditor']);
+    const editors = await ok(api.post('/authorized_users', { action: 'edit', resource: 'document:plan', context: { network: 'office' } }));
+    expect(Object.keys(editors.users).sort()).toEqual(['ann', 'kid']);
+    const tenants = await ok(
+      api.post('/allowed/all-tenants', {
+        user: { key: 'newcomer', attributes: { age: 40 } },
+        action: 'read',
+        resource: { type: 'document', attributes: { classification: 'public' } },
+      }),
+    );
+    expect(tenants.allowed_tenants.map((t: any) => t.tenant.key)).toContain('acme');
+  });
+
   it('refuses attributes that are not an object (422), never ignores them', async () => {
     const r = await api.post('/allowed', { user: { key: 'ann', attributes: [1] }, action: 'read', resource: 'document:memo' });
     expect(r.status).toBe(422);

@@ -3,6 +3,7 @@ import { authOf, keyEnvironment } from '../../http/auth';
 import { authorizedUsersAnswerSchema, userPermissionsAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
+import { abacInputsOf } from './abac-inputs';
 import { atOnePosition, queriesAsOf } from './positions';
 import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
 
@@ -29,11 +30,14 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       readOnly: true,
       summary: 'Permissions of a user per instance and tenant: {result: {permissions}, next_cursor}; as_of answers as of then',
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
       // A cursor does not name the position: a page of an answer continues as of its receipt (X-Event-Position).
-      const { context: _context, as_of: asOf, ...request } = body;
+      const { context: _context, as_of: asOf, ...asked } = body;
+      // The user's attributes and the context, for set rules (part of the question a cursor belongs to).
+      const abac = abacInputsOf(req.body, ['body']);
+      const request = abac ? { ...asked, abac } : asked;
       const page =
         asOf === undefined
           ? await atOnePosition(services, res, () => queries.userPermissions(env.id, request))
@@ -53,10 +57,12 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
       readOnly: true,
       summary: 'Users who may do an action on a resource: {resource, tenant, users, next_cursor}; as_of answers as of then',
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
-      const { context: _context, as_of: asOf, ...request } = body;
+      const { context: _context, as_of: asOf, ...asked } = body;
+      const abac = abacInputsOf(req.body, ['body']);
+      const request = abac ? { ...asked, abac } : asked;
       const { next_cursor, ...result } =
         asOf === undefined
           ? await atOnePosition(services, res, () => queries.authorizedUsers(env.id, request))

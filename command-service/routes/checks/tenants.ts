@@ -5,6 +5,7 @@ import type { Filter } from '../../../shared/docstore/port';
 import type { ReadModels, TenantDoc } from '../../../shared/read-models/read-models';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
+import { abacInputsOf } from './abac-inputs';
 import { atOnePosition } from './positions';
 import { allTenantsSchema, localRoleAssignmentsQuery, userTenantsSchema } from './schemas';
 
@@ -33,18 +34,23 @@ export function tenantRoutes(context: RouteContext, queries: GrantQueries): void
       readOnly: true,
       summary: 'The tenants in which a check is allowed (allowed_tenants, and allowedTenants as the Node SDK reads it)',
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
       const { user, action, resource } = input.body();
       const env = await keyEnvironment(rm, authOf(res));
+      const abac = abacInputsOf(req.body, ['body']);
       const allowed = await atOnePosition(services, res, async () => {
         // An existing instance lives in one tenant: only there can it be allowed.
         const instance =
           resource.key === null ? null : await rm.instances.findOne({ environment_id: env.id, resource: resource.type, key: resource.key });
-        const candidates = await tenantsOfUser(rm, env.id, user);
+        // Set rules may allow where the user holds no role: then every tenant is a candidate.
+        const candidates = (await queries.setRulesGrant(env.id, `${resource.type}:${action}`))
+          ? await rm.tenants.find({ environment_id: env.id }, { sortBy: 'key' })
+          : await tenantsOfUser(rm, env.id, user);
         const out = [];
         for (const tenant of candidates) {
           if (instance && instance.tenant !== tenant.key) continue;
-          const { allow } = await queries.check(env.id, { user, action, resource: { ...resource, tenant: tenant.key } });
+          const question = { user, action, resource: { ...resource, tenant: tenant.key } };
+          const { allow } = await queries.check(env.id, abac ? { ...question, abac } : question);
           if (allow) out.push({ allow: true, result: true, tenant: { key: tenant.key, attributes: tenant.attributes } });
         }
         return out;
