@@ -29,6 +29,7 @@ import { peerScenario } from './scenarios/peer';
 import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
 import { timeTravelScenarios } from './scenarios/time-travel';
+import { abacScenario } from './scenarios/abac';
 
 const TITLES: Record<ScenarioName, string> = {
   check: 'POST /allowed (mixed, derived roles)',
@@ -43,6 +44,7 @@ const TITLES: Record<ScenarioName, string> = {
   peer: 'check throughput vs OpenFGA',
   soak: 'soak (mixed load, 10 min)',
   'time-travel': 'as_of checks and decision history',
+  abac: 'ABAC check vs RBAC check',
 };
 
 async function main(): Promise<void> {
@@ -157,6 +159,7 @@ async function main(): Promise<void> {
     }
     if (want('soak')) await guarded('soak', () => soakScenario(standalone));
     if (want('time-travel')) await guarded('time-travel', () => timeTravelScenarios(standalone));
+    if (want('abac')) await guarded('abac', () => abacScenario(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

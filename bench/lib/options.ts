@@ -13,6 +13,7 @@ export const SCENARIOS = [
   'peer',
   'soak',
   'time-travel',
+  'abac',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that run only when named with --only (the soak takes ten minutes on its own). */
