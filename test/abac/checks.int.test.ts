@@ -99,6 +99,21 @@ describe('checks evaluate set rules', () => {
     ).toBe(false);
   });
 
+  it('a cached answer follows writes to the attributes it read; as_of decides with the sets and rules of then', async () => {
+    await ok(api.post(`${FACTS}/users`, { key: 'teen', attributes: { age: 17 } }));
+    const check = { user: 'teen', action: 'read', resource: 'document:memo' };
+    expect(await allowed(check)).toBe(false);
+    expect(await allowed(check)).toBe(false);
+    const before = (await api.post('/allowed', check)).headers.get('x-event-position');
+    await ok(api.patch(`${FACTS}/users/teen`, { attributes: { age: 18 } }));
+    expect(await allowed(check)).toBe(true);
+    expect((await ok(api.post('/allowed', { ...check, as_of: Number(before) }))).allow).toBe(false);
+    await ok(api.patch(`${FACTS}/resource_instances/document:memo`, { attributes: { classification: 'secret' } }));
+    expect(await allowed(check)).toBe(false);
+    await ok(api.patch(`${FACTS}/resource_instances/document:memo`, { attributes: { classification: 'public' } }));
+    expect(await allowed(check)).toBe(true);
+  });
+
   it('context and tenant attributes', async () => {
     await ok(
       api.post(`${SCHEMA}/condition_sets`, {
@@ -207,11 +222,17 @@ describe('checks evaluate set rules', () => {
 
   it('/authorized_users and /allowed/all-tenants count set rules', async () => {
     const who = await ok(api.post('/authorized_users', { action: 'read', resource: 'document:memo' }));
-    // ann: adults and auditor; kid: auditor only (12 is not an adult).
-    expect(Object.keys(who.users).sort()).toEqual(['ann', 'kid']);
+    // ann: adults and auditor; kid: auditor only (12 is not an adult); teen: adults (18 now).
+    expect(Object.keys(who.users).sort()).toEqual(['ann', 'kid', 'teen']);
     expect(who.users.ann.map((a: any) => a.role).sort()).toEqual(['adults', 'auditor']);
     const editors = await ok(api.post('/authorized_users', { action: 'edit', resource: 'document:plan', context: { network: 'office' } }));
-    expect(Object.keys(editors.users).sort()).toEqual(['ann', 'kid']);
+    // The trusted set holds every user on the office network of a pro tenant.
+    expect(Object.keys(editors.users).sort()).toEqual(['ann', 'kid', 'teen']);
+    const page = await ok(api.post('/authorized_users', { action: 'read', resource: 'document:memo', limit: 2 }));
+    expect(Object.keys(page.users)).toEqual(['ann', 'kid']);
+    const rest = await ok(api.post('/authorized_users', { action: 'read', resource: 'document:memo', limit: 2, cursor: page.next_cursor }));
+    expect(Object.keys(rest.users)).toEqual(['teen']);
+    expect(rest.next_cursor).toBeNull();
     const tenants = await ok(
       api.post('/allowed/all-tenants', {
         user: { key: 'newcomer', attributes: { age: 40 } },
