@@ -3,6 +3,7 @@ import { envDecider } from '../../shared/domain/env/decider';
 import type { DerivationRule, EnvEvent } from '../../shared/events';
 import { deterministicId } from '../../shared/ids';
 import { applyToSnapshot, definitionsOf, roleDef, type EnvDefinitions, type EnvSnapshot, type RoleDef } from './env-snapshot';
+import { conditionSetConflicts, mergeConditionSets } from './merge-abac';
 import type { CopyScope } from './scope';
 
 /**
@@ -26,7 +27,7 @@ import type { CopyScope } from './scope';
  * command refuses the whole plan.
  */
 
-export type ConflictKind = 'resource' | 'role' | 'relation' | 'tenant' | 'user' | 'instance';
+export type ConflictKind = 'resource' | 'role' | 'relation' | 'tenant' | 'user' | 'instance' | 'condition_set';
 export interface Conflict {
   kind: ConflictKind;
   key: string;
@@ -46,7 +47,10 @@ export type MergePlan = { ok: true; events: EnvEvent[]; conflicts: Conflict[] } 
 export function planMerge(input: MergeInput): MergePlan {
   const { target, scope } = input;
   const source = definitionsOf(input.source);
-  const conflicts = findConflicts(source, definitionsOf(target), scope);
+  const conflicts = [
+    ...findConflicts(source, definitionsOf(target), scope),
+    ...conditionSetConflicts(input.source, target).map((key) => ({ kind: 'condition_set' as const, key })),
+  ];
   if (conflicts.length > 0 && input.strategy === 'fail') return { ok: false, conflicts };
 
   const events: EnvEvent[] = [];
@@ -149,6 +153,8 @@ export function planMerge(input: MergeInput): MergePlan {
     if ((t.noDirectRolesOnObject ?? false) !== r.noDirectRolesOnObject)
       run({ type: 'UpdateRole', resource: r.resource, role: r.key, noDirectRolesOnObject: r.noDirectRolesOnObject });
   }
+  // Condition sets and set rules, once the resource types, actions and roles they name exist.
+  mergeConditionSets(input.source, target, run, newId, new Set(conflicts.filter((c) => c.kind === 'condition_set').map((c) => c.key)));
   if (!scope.facts) return { ok: true, events, conflicts };
 
   // 3. Directory data.
