@@ -37,12 +37,8 @@ const copyFilterSchema = z
   })
   .strict();
 
-/**
- * User sets and resource sets are condition sets (ABAC), which do not exist
- * here: a copy has none to take, so these filters are accepted and select
- * nothing either way (docs/permit-compat.md).
- */
-const conditionSetFilter = copyFilterSchema.describe('Accepted; matches nothing: condition sets (ABAC) do not exist here');
+/** User sets and resource sets (condition sets, docs/abac.md) by key; one left out takes its descendants and set rules with it. */
+const conditionSetFilter = copyFilterSchema.describe('Condition sets by key; one left out takes its descendants and set rules with it');
 
 export const copyBodySchema = z
   .object({
@@ -284,6 +280,8 @@ async function buildRequest(
       facts: body.scope?.facts ?? false,
       ...(body.scope?.resources ? { resources: body.scope.resources } : {}),
       ...(body.scope?.roles ? { roles: body.scope.roles } : {}),
+      ...(body.scope?.user_sets ? { userSets: body.scope.user_sets } : {}),
+      ...(body.scope?.resource_sets ? { resourceSets: body.scope.resource_sets } : {}),
     },
     asOf,
     sourceEventsTotal: source ? (await deps.eventStore.streamVersion(streams.environment(source.id))) + 1 : 0,

@@ -15,7 +15,7 @@ import type { RouteContext } from './route-context';
 export const setRuleBodySchema = z.object({
   user_set: z.string().min(1),
   /** `resource:action`. */
-  permission: z.string().min(1),
+  permission: z.string().regex(/^[^:]+:[^:]+$/, "must have the form 'resource:action'"),
   resource_set: z.string().min(1),
   /** user_set names a top-level role (its users are the set). */
   is_role: z.boolean().nullish(),

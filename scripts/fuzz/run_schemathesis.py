@@ -22,7 +22,9 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
       INVALID_INPUT (or MISMATCH_*) for schema-valid requests: a derivation through a relation between other
       types, a tuple whose subject type the relation does not take, or whose instances are in
       different tenants (or another tenant than named), an assignment naming a tenant its instance
-      is not in. The message says which rule; a 400 with any other message still fails. Likewise
+      is not in; a set rule naming a set of the other kind or of another resource type, a parent
+      set of another kind or one that would make a cycle, an attribute that conditions compare. The
+      message says which rule; a 400 with any other message still fails. Likewise
       a copy's `as_of` position past the end of the log: 422 on `as_of` alone (the copy tests pin
       422), as no schema knows how far the log reaches.
    d. A 404 about an object the body names (a relation's `subject_resource`, …) after a create:
@@ -61,6 +63,13 @@ STATE_RULES = [
     re.compile(r"^Subject '.*' is in tenant '.*' but object '.*' is in tenant '.*'; both must be in the same tenant$", re.S),
     re.compile(r"^The tuple's instances are in tenant '.*', not in tenant '.*'$", re.S),
     re.compile(r"^Resource instance '.*' is in tenant '.*', not in tenant '.*'$", re.S),
+    # shared/domain/env/abac-decisions.ts: condition sets and set rules name stored sets, roles and resource types.
+    re.compile(r"^Condition set '.*' is not a (user|resource) set$", re.S),
+    re.compile(r"^Resource set '.*' is a set of '.*', not of '.*' \(permission '.*'\)$", re.S),
+    re.compile(r"^Permission '.*' is not an action of resource '.*'$", re.S),
+    re.compile(r"^Condition set '.*' cannot be the parent of '.*': a parent is a set of the same type and resource$", re.S),
+    re.compile(r"^Condition set '.*' descends from '.*': a set cannot be its own ancestor$", re.S),
+    re.compile(r"^Attribute '.*' of '.*' cannot be (deleted|given type '.*'): condition set\(s\) .* compare it$", re.S),
     # command-service/routes/api-keys.ts: the fuzzing key is the organisation's only admin key.
     re.compile(r"^The organization's last admin API key cannot be deleted; create another first$", re.S),
 ]

@@ -66,6 +66,9 @@ export const taskEventSchemas = [
       facts: z.boolean(),
       resources: copyFilterSchema.optional(),
       roles: copyFilterSchema.optional(),
+      /** Condition sets by key (ABAC), user sets and resource sets; one left out takes its set rules and descendants with it. */
+      userSets: copyFilterSchema.optional(),
+      resourceSets: copyFilterSchema.optional(),
     }),
     asOf: copyAsOfSchema,
     /** Length of the source stream when the request was accepted: the denominator of the progress report. */

@@ -69,6 +69,9 @@ export interface CopyScope {
   resources?: CopyFilter;
   /** Roles (tenant roles and resource roles) by key. Absent: all. */
   roles?: CopyFilter;
+  /** User sets and resource sets (condition sets) by key. Absent: all. */
+  userSets?: CopyFilter;
+  resourceSets?: CopyFilter;
 }
 
 export function inScope(type: string, scope: CopyScope): boolean {
@@ -101,7 +104,18 @@ interface Keep {
   /** A `type:key` instance reference (or a `type:action` permission): kept when its type is. */
   typed(ref: string): boolean;
   rule(rule: DerivationRule): boolean;
+  /** A condition set by key and type (`resource` null for a user set): kept when its filter and its resource type's pass, and no ancestor was left out. */
+  set(key: string, resource: string | null): boolean;
+  /** Remembers a set left out (its descendants go with it); null, for the narrowing to return. */
+  dropSet(key: string): null;
 }
+
+/**
+ * The condition sets a scoped copy left out so far, per scope (one per copy
+ * request): sets arrive parents first, so a descendant is always decided after
+ * its parent. A copy that resumes reads its source from the start again.
+ */
+const droppedSets = new WeakMap<CopyScope, Set<string>>();
 
 /**
  * What of each event a scoped copy keeps, so that what is copied stays
@@ -150,12 +164,23 @@ const narrowing: Narrowing = {
   RelationshipTupleCreated: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
   RelationshipTupleDeleted: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
   // A resource set goes with its resource type; a set rule with its permission's type (that of its resource set) or its role.
-  ConditionSetCreated: (d, keep) => (d.resource === null || keep.resource(d.resource) ? d : null),
-  ConditionSetUpdated: (d, keep) => (d.resource === null || keep.resource(d.resource) ? d : null),
-  ConditionSetDeleted: (d, keep) => (d.resource === null || keep.resource(d.resource) ? d : null),
-  SetRuleCreated: (d, keep) => (keep.typed(d.permission) && (!d.userSetIsRole || keep.role(d.userSet, null)) ? d : null),
-  SetRuleDeleted: (d, keep) => (keep.typed(d.permission) && (!d.userSetIsRole || keep.role(d.userSet, null)) ? d : null),
+  // A set left out takes its descendants: one whose parent was left out is left out too.
+  ConditionSetCreated: (d, keep) =>
+    keep.set(d.key, d.resource) && (d.parent === null || keep.set(d.parent, d.resource)) ? d : keep.dropSet(d.key),
+  ConditionSetUpdated: (d, keep) =>
+    keep.set(d.key, d.resource) && (d.parent === null || keep.set(d.parent, d.resource)) ? d : keep.dropSet(d.key),
+  ConditionSetDeleted: (d, keep) => (keep.set(d.key, d.resource) ? d : null),
+  SetRuleCreated: (d, keep) => (setRuleKept(d, keep) ? d : null),
+  SetRuleDeleted: (d, keep) => (setRuleKept(d, keep) ? d : null),
 };
+
+/** A set rule is kept with its permission's type, its user set (or role) and its resource set. */
+function setRuleKept(d: Data<'SetRuleCreated'>, keep: Keep): boolean {
+  const type = d.permission.slice(0, d.permission.indexOf(':'));
+  const userSet = d.userSetIsRole ? keep.role(d.userSet, null) : keep.set(d.userSet, null);
+  const resourceSet = d.resourceSetIsResource ? keep.resource(d.resourceSet) : keep.set(d.resourceSet, type);
+  return keep.typed(d.permission) && userSet && resourceSet;
+}
 
 /** A resource role's permissions are its own type's actions; a tenant role's are `type:action`, kept with their type. */
 function permissionsKept(d: { resource: string | null; permissions: string[] }, keep: Keep): string[] {
@@ -168,8 +193,13 @@ function permissionsKept(d: { resource: string | null; permissions: string[] }, 
  * event as it is.
  */
 export function scopedEvent<E extends EnvEvent>(event: E, scope: CopyScope): E | null {
-  if (!scope.resources && !scope.roles) return event;
+  if (!scope.resources && !scope.roles && !scope.userSets && !scope.resourceSets) return event;
   const resource = (key: string) => passes(scope.resources, key);
+  const dropped = () => {
+    let found = droppedSets.get(scope);
+    if (!found) droppedSets.set(scope, (found = new Set()));
+    return found;
+  };
   const keep: Keep = {
     resource,
     role: (key, onResource) => passes(scope.roles, key) && (onResource === null || resource(onResource)),
@@ -178,6 +208,12 @@ export function scopedEvent<E extends EnvEvent>(event: E, scope: CopyScope): E |
       return colon < 0 || resource(ref.slice(0, colon));
     },
     rule: (rule) => resource(rule.onResource) && passes(scope.roles, rule.role),
+    set: (key, onResource) =>
+      !dropped().has(key) && (onResource === null ? passes(scope.userSets, key) : passes(scope.resourceSets, key) && resource(onResource)),
+    dropSet: (key) => {
+      dropped().add(key);
+      return null;
+    },
   };
   const narrow = narrowing[event.type] as (data: E['data'], keep: Keep) => E['data'] | null;
   const data = narrow(event.data, keep);

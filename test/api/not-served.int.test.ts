@@ -19,8 +19,6 @@ describe('features not served answer 501 in the error shape, naming them', () =>
     ['GET', '/v2/elements/default/production/config', 'Permit Elements'],
     ['GET', '/v2/projects/default/repos', 'GitOps'],
     ['GET', '/v2/facts/default/production/proxy_configs', 'Proxy configs'],
-    ['POST', '/v2/schema/default/production/condition_sets', 'Condition sets'],
-    ['GET', '/v2/facts/default/production/set_rules', 'Condition set rules'],
     ['GET', '/v2/pdps/default/production/configs', 'PDP configurations'],
     ['POST', '/facts/users', 'proxy_facts_via_pdp'],
   ];

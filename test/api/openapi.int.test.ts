@@ -315,6 +315,7 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.get(`${SCHEMA}/condition_sets/adults`)).status).toBe(200);
     expect((await admin.get(`${SCHEMA}/condition_sets/eu-adults/ancestors`)).body).toHaveLength(1);
     expect((await admin.get(`${SCHEMA}/condition_sets/adults/descendants`)).body).toHaveLength(1);
+    expect((await admin.get(`${SCHEMA}/condition_sets/adults/possible_parents`)).body).toEqual([]);
     expect((await admin.patch(`${SCHEMA}/condition_sets/adults`, { description: 'Of age' })).status).toBe(200);
     const rule = { user_set: 'adults', permission: 'folder:read', resource_set: 'public-folders' };
     expect((await admin.post(`${FACTS}/set_rules`, rule)).status).toBe(200);
