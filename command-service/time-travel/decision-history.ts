@@ -177,6 +177,15 @@ async function positionsThatMatter(
   const assignments = await history.assignments.overlapping({ ...env, user: question.user }, since, until);
   boundaries.push(...assignments.filter((a) => a.resource_instance === null || instances.has(a.resource_instance)));
 
+  // Set rules (ABAC) granting the permission at some point of the range: their sets and rules, and the
+  // attributes they read (the user's and the tenants'; the instance's are above, the user's roles too).
+  const setRules = await history.setRules.overlapping(env, since, until);
+  if (setRules.some((r) => r.permission === `${type}:${question.action}`)) {
+    boundaries.push(...setRules, ...(await history.conditionSets.overlapping(env, since, until)));
+    boundaries.push(...(await history.users.overlapping({ ...env, key: question.user }, since, until)));
+    boundaries.push(...(await history.tenants.overlapping(env, since, until)));
+  }
+
   const positions = new Set<number>();
   for (const v of boundaries) {
     if (v._from > since && v._from <= until) positions.add(v._from);

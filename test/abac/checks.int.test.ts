@@ -248,4 +248,25 @@ describe('checks evaluate set rules', () => {
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc).toEqual(['body', 'user', 'attributes']);
   });
+
+  it('/allowed/history finds the changes set rules make (an attribute, a rule)', async () => {
+    await ok(api.post(`${FACTS}/users`, { key: 'grower', attributes: { age: 16 } }));
+    const check = { user: 'grower', action: 'read', resource: 'document:faq2' };
+    await ok(
+      api.post(`${FACTS}/resource_instances`, {
+        key: 'faq2',
+        resource: 'document',
+        tenant: 'acme',
+        attributes: { classification: 'public' },
+      }),
+    );
+    const since = Number((await api.post('/allowed', check)).headers.get('x-event-position'));
+    await ok(api.patch(`${FACTS}/users/grower`, { attributes: { age: 19 } }));
+    await ok(api.patch(`${FACTS}/resource_instances/document:faq2`, { attributes: { classification: 'secret' } }));
+    const h = await ok(api.post('/allowed/history', { ...check, since }));
+    expect(h.changes.filter((c: any) => c.decision_changed).map((c: any) => [c.allow, c.event.type])).toEqual([
+      [true, 'UserUpdated'],
+      [false, 'ResourceInstanceUpdated'],
+    ]);
+  });
 });
