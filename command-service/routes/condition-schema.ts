@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { operators } from '../../shared/domain/abac';
+import { operators, signatures, type Operator, type ValueKind } from '../../shared/domain/abac';
 import { ValidationError } from '../../shared/errors';
 import { DOCUMENTED_AS, jsonDepth, MAX_JSON_DEPTH, MAX_JSON_FIELD_BYTES } from '../http/validation';
 
@@ -13,18 +13,32 @@ import { DOCUMENTED_AS, jsonDepth, MAX_JSON_DEPTH, MAX_JSON_FIELD_BYTES } from '
  */
 const ATTRIBUTE_PATTERN = '^(user|resource|tenant|context)\\.[\\s\\S]+$';
 
-const operand = {
-  anyOf: [
-    { type: 'string' },
-    { type: 'number' },
-    { type: 'boolean' },
-    { type: 'array' },
-    { type: 'object', required: ['ref'], properties: { ref: { type: 'string', pattern: ATTRIBUTE_PATTERN } }, additionalProperties: false },
-    { type: 'object', not: { required: ['ref'] } },
-  ],
+const ref = {
+  type: 'object',
+  required: ['ref'],
+  properties: { ref: { type: 'string', pattern: ATTRIBUTE_PATTERN } },
+  additionalProperties: false,
+};
+const literal: Record<ValueKind, Record<string, unknown>> = {
+  bool: { type: 'boolean' },
+  number: { type: 'number' },
+  string: { type: 'string' },
+  array: { type: 'array' },
+  object: { type: 'object', not: { required: ['ref'] } },
+};
+const allKinds: ValueKind[] = ['bool', 'number', 'string', 'array', 'object'];
+/** Each operator's operand: a literal of a kind it compares (operators.ts, `signatures`), or a reference. */
+const operandOf = (operator: Operator) => {
+  const kinds = signatures[operator].operand;
+  return { anyOf: [...(kinds === 'same' ? allKinds : kinds).map((k) => literal[k]), ref] };
 };
 const comparison = z.unknown().meta({
-  [DOCUMENTED_AS]: { type: 'object', minProperties: 1, propertyNames: { enum: [...operators] }, additionalProperties: operand },
+  [DOCUMENTED_AS]: {
+    type: 'object',
+    minProperties: 1,
+    properties: Object.fromEntries(operators.map((o) => [o, operandOf(o)])),
+    additionalProperties: false,
+  },
 });
 
 export const conditionSchema: z.ZodType = z

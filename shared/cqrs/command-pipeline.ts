@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { domainEventSchema } from '../events';
-import { DomainError, InvalidRequestError, PayloadTooLargeError, StreamVersionConflictError, UnavailableError } from '../errors';
+import {
+  DomainError,
+  InvalidRequestError,
+  PayloadTooLargeError,
+  StreamVersionConflictError,
+  UnavailableError,
+  ValidationError,
+} from '../errors';
 import type { EventData, EventMetadata, NewEvent } from '../events/envelope';
 import { eventJson, sizeOver } from '../eventstore/event-json';
 import type { EventStore } from '../eventstore/port';
@@ -219,7 +226,9 @@ export class CommandPipeline<Command, State, Event extends EventData> {
       for (const event of events) slot.state = this.decider.evolve(slot.state, event);
       return { ok: true, events, toAppend };
     } catch (error) {
-      if (!(error instanceof DomainError)) this.logger.error({ err: error }, 'decider failed unexpectedly');
+      // A refusal (a DomainError, or field problems a decider names, e.g. conditions that cannot match) is expected.
+      if (!(error instanceof DomainError) && !(error instanceof ValidationError))
+        this.logger.error({ err: error }, 'decider failed unexpectedly');
       return { ok: false, error };
     }
   }

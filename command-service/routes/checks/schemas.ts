@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ResourceRef } from '../../grant-queries/types';
-import { boundedJson, boundedJsonValue, queryBoolean, queryInteger } from '../../http/validation';
+import { boundedJson, queryBoolean, queryInteger } from '../../http/validation';
 import { asOfQuery, asOfSchema } from '../../time-travel/time-travel';
 
 /**
@@ -11,15 +11,15 @@ import { asOfQuery, asOfSchema } from '../../time-travel/time-travel';
  * (attributes, context) is bounded all the same (validation.ts, boundedJson).
  */
 const userSchema = z
-  .union([z.string().min(1), z.looseObject({ key: z.string().min(1), attributes: boundedJsonValue.optional() })])
+  .union([z.string().min(1), z.looseObject({ key: z.string().min(1), attributes: boundedJson.nullish() })])
   .transform((user) => (typeof user === 'string' ? user : user.key));
 
 const resourceObject = z.looseObject({
   type: z.string().min(1),
   key: z.string().min(1).nullish(),
   tenant: z.string().min(1).nullish(),
-  attributes: boundedJsonValue.optional(),
-  context: boundedJsonValue.optional(),
+  attributes: boundedJson.nullish(),
+  context: boundedJson.nullish(),
 });
 export const resourceSchema = z.union([z.string().min(1), resourceObject]).transform((resource): ResourceRef => {
   if (typeof resource !== 'string') return { type: resource.type, key: resource.key ?? null, tenant: resource.tenant ?? null };
