@@ -62,7 +62,12 @@ export function route<Path extends string, Body extends Schema = undefined, Quer
   const query = refusingUndeclaredFields(declaration.query);
   const queryNames = declaredQueryNames(query);
   api.add({ ...declaration, body, query, path: template });
-  router[declaration.method](expressPath(declaration.path), (req, res) => {
+  // A parameter may also match a literal segment of another template (`/resource_instances/{instance_id}`
+  // and `/resource_instances/detailed`). That path is the literal template's: a method only this route
+  // takes there falls through to the 405 the literal template's `Allow` promises.
+  const mayBeShadowed = template.includes('{');
+  router[declaration.method](expressPath(declaration.path), (req, res, next) => {
+    if (mayBeShadowed && !api.methodsAt(req.baseUrl + req.path).includes(declaration.method)) return next();
     labelRoute(res, template);
     // Never accept and drop: a query parameter the route does not declare is refused before it runs.
     parse(queryNames, req.query, 'query');

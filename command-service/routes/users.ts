@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { InlineAssignment } from '../../shared/domain/env/commands';
-import { NotFoundError, ValidationError } from '../../shared/errors';
+import { InvalidRequestError, NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { present } from '../http/present';
@@ -78,7 +78,8 @@ export function userRoutes(context: RouteContext): void {
       const body = input.body();
       const key = req.params.user_id;
       if (body.key !== undefined && body.key !== key) {
-        throw new ValidationError([{ loc: ['body', 'key'], msg: `must be the user key of the path ('${key}')`, type: 'value_error' }]);
+        // A rule between the path and the body, which no schema can state: a broken rule (400), like the others.
+        throw new InvalidRequestError(`The body's key '${body.key}' is not the user key of the path ('${key}')`);
       }
       const outcome = await executeEnvCommand(services, req, res, envOf(res).id, {
         type: 'ReplaceUser',

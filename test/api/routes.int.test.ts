@@ -76,6 +76,10 @@ describe('declared routes', () => {
     const check = await api.request('GET', '/allowed');
     expect(check.status).toBe(405);
     expect(check.headers.get('allow')).toBe('POST');
+    // `/resource_instances/detailed` is its own path (GET), though `{instance_id}` (PATCH, DELETE) would match it too.
+    const detailed = await api.request('PATCH', `${FACTS}/resource_instances/detailed?page=1`, {});
+    expect(detailed.status).toBe(405);
+    expect(detailed.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('OPTIONS answers Allow from the most specific declared template, not every route the path matches', async () => {
