@@ -14,6 +14,8 @@ export interface Postgres {
   database(name: string): string;
   /** Proportional set size of the whole cluster (postmaster and its backends), MiB: shared buffers counted once. */
   pssMiB(): number | null;
+  /** The postmaster and its children (backends, background workers) now. */
+  pids(): number[];
   stop(): Promise<void>;
 }
 
@@ -28,14 +30,14 @@ export async function startPostgres(): Promise<Postgres> {
     url,
     database: (name) => `${url}${name}?sslmode=disable`,
     pssMiB: () => clusterPssMiB(postmaster),
+    pids: () => clusterPids(postmaster),
     stop: async () => {
       await run('bash', [SCRIPT, 'stop'], { cwd: ROOT });
     },
   };
 }
 
-/** The postmaster and its children, summed by PSS (RSS would count the shared buffers once per backend). */
-function clusterPssMiB(postmaster: number): number | null {
+function clusterPids(postmaster: number): number[] {
   const pids = [postmaster];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -48,6 +50,12 @@ function clusterPssMiB(postmaster: number): number | null {
       // The process ended while we looked.
     }
   }
+  return pids;
+}
+
+/** The postmaster and its children, summed by PSS (RSS would count the shared buffers once per backend). */
+function clusterPssMiB(postmaster: number): number | null {
+  const pids = clusterPids(postmaster);
   let kb = 0;
   for (const pid of pids) {
     try {

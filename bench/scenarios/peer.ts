@@ -1,9 +1,9 @@
-import type { Memory } from '../lib/child';
+import { cpuSecondsOf, type Memory } from '../lib/child';
 import type { BenchContext } from '../lib/context';
 import type { Check } from '../lib/dataset';
 import { runLoad, type LoadRun } from '../lib/load';
 import type { BulkLoadTiming } from '../lib/load-ours';
-import { loadOpenFga, openfgaBinary, openfgaCheckBody, startOpenFga, type LoadedStore } from '../lib/openfga';
+import { loadOpenFga, openfgaBinary, openfgaCheckBody, startOpenFga, type LoadedStore, type OpenFga } from '../lib/openfga';
 import type { PeerName } from '../lib/options';
 import { startPostgres, type Postgres } from '../lib/postgres';
 import type { ScenarioResult } from '../lib/results';
@@ -43,6 +43,9 @@ interface Contender {
   body(c: Check): unknown;
   allowed(answer: any): boolean;
   memory(): Memory | null;
+  /** Its server process, and its datastore's (PostgreSQL's postmaster and backends), for the CPU they use under load. */
+  serverPid: number;
+  datastorePids(): number[];
 }
 
 /** A load of the data set into one system. */
@@ -105,10 +108,12 @@ function ours(ctx: BenchContext, cached: boolean): Contender {
     body: checkBody,
     allowed: (answer) => answer.allow === true,
     memory: () => ctx.service.memory(),
+    serverPid: ctx.service.child.pid,
+    datastorePids: () => [],
   };
 }
 
-function spicedbContender(peer: PeerName, caches: PeerCaches, db: SpiceDb, token: string): Contender {
+function spicedbContender(peer: PeerName, caches: PeerCaches, db: SpiceDb, token: string, postgres: Postgres | null): Contender {
   return {
     id: `${peer}-${caches}`,
     label: `${PEER_LABELS[peer]}, ${CACHE_LABELS[caches]}`,
@@ -120,10 +125,12 @@ function spicedbContender(peer: PeerName, caches: PeerCaches, db: SpiceDb, token
     body: (c) => spicedbCheckBody(token, c),
     allowed: spicedbAllowed,
     memory: () => db.memory(),
+    serverPid: db.pid,
+    datastorePids: () => postgres?.pids() ?? [],
   };
 }
 
-function openfgaContender(caches: PeerCaches, fga: { url: string; memory(): Memory | null }, store: LoadedStore): Contender {
+function openfgaContender(caches: PeerCaches, fga: OpenFga, store: LoadedStore, postgres: Postgres): Contender {
   return {
     id: `openfga-postgres-${caches}`,
     label: `${PEER_LABELS['openfga-postgres']}, ${CACHE_LABELS[caches]}`,
@@ -135,6 +142,8 @@ function openfgaContender(caches: PeerCaches, fga: { url: string; memory(): Memo
     body: (c) => openfgaCheckBody(store.modelId, c),
     allowed: (answer) => answer.allowed === true,
     memory: () => fga.memory(),
+    serverPid: fga.pid,
+    datastorePids: () => postgres.pids(),
   };
 }
 
@@ -179,7 +188,7 @@ export async function peerScenarios(ctx: BenchContext, oursLoad: BulkLoadTiming[
           stops.push(() => db.stop());
           const loaded = await loadSpiceDb(db, ctx.dataset);
           both.push({ db, loaded });
-          contenders.push(spicedbContender('spicedb-memory', caches, db, loaded.token));
+          contenders.push(spicedbContender('spicedb-memory', caches, db, loaded.token, null));
         }
         const [shipped, warm] = both as [(typeof both)[0], (typeof both)[0]];
         loads.push(
@@ -207,8 +216,8 @@ export async function peerScenarios(ctx: BenchContext, oursLoad: BulkLoadTiming[
         // The warm process reads the same database: the token is valid on both.
         const warm = await startSpiceDb({ datastore: 'postgres', uri, caches: 'warm', instance: 'spicedb-postgres-warm' });
         stops.push(() => warm.stop());
-        contenders.push(spicedbContender('spicedb-postgres', 'shipped', shipped, loaded.token));
-        contenders.push(spicedbContender('spicedb-postgres', 'warm', warm, loaded.token));
+        contenders.push(spicedbContender('spicedb-postgres', 'shipped', shipped, loaded.token, postgres));
+        contenders.push(spicedbContender('spicedb-postgres', 'warm', warm, loaded.token, postgres));
       } catch (error) {
         results.push(failed('spicedb-postgres', error));
       }
@@ -223,8 +232,8 @@ export async function peerScenarios(ctx: BenchContext, oursLoad: BulkLoadTiming[
         loads.push(peerLoaded('openfga-postgres', store.tuples, store.loadMs, shipped.memory(), pgNote(), {}));
         const warm = await startOpenFga({ datastore: 'postgres', uri, caches: 'warm', instance: 'openfga-postgres-warm' });
         stops.push(() => warm.stop());
-        contenders.push(openfgaContender('shipped', shipped, store));
-        contenders.push(openfgaContender('warm', warm, store));
+        contenders.push(openfgaContender('shipped', shipped, store, postgres));
+        contenders.push(openfgaContender('warm', warm, store, postgres));
       } catch (error) {
         results.push(failed('openfga-postgres', error));
       }
@@ -273,8 +282,18 @@ export async function peerScenarios(ctx: BenchContext, oursLoad: BulkLoadTiming[
 const CONNECTIONS = [4, 64] as const;
 type Connections = (typeof CONNECTIONS)[number];
 
+/** CPU seconds used during a system's timed loads (server process; its datastore's processes) and the wall seconds they took. */
+interface CpuUse {
+  server: number;
+  datastore: number;
+  /** The bench process itself (autocannon): on 2 cores it competes with the server it loads. */
+  generator: number;
+  wall: number;
+}
+
 interface Measured {
   runs: Record<string, Record<Connections, LoadRun[]>>;
+  cpu: Record<string, Record<Connections, CpuUse>>;
   /** RSS of each system after its 64-connection loads. */
   memory: Record<string, Memory | null>;
 }
@@ -286,6 +305,8 @@ interface Measured {
 async function interleaved(ctx: BenchContext, contenders: Contender[]): Promise<Measured> {
   const { durationS, repeat, warmupS } = ctx.options;
   const runs: Measured['runs'] = Object.fromEntries(contenders.map((c) => [c.id, { 4: [], 64: [] }]));
+  const zero = (): CpuUse => ({ server: 0, datastore: 0, generator: 0, wall: 0 });
+  const cpu: Measured['cpu'] = Object.fromEntries(contenders.map((c) => [c.id, { 4: zero(), 64: zero() }]));
   const bodies = new Map(contenders.map((c) => [c.id, ctx.checks.map((check) => JSON.stringify(c.body(check)))]));
   const spec = (c: Contender, connections: number, seconds: number) => ({
     url: c.url,
@@ -301,15 +322,43 @@ async function interleaved(ctx: BenchContext, contenders: Contender[]): Promise<
       for (let k = 0; k < contenders.length; k++) {
         const c = contenders[(round + k) % contenders.length]!;
         const from = performance.now();
+        const serverBefore = cpuSecondsOf(c.serverPid) ?? NaN;
+        const datastoreBefore = cpuSnapshot(c.datastorePids());
+        const generatorBefore = process.cpuUsage();
         runs[c.id]![connections].push(await runLoad(spec(c, connections, durationS)));
+        const used = cpu[c.id]![connections];
+        used.server += (cpuSecondsOf(c.serverPid) ?? NaN) - serverBefore;
+        used.datastore += cpuSince(datastoreBefore, c.datastorePids());
+        const generator = process.cpuUsage(generatorBefore);
+        used.generator += (generator.user + generator.system) / 1e6;
+        used.wall += (performance.now() - from) / 1000;
         if (c.peer === null) {
           const origin = ctx.service.spawnedAt;
-          ctx.phases.push({ label: `peer-${c.id}-c${connections}`, fromS: (from - origin) / 1000, toS: (performance.now() - origin) / 1000 });
+          ctx.phases.push({
+            label: `peer-${c.id}-c${connections}`,
+            fromS: (from - origin) / 1000,
+            toS: (performance.now() - origin) / 1000,
+          });
         }
       }
     }
   }
-  return { runs, memory: Object.fromEntries(contenders.map((c) => [c.id, c.memory()])) };
+  return { runs, cpu, memory: Object.fromEntries(contenders.map((c) => [c.id, c.memory()])) };
+}
+
+const cpuSnapshot = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuSecondsOf(pid) ?? 0]));
+
+/** CPU used by `pids` since `before` (a backend started meanwhile counts whole; one that ended is lost). */
+function cpuSince(before: Map<number, number>, pids: number[]): number {
+  let seconds = 0;
+  for (const pid of pids) seconds += (cpuSecondsOf(pid) ?? 0) - (before.get(pid) ?? 0);
+  return seconds;
+}
+
+/** Cores a system kept busy during its timed loads, and the load generator: `1.52 cores (+ PostgreSQL 0.31), load generator 0.45`. */
+function coresNote(use: CpuUse): string {
+  const cores = (seconds: number) => (seconds / use.wall).toFixed(2);
+  return `${cores(use.server)} cores${use.datastore > 0 ? ` (+ PostgreSQL ${cores(use.datastore)})` : ''}, load generator ${cores(use.generator)}`;
 }
 
 const median = (runs: LoadRun[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor((runs.length - 1) / 2)]!;
@@ -342,8 +391,14 @@ function checkRows(contenders: Contender[], measured: Measured, verifiedOn: numb
         p50Ms: m.p50Ms,
         p99Ms: m.p99Ms,
         runs: runs.map((r) => r.rps),
-        notes: `${version}${verifiedOn} answers verified${versus}${connections === 64 ? `; RSS after the checks ${mib(measured.memory[c.id])}` : ''}`,
-        details: { runs, pairedWith: c.pairedWith, pairedRps: paired, rss: connections === 64 ? measured.memory[c.id] : undefined },
+        notes: `${version}${verifiedOn} answers verified${versus}; CPU ${coresNote(measured.cpu[c.id]![connections])}${connections === 64 ? `; RSS after the checks ${mib(measured.memory[c.id])}` : ''}`,
+        details: {
+          runs,
+          pairedWith: c.pairedWith,
+          pairedRps: paired,
+          cpu: measured.cpu[c.id]![connections],
+          rss: connections === 64 ? measured.memory[c.id] : undefined,
+        },
       });
     }
   }
