@@ -171,9 +171,14 @@ export async function peerScenarios(ctx: BenchContext, oursLoad: BulkLoadTiming[
     let postgres: Postgres | null = null;
     if (available.some((p) => p.endsWith('postgres'))) {
       ctx.log('peer: starting PostgreSQL (scripts/postgres.sh)');
-      const started = await startPostgres();
-      stops.push(() => started.stop());
-      postgres = started;
+      try {
+        const started = await startPostgres();
+        stops.push(() => started.stop());
+        postgres = started;
+      } catch (error) {
+        // The peers on PostgreSQL fail; the one in memory still runs.
+        for (const p of available.filter((p) => p.endsWith('postgres'))) results.push(failed(p, error));
+      }
     }
     const pgNote = () => (postgres ? `; PostgreSQL cluster ${grouped(postgres.pssMiB() ?? NaN)} MiB (PSS, shared by the peers on it)` : '');
 
