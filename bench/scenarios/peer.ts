@@ -154,7 +154,10 @@ export async function peerScenarios(ctx: BenchContext, oursLoad: BulkLoadTiming[
   const loads: Loaded[] = [oursLoaded(oursLoad)];
   const failed = (peer: PeerName, error: unknown): ScenarioResult => {
     ctx.log(`peer: ${PEER_LABELS[peer]} failed: ${(error as Error).stack ?? String(error)}`);
-    return { ...rowBase(`peer-${peer}`, `peer: ${PEER_LABELS[peer]}`, 'req/s'), error: (error as Error).message ?? String(error) };
+    const message = (error as Error).message ?? String(error);
+    // A script's failure: the table shows an error's first line, so put the script's own reason there.
+    const reason = /\] ERROR: (.*)/.exec(message)?.[1];
+    return { ...rowBase(`peer-${peer}`, `peer: ${PEER_LABELS[peer]}`, 'req/s'), error: reason ? `${reason}\n${message}` : message };
   };
   try {
     const wanted = ctx.options.peers;
