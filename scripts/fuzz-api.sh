@@ -53,54 +53,12 @@ fi
 step "building dist/"
 npm run build --silent
 
-data_dir=$(mktemp -d "${TMPDIR:-/tmp}/rebac-fuzz.XXXXXX")
-mkdir -p "$report_dir"
-service_log=$report_dir/service.log
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-url=http://127.0.0.1:$port
-service_pid=
-
-stop_service() {
-  local rc=$?
-  if [[ -n "$service_pid" ]] && kill -0 "$service_pid" 2>/dev/null; then
-    step "stopping the service (pid $service_pid)"
-    kill -TERM "$service_pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do
-      kill -0 "$service_pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$service_pid" 2>/dev/null || true
-    wait "$service_pid" 2>/dev/null || true
-  fi
-  if [[ $rc -ne 0 && -f "$service_log" ]]; then
-    echo "--- 5xx and errors in the service log ($service_log):" >&2
-    grep -E '"level":(50|60)' "$service_log" | tail -n 20 >&2 || true
-  fi
-  rm -rf "$data_dir"
-  step "done (exit $rc)"
-  exit "$rc"
-}
-trap stop_service EXIT
-trap 'exit 130' INT TERM
-
-step "starting the service on $url (DATA_DIR $data_dir)"
-PORT=$port HOST=127.0.0.1 DATA_DIR=$data_dir LOG_LEVEL=${FUZZ_LOG_LEVEL:-warn} node dist/main.js >"$service_log" 2>&1 &
-service_pid=$!
-
-for _ in $(seq 1 300); do
-  if curl -sf "$url/readyz" >/dev/null 2>&1; then break; fi
-  kill -0 "$service_pid" 2>/dev/null || { cat "$service_log" >&2; echo "the service exited" >&2; exit 1; }
-  sleep 0.1
-done
-curl -sf "$url/readyz" >/dev/null || { echo "the service did not become ready" >&2; exit 1; }
-
-ADMIN_KEY=$(tr -d "\n" <"$data_dir/admin-api-key")
+# shellcheck source=scripts/embedded-service.sh
+source "$repo/scripts/embedded-service.sh"
+embedded_service_start "$report_dir/service.log" "${FUZZ_LOG_LEVEL:-warn}"
+url=$SERVICE_URL
 # Minted after the admin pass: that pass deletes keys it finds in the key list.
-mint_env_key() {
-  curl -sf -X POST "$url/v2/api-key" -H "Authorization: Bearer $ADMIN_KEY" -H 'content-type: application/json' \
-    -d '{"project_id":"default","environment_id":"production","object_type":"env","name":"fuzz"}' |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])'
-}
+mint_env_key() { embedded_service_env_key fuzz; }
 
 # Two passes, one per key: the organisation admin key reaches every operation but the permission
 # checks, which need a key bound to an environment (403 otherwise), so they get the environment key.

@@ -55,53 +55,15 @@ if needs_build; then
   npm run build --silent
 fi
 
-data_dir=$(mktemp -d "${TMPDIR:-/tmp}/rebac-pysdk.XXXXXX")
-mkdir -p "$log_dir"
+# shellcheck source=scripts/embedded-service.sh
+source "$repo/scripts/embedded-service.sh"
 service_log=$log_dir/service.log
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-url=http://127.0.0.1:$port
-service_pid=
-
-stop_service() {
-  local rc=$?
-  if [[ -n "$service_pid" ]] && kill -0 "$service_pid" 2>/dev/null; then
-    step "stopping the service (pid $service_pid)"
-    kill -TERM "$service_pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do
-      kill -0 "$service_pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$service_pid" 2>/dev/null || true
-    wait "$service_pid" 2>/dev/null || true
-  fi
-  if [[ $rc -ne 0 && -f "$service_log" ]]; then
-    echo "--- errors in the service log ($service_log):" >&2
-    grep -E '"level":(50|60)' "$service_log" | tail -n 20 >&2 || true
-  fi
-  rm -rf "$data_dir"
-  step "done (exit $rc)"
-  exit "$rc"
-}
-trap stop_service EXIT
-trap 'exit 130' INT TERM
-
-step "starting the service on $url (DATA_DIR $data_dir)"
-PORT=$port HOST=127.0.0.1 DATA_DIR=$data_dir LOG_LEVEL=${PYSDK_LOG_LEVEL:-warn} node dist/main.js >"$service_log" 2>&1 &
-service_pid=$!
-
-for _ in $(seq 1 300); do
-  if curl -sf "$url/readyz" >/dev/null 2>&1; then break; fi
-  kill -0 "$service_pid" 2>/dev/null || { cat "$service_log" >&2; echo "the service exited" >&2; exit 1; }
-  sleep 0.1
-done
-curl -sf "$url/readyz" >/dev/null || { echo "the service did not become ready" >&2; exit 1; }
-
+embedded_service_start "$service_log" "${PYSDK_LOG_LEVEL:-warn}"
+url=$SERVICE_URL
 project=default
 environment=production
-org_key=$(tr -d "\n" <"$data_dir/admin-api-key")
-env_key=$(curl -sf -X POST "$url/v2/api-key" -H "Authorization: Bearer $org_key" -H 'content-type: application/json' \
-  -d "{\"project_id\":\"$project\",\"environment_id\":\"$environment\",\"object_type\":\"env\",\"name\":\"python-sdk-tests\"}" |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])')
+org_key=$ADMIN_KEY
+env_key=$(embedded_service_env_key python-sdk-tests)
 
 step "pytest test/sdk/python against $url ($project/$environment)"
 set +e

@@ -55,10 +55,12 @@ export const roleUpdateSchema = roleCreateSchema
 const topLevelPermissions = z.array(
   z.string().min(1).meta({ pattern: '^[^:]+:[^:]+$', description: '`resource:action`; another form is refused with 400' }),
 );
-/** Top-level roles are assigned per tenant and cannot be derived. */
+/** Top-level roles are assigned per tenant and cannot be derived, so they take no derivation condition either. */
 const notDerived = grantedToSchema.extend({
   users_with_role: z.array(derivationRuleSchema).max(0, 'top-level roles cannot be derived').optional(),
+  when: z.strictObject({ no_direct_roles_on_object: z.literal(false).optional() }).optional(),
 });
+const topLevelRolePermissionsSchema = z.strictObject({ permissions: topLevelPermissions });
 export const topLevelRoleCreateSchema = roleCreateSchema.extend({
   permissions: topLevelPermissions.default([]),
   granted_to: notDerived.optional(),
@@ -231,7 +233,14 @@ function permissionAndHierarchyRoutes(
     ] as const) {
       route(
         context,
-        { method, path: `${path}/permissions`, summary, tag, body: rolePermissionsSchema, response: one },
+        {
+          method,
+          path: `${path}/permissions`,
+          summary,
+          tag,
+          body: scope === 'resource' ? rolePermissionsSchema : topLevelRolePermissionsSchema,
+          response: one,
+        },
         async (req, res, input) => {
           const resource = await resourceOf(req.params, res);
           const role = await findRole(res, resource, req.params.role_id);

@@ -28,6 +28,13 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
    d. A 404 about an object the body names (a relation's `subject_resource`, …) after a create:
       `ensure_resource_availability` takes every 404 for the path's object it just created; one
       whose error names none of the request's path values is about something else.
+   e. Rules between parts of one request, which no schema can state: a PUT /users/{user_id} body
+      whose `key` is not the path's, a role made its own parent (two path parameters), a body whose
+      `granted_to.when` and a rule's `when` disagree (a role has one condition). 400 INVALID_INPUT
+      with the rule's message, as 2c.
+   f. A paging cursor or token the server did not issue: opaque by design, so no schema can say
+      which strings are valid; 422 at that field with the message telling to pass `next_cursor`
+      back unchanged.
 """
 
 import atexit
@@ -61,12 +68,20 @@ STATE_RULES = [
     re.compile(r"^Subject '.*' is in tenant '.*' but object '.*' is in tenant '.*'; both must be in the same tenant$", re.S),
     re.compile(r"^The tuple's instances are in tenant '.*', not in tenant '.*'$", re.S),
     re.compile(r"^Resource instance '.*' is in tenant '.*', not in tenant '.*'$", re.S),
-    # command-service/routes/users.ts: PUT /users/{user_id} with a body `key` other than the path's
-    # (a rule between path and body, which no schema can state either).
-    re.compile(r"^The body's key '.*' is not the user key of the path \('.*'\)$", re.S),
     # command-service/routes/api-keys.ts: the fuzzing key is the organisation's only admin key.
     re.compile(r"^The organization's last admin API key cannot be deleted; create another first$", re.S),
 ]
+
+
+# 2e: rules between parts of one request (command-service/routes/users.ts, roles.ts, shared/domain/env/role-hierarchy.ts).
+REQUEST_RULES = [
+    re.compile(r"^The body's key '.*' is not the user key of the path \('.*'\)$", re.S),
+    re.compile(r"^Role '.*' cannot extend itself$", re.S),
+    re.compile(r"^granted_to states no_direct_roles_on_object both true and false; a role has one condition$", re.S),
+]
+
+# 2f: command-service/grant-queries/cursor.ts.
+FOREIGN_CURSOR = re.compile(r"^Invalid cursor: pass back the next_cursor of the same query unchanged$")
 
 
 def _negated_parameters(case):
@@ -102,12 +117,28 @@ def _json(response):
         return None
 
 
-def _state_rule(response):
+def _broken_rule(response, rules):
     body = _json(response)
     if response.status_code != 400 or not isinstance(body, dict) or not str(body.get("error_code", "")).startswith(("INVALID_INPUT", "MISMATCH_")):
         return False
     message = re.sub(r"^Item \d+: ", "", str(body.get("message", "")))
-    return any(rule.match(message) for rule in STATE_RULES)
+    return any(rule.match(message) for rule in rules)
+
+
+def _state_rule(response):
+    return _broken_rule(response, STATE_RULES)
+
+
+def _foreign_cursor(response):
+    body = _json(response)
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return (
+        response.status_code == 422
+        and isinstance(detail, list)
+        and len(detail) == 1
+        and isinstance(detail[0], dict)
+        and FOREIGN_CURSOR.match(str(detail[0].get("msg", ""))) is not None
+    )
 
 
 # An `as_of` (copy, checks, reads, `since`/`until` of a decision history) must name a moment the log
@@ -160,6 +191,10 @@ def _reason_to_drop(failure, case, response):
             return "2a: 'positive' case with a negative part"
         if _state_rule(response) or _as_of_past_the_log(response):
             return "2c: a rule on stored state"
+        if _broken_rule(response, REQUEST_RULES):
+            return "2e: a rule between parts of the request"
+        if _foreign_cursor(response):
+            return "2f: a cursor the server did not issue"
     if kind == "EnsureResourceAvailability" and _about_another_object(case, response):
         return "2d: 404 about an object the body names"
     return None

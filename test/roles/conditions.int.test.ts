@@ -112,6 +112,8 @@ describe('derivation condition no_direct_roles_on_object', () => {
       name: 'X',
       granted_to: { when: { no_direct_roles_on_object: true } },
     });
-    expect(topLevel.status).toBe(400);
+    // Top-level roles cannot be derived: the document says the condition can only be false there.
+    expect(topLevel.status).toBe(422);
+    expect(topLevel.body.detail[0].loc).toEqual(['body', 'granted_to', 'when', 'no_direct_roles_on_object']);
   });
 });

@@ -33,13 +33,20 @@ const partialEvaluation = z.strictObject({
 /** Most evaluations in one request (as `/allowed/bulk`). */
 export const MAX_EVALUATIONS = 1000;
 
-/** Defaults at the top level, overridden per evaluation (AuthZEN §7.1). */
-export const evaluationsSchema = partialEvaluation.extend({
-  evaluations: z.array(partialEvaluation).min(1).max(MAX_EVALUATIONS),
-  options: z
-    .object({ evaluations_semantic: z.enum(['execute_all', 'deny_on_first_deny', 'permit_on_first_permit']).optional() })
-    .optional(),
+/** Each of subject, action and resource: at the top level, or in every evaluation (the document says so; the route checks it). */
+const givenSomewhere = (field: 'subject' | 'action' | 'resource') => ({
+  anyOf: [{ required: [field] }, { properties: { evaluations: { items: { required: [field] } } } }],
 });
+
+/** Defaults at the top level, overridden per evaluation (AuthZEN §7.1). */
+export const evaluationsSchema = partialEvaluation
+  .extend({
+    evaluations: z.array(partialEvaluation).min(1).max(MAX_EVALUATIONS),
+    options: z
+      .object({ evaluations_semantic: z.enum(['execute_all', 'deny_on_first_deny', 'permit_on_first_permit']).optional() })
+      .optional(),
+  })
+  .meta({ allOf: [givenSomewhere('subject'), givenSomewhere('action'), givenSomewhere('resource')] });
 
 /** AuthZEN paging: `token` is the previous answer's `next_token`. */
 const pageSchema = z.strictObject({ token: z.string().optional(), limit: z.number().int().min(1).max(1000).optional() }).optional();
