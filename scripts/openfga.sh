@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenFGA (in-memory datastore) as the peer in `npm run bench`.
+# OpenFGA (on PostgreSQL, in memory or on a SQLite file) as a peer in `npm run bench`.
 #
 #   scripts/openfga.sh install   # build openfga with `go install` from the Go module proxy into the cache (idempotent)
 #   scripts/openfga.sh start     # install if needed, start on loopback, wait until healthy; prints OPENFGA_URL=...
@@ -8,8 +8,18 @@
 #   scripts/openfga.sh bin       # print the binary's path (exit 1 if it is not installed)
 #
 # Env: OPENFGA_VERSION (1.22.1), OPENFGA_HTTP_PORT (18080), OPENFGA_GRPC_PORT (18081),
-#      OPENFGA_DATASTORE (memory | sqlite: a file in the run dir, migrated at start),
+#      OPENFGA_DATASTORE (memory | sqlite: a file in the run dir, migrated at start |
+#      postgres: OPENFGA_DATASTORE_URI, e.g. from `scripts/postgres.sh start`:
+#      postgres://postgres@127.0.0.1:15432/openfga?sslmode=disable, migrated at start),
+#      OPENFGA_CACHES (shipped | warm, see below), OPENFGA_INSTANCE (openfga: the run dir's name,
+#      so that several can run at once, e.g. two on one database),
 #      OPENFGA_REQUEST_TIMEOUT (60s), OPENFGA_READY_TIMEOUT (30), SERVERS_CACHE_DIR, SERVERS_RUN_DIR.
+#
+# OPENFGA_CACHES=shipped keeps the check caches off (OpenFGA's default), so every check is
+# evaluated against the datastore. OPENFGA_CACHES=warm is what a team tuning for checks runs: the
+# check query cache (sub-problem results) and the check iterator cache (datastore reads) on, with a
+# 1 h lifetime instead of 10 s and room for 1,000,000 entries instead of 10,000, so the bench's
+# working set stays cached for the whole run.
 #
 # The memory datastore scans every tuple of a store on each read and on each written tuple
 # (pkg/storage/memory), so its writes and checks slow down linearly with the store's size;
@@ -32,6 +42,9 @@ OPENFGA_HTTP_PORT="${OPENFGA_HTTP_PORT:-18080}"
 OPENFGA_GRPC_PORT="${OPENFGA_GRPC_PORT:-18081}"
 OPENFGA_READY_TIMEOUT="${OPENFGA_READY_TIMEOUT:-30}"
 OPENFGA_DATASTORE="${OPENFGA_DATASTORE:-memory}"
+OPENFGA_DATASTORE_URI="${OPENFGA_DATASTORE_URI:-}"
+OPENFGA_CACHES="${OPENFGA_CACHES:-shipped}"
+OPENFGA_INSTANCE="${OPENFGA_INSTANCE:-openfga}"
 OPENFGA_REQUEST_TIMEOUT="${OPENFGA_REQUEST_TIMEOUT:-60s}"
 OPENFGA_MODULE=github.com/openfga/openfga
 
@@ -39,7 +52,7 @@ INSTALL_DIR="$SERVERS_CACHE_DIR/openfga-v${OPENFGA_VERSION}"
 BIN="$INSTALL_DIR/bin/openfga"
 INSTALL_MARKER="$INSTALL_DIR/.installed"
 
-RUN_DIR="$SERVERS_RUN_DIR/openfga"
+RUN_DIR="$SERVERS_RUN_DIR/$OPENFGA_INSTANCE"
 PID_FILE="$RUN_DIR/openfga.pid"
 LOG_FILE="$RUN_DIR/openfga.log"
 OPENFGA_URL="http://${OPENFGA_HOST}:${OPENFGA_HTTP_PORT}"
@@ -92,7 +105,15 @@ cmd_start() {
       die "port $OPENFGA_HOST:$port is already in use (set OPENFGA_HTTP_PORT / OPENFGA_GRPC_PORT)"
     fi
   done
-  local t0=$SECONDS datastore=()
+  local t0=$SECONDS datastore=() caches=()
+  case "$OPENFGA_CACHES" in
+    shipped) ;;
+    warm)
+      caches=(--check-query-cache-enabled --check-query-cache-ttl=1h --check-iterator-cache-enabled
+        --check-iterator-cache-ttl=1h --check-cache-limit=1000000)
+      ;;
+    *) die "OPENFGA_CACHES must be shipped or warm, not '$OPENFGA_CACHES'" ;;
+  esac
   rm -rf "$RUN_DIR"
   mkdir -p "$RUN_DIR"
   case "$OPENFGA_DATASTORE" in
@@ -101,12 +122,18 @@ cmd_start() {
       datastore=(--datastore-engine=sqlite "--datastore-uri=file:$RUN_DIR/openfga.sqlite")
       "$BIN" migrate "${datastore[@]}" >>"$LOG_FILE" 2>&1 || { dump_log "$LOG_FILE"; die "openfga migrate failed"; }
       ;;
-    *) die "OPENFGA_DATASTORE must be memory or sqlite, not '$OPENFGA_DATASTORE'" ;;
+    postgres)
+      [[ -n "$OPENFGA_DATASTORE_URI" ]] || die "OPENFGA_DATASTORE=postgres needs OPENFGA_DATASTORE_URI (see scripts/postgres.sh)"
+      datastore=(--datastore-engine=postgres "--datastore-uri=$OPENFGA_DATASTORE_URI")
+      # Idempotent: a second instance on the same database finds it at the latest version.
+      "$BIN" migrate "${datastore[@]}" >>"$LOG_FILE" 2>&1 || { dump_log "$LOG_FILE"; die "openfga migrate failed"; }
+      ;;
+    *) die "OPENFGA_DATASTORE must be memory, sqlite or postgres, not '$OPENFGA_DATASTORE'" ;;
   esac
-  log "starting on $OPENFGA_URL ($OPENFGA_DATASTORE datastore, grpc on $OPENFGA_HOST:$OPENFGA_GRPC_PORT)"
-  # Check caches stay off (their default), so every check is evaluated.
+  log "starting on $OPENFGA_URL ($OPENFGA_DATASTORE datastore, caches $OPENFGA_CACHES, grpc on $OPENFGA_HOST:$OPENFGA_GRPC_PORT)"
   start_daemon "$PID_FILE" "$LOG_FILE" "$BIN" run \
     "${datastore[@]}" \
+    "${caches[@]}" \
     --request-timeout="$OPENFGA_REQUEST_TIMEOUT" \
     --http-addr="${OPENFGA_HOST}:${OPENFGA_HTTP_PORT}" \
     --grpc-addr="${OPENFGA_HOST}:${OPENFGA_GRPC_PORT}" \

@@ -46,6 +46,21 @@ export function memoryOf(pid: number): Memory | null {
   }
 }
 
+/**
+ * CPU time (user + system, every thread) a process has used so far, in seconds, from /proc
+ * (Linux: utime and stime are fields 14 and 15 of /proc/PID/stat, in USER_HZ = 100 ticks per second).
+ */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), starting at field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 export interface NodeChild {
   process: ChildProcess;
   pid: number;

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { freePort, memoryOf, ROOT, type Memory } from './child';
 import type { Check, Dataset } from './dataset';
 import { bulkSend, range } from './load-ours';
+import type { PeerCaches } from './spicedb';
 
 const run = promisify(execFile);
 const SCRIPT = join(ROOT, 'scripts', 'openfga.sh');
@@ -84,18 +85,31 @@ export interface OpenFga {
   stop(): Promise<void>;
 }
 
-/** `scripts/openfga.sh start` on free loopback ports, with the in-memory datastore or a SQLite file. */
-export async function startOpenFga(datastore: 'memory' | 'sqlite'): Promise<OpenFga> {
+/**
+ * `scripts/openfga.sh start` on free loopback ports, on a PostgreSQL database (`uri`, migrated
+ * by the script; or in memory, or on a SQLite file in its run dir), with OpenFGA's shipped
+ * caches (check caches off) or the warm ones; `instance` names its run dir so that several run
+ * at once.
+ */
+export async function startOpenFga(options: {
+  datastore: 'postgres' | 'memory' | 'sqlite';
+  uri?: string;
+  caches: PeerCaches;
+  instance: string;
+}): Promise<OpenFga> {
   const env = {
     ...process.env,
-    OPENFGA_DATASTORE: datastore,
+    OPENFGA_DATASTORE: options.datastore,
+    OPENFGA_DATASTORE_URI: options.uri ?? '',
+    OPENFGA_CACHES: options.caches,
+    OPENFGA_INSTANCE: options.instance,
     OPENFGA_HTTP_PORT: String(await freePort()),
     OPENFGA_GRPC_PORT: String(await freePort()),
   };
   const { stdout } = await run('bash', [SCRIPT, 'start'], { cwd: ROOT, env });
   const url = /OPENFGA_URL=(\S+)/.exec(stdout)?.[1];
   if (!url) throw new Error(`openfga.sh start printed no OPENFGA_URL: ${stdout}`);
-  const runDir = join(process.env.SERVERS_RUN_DIR ?? '/tmp/rebac-test-servers', 'openfga');
+  const runDir = join(process.env.SERVERS_RUN_DIR ?? '/tmp/rebac-test-servers', options.instance);
   const pid = Number(readFileSync(join(runDir, 'openfga.pid'), 'utf8').trim());
   return {
     url,

@@ -16,6 +16,9 @@ export const SCENARIOS = [
   'abac',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+/** The peers of the `peer` scenario (each run as it ships and with its caches warm). */
+export const PEERS = ['spicedb-memory', 'spicedb-postgres', 'openfga-postgres'] as const;
+export type PeerName = (typeof PEERS)[number];
 /** Scenarios that run only when named with --only (the soak takes ten minutes on its own). */
 const OPT_IN: readonly ScenarioName[] = ['soak'];
 
@@ -41,8 +44,8 @@ export interface BenchOptions {
   /** Seconds of mixed load in the soak scenario. */
   soakDurationS: number;
   only: Set<ScenarioName>;
-  /** OpenFGA datastores to compare with: memory (the issue's) and/or sqlite (indexed, on disk like ours). */
-  peerDatastores: Array<'memory' | 'sqlite'>;
+  /** The peers to run beside ours (default all). */
+  peers: PeerName[];
   /** NODE_OPTIONS for our server processes (e.g. `--max-old-space-size=768`), for experiments. */
   serverNodeOptions: string | null;
   /** Write CPU profiles of the server processes here (`--cpu-prof`). */
@@ -51,7 +54,7 @@ export interface BenchOptions {
   out: string | null;
 }
 
-const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peerDatastores' | 'serverNodeOptions'> = {
+const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peers' | 'serverNodeOptions'> = {
   mode: 'full',
   dataset: { folders: 10_000, documents: 90_000, users: 10_000 },
   durationS: 10,
@@ -82,8 +85,9 @@ const QUICK: typeof FULL = {
   soakDurationS: 60,
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--peer-datastore=memory|sqlite|both] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
-scenarios: ${SCENARIOS.join(', ')} (${OPT_IN.join(', ')} only with --only)`;
+const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--peers=a,b] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
+scenarios: ${SCENARIOS.join(', ')} (${OPT_IN.join(', ')} only with --only)
+peers: ${PEERS.join(', ')} (default all)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const flags = new Map<string, string | true>();
@@ -114,9 +118,10 @@ export function parseOptions(argv: string[]): BenchOptions {
     return typeof value === 'string' ? Number(value) : fallback;
   };
   const profile = flags.get('profile');
-  const peer = flags.get('peer-datastore') ?? 'memory';
-  if (peer !== 'memory' && peer !== 'sqlite' && peer !== 'both')
-    throw new Error(`--peer-datastore must be memory, sqlite or both\n${USAGE}`);
+  if (flags.has('peer-datastore')) throw new Error(`--peer-datastore is gone: the peers are chosen with --peers\n${USAGE}`);
+  const peersFlag = flags.get('peers');
+  const peers = typeof peersFlag === 'string' ? peersFlag.split(',').map((s) => s.trim()) : [...PEERS];
+  for (const p of peers) if (!(PEERS as readonly string[]).includes(p)) throw new Error(`unknown peer ${p}\n${USAGE}`);
   return {
     ...base,
     durationS: number('duration', base.durationS),
@@ -124,7 +129,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     soakDurationS: number('soak-duration', base.soakDurationS),
     only: new Set((only.length > 0 ? only : SCENARIOS.filter((s) => !OPT_IN.includes(s))).filter((s) => !skip.has(s))),
     serverNodeOptions: typeof flags.get('server-node-options') === 'string' ? (flags.get('server-node-options') as string) : null,
-    peerDatastores: peer === 'both' ? ['memory', 'sqlite'] : [peer],
+    peers: peers as PeerName[],
     profileDir: profile === undefined ? null : profile === true ? 'bench/results/profiles' : profile,
     out: typeof flags.get('out') === 'string' ? (flags.get('out') as string) : null,
   };
