@@ -75,10 +75,16 @@ export async function rebuildScenario(ctx: Pick<BenchContext, 'options' | 'log'>
       const rebuildS = from !== null && to !== null ? (to - from) / 1000 : readyS;
       const rate = head / rebuildS;
       const ready = await service.admin.ok('GET', '/readyz');
-      if ((ready.position as number) < head) throw new Error(`ready at position ${ready.position as number}, before the log's head ${head}`);
-      ctx.log(`rebuilt ${head.toLocaleString('en-US')} events in ${rebuildS.toFixed(1)} s (${Math.round(rate)} events/s); ready after ${readyS.toFixed(1)} s`);
+      if ((ready.position as number) < head)
+        throw new Error(`ready at position ${ready.position as number}, before the log's head ${head}`);
+      ctx.log(
+        `rebuilt ${head.toLocaleString('en-US')} events in ${rebuildS.toFixed(1)} s (${Math.round(rate)} events/s); ready after ${readyS.toFixed(1)} s`,
+      );
       if (profileDir) {
-        writeFileSync(join(profileDir, 'phases.json'), `${JSON.stringify([{ label: 'rebuild', fromS: readyS - rebuildS, toS: readyS }], null, 2)}\n`);
+        writeFileSync(
+          join(profileDir, 'phases.json'),
+          `${JSON.stringify([{ label: 'rebuild', fromS: readyS - rebuildS, toS: readyS }], null, 2)}\n`,
+        );
       }
       return {
         id: 'rebuild',
