@@ -25,6 +25,7 @@ import { bulkCheckScenario, checkLatencyScenario, checkScenario } from './scenar
 import { copyScenario } from './scenarios/copy';
 import { createScenarios } from './scenarios/creates';
 import { fanOutScenario } from './scenarios/fan-out';
+import { rebuildScenario } from './scenarios/rebuild';
 import { peerScenarios } from './scenarios/peer';
 import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
@@ -45,6 +46,7 @@ const TITLES: Record<ScenarioName, string> = {
   soak: 'soak (mixed load, 10 min)',
   'time-travel': 'as_of checks and decision history',
   abac: 'ABAC check vs RBAC check',
+  rebuild: 'rebuild every read model',
 };
 
 async function main(): Promise<void> {
@@ -155,6 +157,7 @@ async function main(): Promise<void> {
     if (want('soak')) await guarded('soak', () => soakScenario(standalone));
     if (want('time-travel')) await guarded('time-travel', () => timeTravelScenarios(standalone));
     if (want('abac')) await guarded('abac', () => abacScenario(standalone));
+    if (want('rebuild')) await guarded('rebuild', () => rebuildScenario(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

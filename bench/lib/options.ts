@@ -14,6 +14,7 @@ export const SCENARIOS = [
   'soak',
   'time-travel',
   'abac',
+  'rebuild',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** The peers of the `peer` scenario (each run as it ships and with its caches warm). */
@@ -39,6 +40,8 @@ export interface BenchOptions {
   memoryTuples: number;
   /** Events in the environment of the time-travel rows (as_of checks, decision history). */
   timeTravelEvents: number;
+  /** Events in the log every read model is rebuilt from. */
+  rebuildEvents: number;
   /** Items per bulk request when loading. */
   bulkChunk: number;
   /** Seconds of mixed load in the soak scenario. */
@@ -65,6 +68,7 @@ const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peers' | 'server
   copyEvents: 1_000_000,
   memoryTuples: 1_000_000,
   timeTravelEvents: 1_000_000,
+  rebuildEvents: 1_000_000,
   bulkChunk: 5_000,
   soakDurationS: 600,
 };
@@ -81,6 +85,7 @@ const QUICK: typeof FULL = {
   copyEvents: 50_000,
   memoryTuples: 50_000,
   timeTravelEvents: 100_000,
+  rebuildEvents: 100_000,
   bulkChunk: 5_000,
   soakDurationS: 60,
 };

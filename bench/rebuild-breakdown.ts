@@ -1,0 +1,88 @@
+/**
+ * What a rebuild of the read models costs, projection by projection: the
+ * bench's rebuild log (bench/lib/time-travel-world.ts, N events in one
+ * environment) replayed in this process by a ProjectionRunner into a fresh
+ * read-model database, once per variant: the core projections alone, with
+ * each feature's projection added on its own, everything as shipped, and
+ * everything with larger batches (one transaction each). Prints wall time,
+ * events/s and CPU per event for each.
+ *
+ *   REBUILD_EVENTS=100000 node -r @swc-node/register bench/rebuild-breakdown.ts
+ *
+ * The difference between a variant and `core` is what that projection adds;
+ * see docs/benchmarks.md (Rebuild).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { buildProjections } from '../app/feature';
+import { embeddedFeatures } from '../app/features';
+import { ProjectionRunner } from '../projection-service/runner';
+import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
+import { streams } from '../shared/events';
+import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
+import { ReadModels } from '../shared/read-models/read-models';
+import { startService } from './lib/service';
+import { timeTravelWorld } from './lib/time-travel-world';
+
+const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
+const ALL = ['derived-grants', 'time-travel', 'audit-log', 'environment-copy'];
+const VARIANTS: Array<{ label: string; features: string[]; batchSize: number }> = [
+  { label: 'core (facts, schema, org)', features: [], batchSize: 1000 },
+  { label: 'core + grants', features: ['derived-grants'], batchSize: 1000 },
+  { label: 'core + history', features: ['time-travel'], batchSize: 1000 },
+  { label: 'core + audit index', features: ['audit-log'], batchSize: 1000 },
+  { label: 'all (as shipped)', features: ALL, batchSize: 1000 },
+  { label: 'all, batches of 5,000', features: ALL, batchSize: 5000 },
+  { label: 'all, batches of 20,000', features: ALL, batchSize: 20_000 },
+];
+
+async function main(): Promise<void> {
+  // A bootstrapped log (organisation, project, environments) from a real first start, then the world appended to it.
+  const first = await startService();
+  const dataDir = first.dataDir;
+  const environmentId = (await first.admin.ok('GET', '/v2/projects/default/envs/production')).id as string;
+  await first.stop({ keepData: true });
+  const events = new SqliteEventStore({ path: join(dataDir, 'events.sqlite') });
+  try {
+    let version = await events.streamVersion(streams.environment(environmentId));
+    for (const batch of timeTravelWorld(TOTAL).batches)
+      version = (await events.append(streams.environment(environmentId), batch, version < 0 ? 'no_stream' : version)).streamVersion;
+    const head = await events.headPosition();
+    console.log(`${head.toLocaleString('en-US')} events; each variant replays them all into a fresh read-model database`);
+    for (const variant of VARIANTS) {
+      const dir = mkdtempSync(join(tmpdir(), 'rebac-rebuild-'));
+      const store = new SqliteDocumentStore(join(dir, 'read-models.sqlite'));
+      const readModels = new ReadModels(store);
+      const features = embeddedFeatures().filter((f) => variant.features.includes(f.name));
+      const runner = new ProjectionRunner(events, store, buildProjections(readModels, features), pino({ level: 'silent' }), {
+        batchSize: variant.batchSize,
+      });
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await runner.start();
+      const reached = await runner.waitForPosition(head, 3_600_000);
+      const wallS = (performance.now() - started) / 1000;
+      const used = process.cpuUsage(cpu);
+      await runner.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (!reached) throw new Error(`${variant.label}: the projections did not reach ${head}`);
+      const cpuPerEvent = (used.user + used.system) / head;
+      console.log(
+        `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${Math.round(head / wallS)
+          .toLocaleString('en-US')
+          .padStart(7)} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event`,
+      );
+    }
+  } finally {
+    await events.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
