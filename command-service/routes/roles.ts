@@ -60,7 +60,10 @@ const notDerived = grantedToSchema.extend({
   users_with_role: z.array(derivationRuleSchema).max(0, 'top-level roles cannot be derived').optional(),
   when: z.strictObject({ no_direct_roles_on_object: z.literal(false).optional() }).optional(),
 });
-const topLevelRolePermissionsSchema = z.strictObject({ permissions: topLevelPermissions });
+/** POST/DELETE …/permissions of a top-level role parse the form (a DELETE of one the role lacks changes nothing, so no later check would see it). */
+const topLevelRolePermissionsSchema = z.strictObject({
+  permissions: z.array(z.string().regex(/^[^:]+:[^:]+$/, 'must have the form resource:action')),
+});
 export const topLevelRoleCreateSchema = roleCreateSchema.extend({
   permissions: topLevelPermissions.default([]),
   granted_to: notDerived.optional(),
