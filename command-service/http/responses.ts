@@ -221,6 +221,10 @@ export const userSchema = z
     last_name: z.string().nullable(),
     attributes: json,
     roles: z.array(z.strictObject({ role: keySchema, tenant: keySchema })).describe('Top-level roles, per tenant'),
+    associated_tenants: z
+      .array(z.strictObject({ tenant: keySchema, roles: z.array(keySchema), status: z.literal('active') }))
+      .optional()
+      .describe('The top-level roles grouped by tenant, as Permit answers them (absent on users last written before it was kept)'),
   })
   .meta({ id: 'User' });
 

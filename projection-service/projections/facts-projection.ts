@@ -1,7 +1,7 @@
 import { splitRef } from '../../shared/refs';
 import type { EnvEvent, EventHandlers } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
-import type { ReadModels } from '../../shared/read-models/read-models';
+import { associatedTenants, type ReadModels } from '../../shared/read-models/read-models';
 import type { EnvContext, Projection } from '../../shared/read-models/projection';
 import { EnvContextCache } from '../../shared/read-models/projection';
 import { KeyIds } from './key-ids';
@@ -74,6 +74,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       last_name: d.lastName,
       attributes: d.attributes,
       roles: [],
+      associated_tenants: [],
       ...common,
     });
     keyIds.set(ctx.environment_id, 'user', d.key, d.id);
@@ -154,7 +155,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
     });
     if (user && d.resourceInstance === null && !user.roles.some((r) => r.role === d.role && r.tenant === d.tenant)) {
       user.roles.push({ role: d.role, tenant: d.tenant });
-      await rm.users.put(user);
+      await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
     }
   },
   async RoleUnassigned({ rm, ctx }, { data: d }) {
@@ -162,7 +163,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
     const user = d.resourceInstance === null ? await rm.users.findOne({ environment_id: ctx.environment_id, key: d.user }) : null;
     if (user) {
       user.roles = user.roles.filter((r) => !(r.role === d.role && r.tenant === d.tenant));
-      await rm.users.put(user);
+      await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
     }
   },
   async RelationshipTupleCreated(scope, { data: d }) {

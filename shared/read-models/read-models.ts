@@ -138,6 +138,23 @@ export interface UserDoc extends EnvScoped {
   last_name: string | null;
   attributes: Record<string, unknown>;
   roles: Array<{ role: string; tenant: string }>;
+  /** Permit's `associated_tenants`, kept with `roles` (see `associatedTenants`); absent on documents written before it was kept. */
+  associated_tenants?: Array<{ tenant: string; roles: string[]; status: 'active' }>;
+}
+
+/**
+ * Permit's `associated_tenants` of a user: its top-level roles grouped by
+ * tenant, tenants in the order their first role was assigned. `status` is
+ * `active`: users here never sign in, so none is pending an invite.
+ */
+export function associatedTenants(roles: UserDoc['roles']): NonNullable<UserDoc['associated_tenants']> {
+  const byTenant = new Map<string, string[]>();
+  for (const { role, tenant } of roles) {
+    const held = byTenant.get(tenant);
+    if (held) held.push(role);
+    else byTenant.set(tenant, [role]);
+  }
+  return [...byTenant].map(([tenant, held]) => ({ tenant, roles: held, status: 'active' as const }));
 }
 export interface InstanceDoc extends EnvScoped {
   key: string;

@@ -69,6 +69,27 @@ describe('users (facts)', () => {
     expect((await api.get(`${FACTS}/users/quinn`)).status).toBe(404);
   });
 
+  it('a user reads back its top-level roles grouped by tenant, as Permit’s associated_tenants', async () => {
+    await api.post(`${FACTS}/tenants`, { key: 'globex', name: 'Globex' });
+    const created = await api.post(`${FACTS}/users`, { key: 'tia' });
+    expect(created.body.associated_tenants).toEqual([]);
+    await api.post(`${SCHEMA}/roles`, { key: 'auditor', name: 'Auditor', permissions: ['folder:read'] });
+    await api.post(`${FACTS}/role_assignments`, { user: 'tia', role: 'member', tenant: 'acme' });
+    await api.post(`${FACTS}/role_assignments`, { user: 'tia', role: 'member', tenant: 'globex' });
+    await api.post(`${FACTS}/role_assignments`, { user: 'tia', role: 'auditor', tenant: 'acme' });
+    // An instance role is not a tenant role: it does not show here.
+    await api.post(`${FACTS}/role_assignments`, { user: 'tia', role: 'editor', resource_instance: 'folder:docs' });
+    expect((await api.get(`${FACTS}/users/tia`)).body.associated_tenants).toEqual([
+      { tenant: 'acme', roles: ['member', 'auditor'], status: 'active' },
+      { tenant: 'globex', roles: ['member'], status: 'active' },
+    ]);
+    await api.delete(`${FACTS}/role_assignments`, { user: 'tia', role: 'editor', resource_instance: 'folder:docs' });
+    await api.delete(`${FACTS}/role_assignments`, { user: 'tia', role: 'member', tenant: 'globex' });
+    expect((await api.get(`${FACTS}/users/tia`)).body.associated_tenants).toEqual([
+      { tenant: 'acme', roles: ['member', 'auditor'], status: 'active' },
+    ]);
+  });
+
   it('PATCH changes only the fields given', async () => {
     await api.post(`${FACTS}/users`, { key: 'rae', email: 'rae@x.io', first_name: 'Rae', attributes: { level: 1 } });
     const patched = await api.patch(`${FACTS}/users/rae`, { first_name: 'Raymonde' });
