@@ -140,6 +140,25 @@ export class ApiRegistry {
     return this.operations.map(({ operation: { method, path } }) => ({ method, path }));
   }
 
+  /**
+   * Whether a request path belongs to a template more literal than `template` that also matches it
+   * (`/resource_instances/detailed` over `/resource_instances/{instance_id}`), as a predicate built
+   * once: a template no other can shadow (most of them) costs its requests nothing.
+   */
+  moreLiteralThan(template: string): (requestPath: string) => boolean {
+    const own = template.split('/');
+    const rivals = new Map<string, (path: string) => boolean>();
+    for (const { operation, matches } of this.operations) {
+      const theirs = operation.path.split('/');
+      const overlaps =
+        theirs.length === own.length &&
+        theirs.every((segment, i) => segment.startsWith('{') || own[i]!.startsWith('{') || segment === own[i]);
+      if (overlaps && specificity(operation.path) > specificity(template)) rivals.set(operation.path, matches);
+    }
+    const matchers = [...rivals.values()];
+    return matchers.length === 0 ? () => false : (path) => matchers.some((matches) => matches(path));
+  }
+
   /** The declared operation that answers a request (the most literal template, as express prefers none). */
   operationFor(method: HttpMethod, requestPath: string): Operation | undefined {
     const candidates = this.operations.filter(({ operation, matches }) => operation.method === method && matches(requestPath));

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Operation } from '../http/openapi';
 import { expressPath } from '../http/path-template';
 import { labelRoute } from '../http/request-metrics';
-import { declaredQueryNames, parse, refusingUndeclaredFields } from '../http/validation';
+import { parse, refusingUndeclaredFields, undeclaredQueryRefusal } from '../http/validation';
 import type { RouteContext } from './route-context';
 
 type Schema = z.ZodType | undefined;
@@ -60,17 +60,18 @@ export function route<Path extends string, Body extends Schema = undefined, Quer
   const template = `${base}${declaration.path}`;
   const body = refusingUndeclaredFields(declaration.body);
   const query = refusingUndeclaredFields(declaration.query);
-  const queryNames = declaredQueryNames(query);
+  const refuseUndeclaredQuery = undeclaredQueryRefusal(query);
   api.add({ ...declaration, body, query, path: template });
   // A parameter may also match a literal segment of another template (`/resource_instances/{instance_id}`
-  // and `/resource_instances/detailed`). That path is the literal template's: a method only this route
-  // takes there falls through to the 405 the literal template's `Allow` promises.
-  const mayBeShadowed = template.includes('{');
+  // and `/resource_instances/detailed`). That path is the literal template's: the request goes on to its
+  // route, or to the 405 its `Allow` promises. Known at the first request, once every route is declared.
+  let takenByMoreLiteral: ((path: string) => boolean) | undefined;
   router[declaration.method](expressPath(declaration.path), (req, res, next) => {
-    if (mayBeShadowed && !api.methodsAt(req.baseUrl + req.path).includes(declaration.method)) return next();
+    takenByMoreLiteral ??= api.moreLiteralThan(template);
+    if (takenByMoreLiteral(req.baseUrl + req.path)) return next();
     labelRoute(res, template);
     // Never accept and drop: a query parameter the route does not declare is refused before it runs.
-    parse(queryNames, req.query, 'query');
+    refuseUndeclaredQuery(req.query);
     return handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, { body, query }));
   });
 }
