@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Filter } from '../../shared/docstore/port';
 import { newId } from '../../shared/ids';
@@ -8,7 +9,7 @@ import { assignmentDetailedListSchema, assignmentListSchema, assignmentSchema as
 import { detailedAssignments } from '../http/detailed';
 import { keysOf, matchAny, presentedPage, refsOfType, repeatable, searchedPage, shaped } from '../http/list-filters';
 import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-models';
-import { executeEnvCommand } from '../http/services';
+import { executeEnvCommand, type Services } from '../http/services';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -85,9 +86,34 @@ async function assignmentPage(reads: ReadModels, env: string, asked: AssignmentL
 }
 
 /** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */
+/**
+ * Assigns a role and answers the assignment as stored: `POST /role_assignments`, and
+ * `POST /users/{user_id}/roles` (for a user that must exist already).
+ */
+export async function assignAndAnswer(
+  services: Services,
+  req: Request,
+  res: Response,
+  assignment: { user: string; role: string; tenant?: string | null; resource_instance?: string | null },
+  userMustExist = false,
+): Promise<void> {
+  const id = newId();
+  await executeEnvCommand(services, req, res, envOf(res).id, {
+    type: 'AssignRole',
+    id,
+    newUserId: newId(),
+    userMustExist,
+    newInstanceId: newId(),
+    user: assignment.user,
+    role: assignment.role,
+    tenant: assignment.tenant ?? null,
+    resourceInstance: assignment.resource_instance ?? null,
+  });
+  res.json(present((await services.readModels.assignments.get(id))!));
+}
+
 export function assignmentRoutes(context: RouteContext): void {
   const { services } = context;
-  const rm = services.readModels;
 
   route(
     context,
@@ -99,21 +125,7 @@ export function assignmentRoutes(context: RouteContext): void {
       body: assignmentSchema,
       response: assignmentResponseSchema,
     },
-    async (req, res, input) => {
-      const body = input.body();
-      const id = newId();
-      await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'AssignRole',
-        id,
-        newUserId: newId(),
-        newInstanceId: newId(),
-        user: body.user,
-        role: body.role,
-        tenant: body.tenant ?? null,
-        resourceInstance: body.resource_instance ?? null,
-      });
-      res.json(present((await rm.assignments.get(id))!));
-    },
+    (req, res, input) => assignAndAnswer(services, req, res, input.body()),
   );
 
   route(

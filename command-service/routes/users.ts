@@ -3,10 +3,10 @@ import type { InlineAssignment } from '../../shared/domain/env/commands';
 import { InvalidRequestError, NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
-import { present } from '../http/present';
 import { assignmentSchema as assignmentResponseSchema, userSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
 import { boundedJson, INSTANCE_REF_PATTERN } from '../http/validation';
+import { assignAndAnswer } from './assignments';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -145,22 +145,7 @@ export function userRoutes(context: RouteContext): void {
       body: userRoleSchema,
       response: assignmentResponseSchema,
     },
-    async (req, res, input) => {
-      const body = input.body();
-      const id = newId();
-      await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'AssignRole',
-        id,
-        newUserId: newId(),
-        userMustExist: true,
-        newInstanceId: newId(),
-        user: req.params.user_id,
-        role: body.role,
-        tenant: body.tenant ?? null,
-        resourceInstance: body.resource_instance ?? null,
-      });
-      res.json(present((await rm.assignments.get(id))!));
-    },
+    (req, res, input) => assignAndAnswer(services, req, res, { ...input.body(), user: req.params.user_id }, true),
   );
 
   route(
