@@ -167,3 +167,27 @@ dump_log() {
 
 # elapsed helper for timing output: prints seconds since START_S (set by caller from $SECONDS).
 elapsed() { echo "$((SECONDS - $1))s"; }
+
+# A Go server's command built with `go install` from the Go module proxy into INSTALL_DIR/bin
+# (pure Go: CGO_ENABLED=0), once: a marker file records the version, so a half-built or older
+# binary is rebuilt. The binary must answer `version`. Used by openfga.sh and spicedb.sh.
+#   go_install_pinned NAME MODULE VERSION INSTALL_DIR COLD_TIME
+go_install_pinned() {
+  local name=$1 module=$2 version=$3 dir=$4 cold=$5
+  local bin="$dir/bin/$name" marker="$dir/.installed"
+  if [[ -x "$bin" && -f "$marker" ]] && "$bin" version >/dev/null 2>&1; then
+    log "$name v$version already installed at $bin"
+    return 0
+  fi
+  need_cmd go
+  local t0=$SECONDS
+  log "building $name v$version with go install from the Go module proxy into $dir (cold: $cold on 2 cores)"
+  mkdir -p "$dir/bin"
+  rm -f "$marker"
+  GOBIN="$dir/bin" CGO_ENABLED=0 GO111MODULE=on GOFLAGS=-buildvcs=false \
+    go install -trimpath "${module}/cmd/${name}@v${version}" ||
+    die "go install of ${module}/cmd/${name}@v${version} failed"
+  "$bin" version >/dev/null 2>&1 || die "built binary does not run: $bin"
+  echo "v${version}" >"$marker"
+  log "installed $bin in $(elapsed "$t0")"
+}

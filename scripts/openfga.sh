@@ -63,22 +63,8 @@ binary_works() {
 }
 
 cmd_install() {
-  if binary_works; then
-    log "openfga v$OPENFGA_VERSION already installed at $BIN"
-    return 0
-  fi
-  need_cmd go
-  local t0=$SECONDS
-  log "building openfga v$OPENFGA_VERSION with go install from the Go module proxy into $INSTALL_DIR (cold: several minutes on 2 cores)"
-  mkdir -p "$INSTALL_DIR/bin"
-  rm -f "$INSTALL_MARKER"
-  # CGO_ENABLED=0: every datastore driver OpenFGA links is pure Go.
-  GOBIN="$INSTALL_DIR/bin" CGO_ENABLED=0 GO111MODULE=on GOFLAGS=-buildvcs=false \
-    go install -trimpath "${OPENFGA_MODULE}/cmd/openfga@v${OPENFGA_VERSION}" ||
-    die "go install of ${OPENFGA_MODULE}/cmd/openfga@v${OPENFGA_VERSION} failed"
-  "$BIN" version >/dev/null 2>&1 || die "built binary does not run: $BIN"
-  echo "v${OPENFGA_VERSION}" >"$INSTALL_MARKER"
-  log "installed $BIN in $(elapsed "$t0")"
+  # Built without cgo: every datastore driver OpenFGA links is pure Go.
+  go_install_pinned openfga "$OPENFGA_MODULE" "$OPENFGA_VERSION" "$INSTALL_DIR" "several minutes"
 }
 
 is_running() {

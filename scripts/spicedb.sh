@@ -61,22 +61,8 @@ binary_works() {
 }
 
 cmd_install() {
-  if binary_works; then
-    log "spicedb v$SPICEDB_VERSION already installed at $BIN"
-    return 0
-  fi
-  need_cmd go
-  local t0=$SECONDS
-  log "building spicedb v$SPICEDB_VERSION with go install from the Go module proxy into $INSTALL_DIR (cold: ~10 min on 2 cores)"
-  mkdir -p "$INSTALL_DIR/bin"
-  rm -f "$INSTALL_MARKER"
-  # CGO_ENABLED=0: the memory and PostgreSQL datastores are pure Go.
-  GOBIN="$INSTALL_DIR/bin" CGO_ENABLED=0 GO111MODULE=on GOFLAGS=-buildvcs=false \
-    go install -trimpath "${SPICEDB_MODULE}/cmd/spicedb@v${SPICEDB_VERSION}" ||
-    die "go install of ${SPICEDB_MODULE}/cmd/spicedb@v${SPICEDB_VERSION} failed"
-  "$BIN" version >/dev/null 2>&1 || die "built binary does not run: $BIN"
-  echo "v${SPICEDB_VERSION}" >"$INSTALL_MARKER"
-  log "installed $BIN in $(elapsed "$t0")"
+  # Built without cgo: the memory and PostgreSQL datastores are pure Go.
+  go_install_pinned spicedb "$SPICEDB_MODULE" "$SPICEDB_VERSION" "$INSTALL_DIR" "~10 min"
 }
 
 # The server's command line names its HTTP address, so `stop` can tell our process from a stale
