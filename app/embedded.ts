@@ -11,6 +11,7 @@ import type { EventStore } from '../shared/eventstore/port';
 import { Metrics } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
 import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, type FeatureContext, type Stoppable } from './feature';
+import { httpWorkerCount, openFrontDoor, type FrontDoor } from './check-workers';
 import { closeServer, listen } from './http-server';
 import { runNow } from './lease';
 import { buildServices, flushCommandSnapshots } from './services';
@@ -24,6 +25,8 @@ export interface EmbeddedService {
   documentStore: DocumentStore;
   runner: ProjectionRunner;
   metrics: Metrics;
+  /** The check workers' process ids (none with HTTP_WORKERS=1). */
+  checkWorkerPids(): number[];
   close(): Promise<void>;
 }
 
@@ -66,8 +69,23 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
 
   const consoleDir = config.UI_ENABLED ? (config.UI_DIR ?? defaultConsoleDir()) : undefined;
   const app = createApp(services, featureRoutes(features, context), { consoleDir });
-  const { server, url } = await listen(app, config);
-  logger.info({ url, dataDir: config.DATA_DIR, console: consoleDir === undefined ? null : `${url}/ui/` }, 'service listening');
+  const httpWorkers = httpWorkerCount(config);
+  let server: Server;
+  let url: string;
+  let frontDoor: FrontDoor | null = null;
+  if (httpWorkers === 1) {
+    ({ server, url } = await listen(app, config));
+  } else {
+    // This process listens on loopback for what the check workers forward, and takes its turn of the public connections.
+    const here = await listen(app, { ...config, HOST: '127.0.0.1', PORT: 0 });
+    server = here.server;
+    frontDoor = await openFrontDoor(config, logger.child({ component: 'check-workers' }), httpWorkers - 1, portOf(here.url), (socket) => {
+      here.server.emit('connection', socket);
+      socket.resume();
+    });
+    url = `http://${config.HOST}:${frontDoor.port}`;
+  }
+  logger.info({ url, dataDir: config.DATA_DIR, console: consoleDir === undefined ? null : `${url}/ui/`, httpWorkers }, 'service listening');
 
   let closing: Promise<void> | null = null;
   return {
@@ -78,9 +96,11 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     documentStore,
     runner,
     metrics,
+    checkWorkerPids: () => frontDoor?.workerPids() ?? [],
     close: () =>
       (closing ??= (async () => {
-        // Stop taking requests, let in-flight ones finish, then stop the workers and the projections (checkpoints are saved per batch).
+        // Stop taking requests, let in-flight ones finish (the check workers' first: they forward here), then stop the workers and the projections (checkpoints are saved per batch).
+        await frontDoor?.close();
         await closeServer(server);
         await flushCommandSnapshots(services);
         await stopAll(workers);
@@ -90,6 +110,8 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
       })()),
   };
 }
+
+const portOf = (url: string): number => Number(new URL(url).port);
 
 async function waitUntilReady(runner: ProjectionRunner): Promise<void> {
   while (!runner.ready) await new Promise((r) => setTimeout(r, 10));

@@ -20,7 +20,7 @@ type EventStoreFactory = (config: Config, observer?: AppendObserver) => Promise<
 const eventStoreEngines = new Map<string, EventStoreFactory>([
   [
     'sqlite',
-    async (c, observer) => new SqliteEventStore({ path: c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite'), observer }),
+    async (c, observer) => new SqliteEventStore({ path: sqliteEventsPath(c), observer }),
   ],
   [
     'eventstoredb',
@@ -34,7 +34,7 @@ const eventStoreEngines = new Map<string, EventStoreFactory>([
   ],
 ]);
 const documentStoreEngines = new Map<string, Factory<DocumentStore>>([
-  ['sqlite', async (c) => new SqliteDocumentStore(c.READ_MODELS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'read-models.sqlite'))],
+  ['sqlite', async (c) => new SqliteDocumentStore(sqliteReadModelsPath(c))],
   [
     'mongodb',
     async (c) => {
@@ -43,6 +43,12 @@ const documentStoreEngines = new Map<string, Factory<DocumentStore>>([
     },
   ],
 ]);
+
+/** The SQLite event log's file (the embedded default). */
+export const sqliteEventsPath = (c: Config): string => c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite');
+
+/** The SQLite read models' file (the embedded default). */
+export const sqliteReadModelsPath = (c: Config): string => c.READ_MODELS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'read-models.sqlite');
 
 /**
  * Registers the Kafka task queue (TASK_QUEUE=kafka). Composition roots call it

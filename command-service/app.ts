@@ -42,6 +42,11 @@ export type RouteModule = (groups: RouteGroups) => void;
 export interface AppOptions {
   /** The web console's built files, served without authentication under `/ui` (the page signs in with a key itself). */
   consoleDir?: string;
+  /**
+   * The core routes (organisation, schema, facts). Off in a check worker (app/check-worker.ts),
+   * which serves only the modules' read-only routes and forwards everything else.
+   */
+  coreRoutes?: boolean;
 }
 
 /** Builds the HTTP API over the given services. Feature modules plug in their routes. */
@@ -109,18 +114,20 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     facts: group(facts, '/v2/facts/{proj_id}/{env_id}'),
   };
 
-  orgRoutes(groups.root);
-  resourceRoutes(groups.schema);
-  resourcePartRoutes(groups.schema);
-  roleRoutes(groups.schema);
-  relationRoutes(groups.schema);
-  tenantAndUserRoutes(groups.facts);
-  userRoutes(groups.facts);
-  instanceRoutes(groups.facts);
-  assignmentRoutes(groups.facts);
-  tupleRoutes(groups.facts);
-  conditionSetRoutes(groups.schema);
-  setRuleRoutes(groups.facts);
+  if (options.coreRoutes !== false) {
+    orgRoutes(groups.root);
+    resourceRoutes(groups.schema);
+    resourcePartRoutes(groups.schema);
+    roleRoutes(groups.schema);
+    relationRoutes(groups.schema);
+    tenantAndUserRoutes(groups.facts);
+    userRoutes(groups.facts);
+    instanceRoutes(groups.facts);
+    assignmentRoutes(groups.facts);
+    tupleRoutes(groups.facts);
+    conditionSetRoutes(groups.schema);
+    setRuleRoutes(groups.facts);
+  }
   for (const module of modules) module(groups);
 
   app.use(answerOptions(api));

@@ -61,6 +61,13 @@ const configSchema = z.object({
   RATE_LIMIT_PER_KEY_RPS: z.coerce.number().min(0).default(0),
   /** How many requests a key may make at once above the rate (the bucket's size). 0: one second's worth (at least 1). */
   RATE_LIMIT_PER_KEY_BURST: z.coerce.number().int().min(0).default(0),
+  /**
+   * Processes answering HTTP in the one-process service: this one and HTTP_WORKERS - 1 check
+   * workers, which answer permission checks on the other cores and forward everything else here
+   * (app/check-workers.ts). `auto`: one per core (1 unless the event log and read models are
+   * SQLite and no per-key rate limit is set).
+   */
+  HTTP_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default('auto'),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   /** Audit log streams (server-sent events): how often each reports its position with a `checkpoint` event. */

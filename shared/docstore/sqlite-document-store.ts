@@ -11,10 +11,19 @@ import { WalCheckpointer } from './sqlite-wal-checkpointer';
  * queries read through the other, so a query never sees a half-applied batch
  * even when a long projection batch yields to the event loop. Which connection
  * a call uses follows the async context (AsyncLocalStorage), not a flag.
+ *
+ * A replica (`SqliteDocumentStore.replica`) is another process's read-only view of the same
+ * file (the check workers of the one-process service, app/check-workers.ts): one read-only
+ * connection, no DDL, no writes, and every read of one turn of the event loop inside one read
+ * transaction. Another process commits at any time, so without that a check's few reads could
+ * straddle a batch and see a state the log never had; with it, all reads of a turn (a request's
+ * whole handling, the reads being synchronous) see one committed batch, and `snapshotCheckpoint`
+ * says which.
  */
 export class SqliteDocumentStore implements DocumentStore {
   readonly atomicTransactions = true;
-  private readonly writer: Database.Database;
+  /** Null in a replica. */
+  private readonly writer: Database.Database | null;
   private readonly reader: Database.Database;
   private readonly inTransaction = new AsyncLocalStorage<true>();
   private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
@@ -22,28 +31,91 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly readerStatements = new Map<string, Database.Statement>();
 
   private readonly walCheckpointer: WalCheckpointer | null;
+  /** Replica: the read transaction of this turn of the event loop is open. */
+  private snapshotOpen = false;
+  /** Replica: the checkpoints read in this turn's snapshot. */
+  private readonly snapshotCheckpoints = new Map<string, number | null>();
 
-  constructor(path: string) {
-    this.writer = open(path);
+  /** A read-only view of a file another process writes (see the class comment). */
+  static replica(path: string): SqliteDocumentStore {
+    return new SqliteDocumentStore(path, { replica: true });
+  }
+
+  constructor(path: string, options: { replica?: boolean } = {}) {
+    if (options.replica) {
+      this.writer = null;
+      this.reader = new Database(path, { readonly: true, fileMustExist: true });
+      this.reader.pragma('busy_timeout = 10000');
+      this.walCheckpointer = null;
+      return;
+    }
+    const writer = open(path);
+    this.writer = writer;
     // The projection reads back index pages of the grants it writes at random places (a user's
     // grants, a grant's dependants), so a cache above SQLite's default pays off at benchmark scale
     // while a larger one gained little more for its memory (docs/benchmarks.md). The cache only
     // grows as far as it is used.
-    this.writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
-    this.writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
+    writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
+    writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
     this.reader = open(path);
     // Checkpoints off the event loop (see WalCheckpointer); SQLite's automatic ones only as a fallback.
-    this.walCheckpointer = WalCheckpointer.start(path, () => this.writer.pragma('wal_autocheckpoint = 1000'));
-    if (this.walCheckpointer) this.writer.pragma('wal_autocheckpoint = 0');
+    this.walCheckpointer = WalCheckpointer.start(path, () => writer.pragma('wal_autocheckpoint = 1000'));
+    if (this.walCheckpointer) writer.pragma('wal_autocheckpoint = 0');
+  }
+
+  /** True for a replica: reads only, DDL and writes are the writing process's. */
+  get isReplica(): boolean {
+    return this.writer === null;
   }
 
   /** The connection for the current async context. */
   connection(): Database.Database {
+    if (this.writer === null) {
+      this.openTurnSnapshot();
+      return this.reader;
+    }
     return this.inTransaction.getStore() ? this.writer : this.reader;
   }
 
   writeConnection(): Database.Database {
+    if (this.writer === null) throw new Error('a read-model replica does not write (the process that runs the projections does)');
     return this.writer;
+  }
+
+  /**
+   * Replica: the checkpoint `name` as of the snapshot the reads of this turn see (the projection
+   * runner commits its checkpoint with each batch, so this is exactly the position of what they read).
+   */
+  snapshotCheckpoint(name: string): number | null {
+    this.openTurnSnapshot();
+    if (!this.snapshotCheckpoints.has(name)) this.snapshotCheckpoints.set(name, this.readCheckpoint(this.reader, name));
+    return this.snapshotCheckpoints.get(name)!;
+  }
+
+  /** Replica: begins this turn's read transaction (SQLite takes the snapshot at its first read) and ends it after the turn. */
+  private openTurnSnapshot(): void {
+    if (this.snapshotOpen) return;
+    this.reader.exec('BEGIN');
+    this.snapshotOpen = true;
+    setImmediate(() => this.closeTurnSnapshot());
+  }
+
+  private closeTurnSnapshot(): void {
+    if (!this.reader.open) return;
+    try {
+      this.reader.exec('COMMIT');
+    } catch {
+      // A statement still running (none of the reads here iterates across turns): keep the snapshot one more turn.
+      setImmediate(() => this.closeTurnSnapshot());
+      return;
+    }
+    this.snapshotOpen = false;
+    this.snapshotCheckpoints.clear();
+  }
+
+  private readCheckpoint(db: Database.Database, name: string): number | null {
+    const row = db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
+    return row?.position ?? null;
   }
 
   /**
@@ -52,7 +124,7 @@ export class SqliteDocumentStore implements DocumentStore {
    * since `$in` lists of varying length make many distinct statements.
    */
   statement(sql: string, write = false): Database.Statement {
-    const db = write ? this.writer : this.connection();
+    const db = write ? this.writeConnection() : this.connection();
     const cache = db === this.writer ? this.writerStatements : this.readerStatements;
     let statement = cache.get(sql);
     if (!statement) {
@@ -74,21 +146,21 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {
     if (this.inTransaction.getStore()) return work();
-    this.writer.exec('BEGIN IMMEDIATE');
+    const writer = this.writeConnection();
+    writer.exec('BEGIN IMMEDIATE');
     try {
       const result = await this.inTransaction.run(true, work);
-      this.writer.exec('COMMIT');
+      writer.exec('COMMIT');
       return result;
     } catch (error) {
-      if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
+      if (writer.inTransaction) writer.exec('ROLLBACK');
       throw error;
     }
   }
 
   async loadCheckpoint(name: string): Promise<number | null> {
-    const row = this.connection().prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as
-      { position: number } | undefined;
-    return row?.position ?? null;
+    if (this.isReplica) return this.snapshotCheckpoint(name);
+    return this.readCheckpoint(this.connection(), name);
   }
 
   async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
@@ -101,16 +173,16 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async dropAll(): Promise<void> {
-    const tables = this.writer
+    const tables = this.writeConnection()
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'")
       .all() as Array<{ name: string }>;
-    for (const { name } of tables) this.writer.exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
+    for (const { name } of tables) this.writeConnection().exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
   }
 
   async close(): Promise<void> {
     await this.walCheckpointer?.stop();
     this.reader.close();
-    this.writer.close();
+    this.writer?.close();
   }
 }
 
@@ -148,7 +220,17 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     this.fields = new Set(spec.fields);
     this.compact = spec.compact === true;
     this.wholeColumns = ['id', ...spec.fields.map(column), 'doc'].join(', ');
-    const db = store.writeConnection();
+    const names = ['id', ...spec.fields.map(column), 'doc'];
+    const updates = [...spec.fields.map(column), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
+    this.insertMissingSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
+    this.upsertSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
+    // A replica reads the tables the writing process made (it starts once that one is ready).
+    if (!store.isReplica) this.define(store.writeConnection());
+  }
+
+  /** Creates the table and its declared indexes, and drops indexes no longer declared. */
+  private define(db: Database.Database): void {
+    const spec = this.spec;
     // Field columns have no declared type, so no affinity: a value is stored and compared as it is. (`ANY` in a table that
     // is not STRICT means NUMERIC affinity: the text '01' was stored as the integer 1, so a lookup of key '01', '1.0' or
     // '0001' found key '1', and a compact collection read the user '007' back as the number 7. A file made before keeps
@@ -171,10 +253,6 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     for (const { name } of existing) {
       if (name.startsWith(`${this.table}__`) && !declared.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`);
     }
-    const names = ['id', ...spec.fields.map(column), 'doc'];
-    const updates = [...spec.fields.map(column), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
-    this.insertMissingSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
-    this.upsertSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
   }
 
   async get(id: string): Promise<T | null> {

@@ -1,0 +1,113 @@
+import http, { type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp } from '../command-service/app';
+import { answerUnparsableRequests } from '../command-service/http/client-errors';
+import type { HttpMethod } from '../command-service/http/openapi';
+import type { ApiRegistry } from '../command-service/http/openapi';
+import type { Config } from '../shared/config';
+import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
+import { ReadOnlyEventStore } from '../shared/eventstore/read-only-event-store';
+import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
+import { createRootLogger } from '../shared/logger';
+import { Metrics } from '../shared/metrics/metrics';
+import { ReadModels } from '../shared/read-models/read-models';
+import { grantsFeature } from './features/grants';
+import { featureRoutes } from './feature';
+import { closeServer } from './http-server';
+import { forwardTo } from './forward-request';
+import { ReplicaFreshness } from './replica-freshness';
+import { buildServices } from './services';
+import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
+
+/** What the main process tells a check worker at its start (app/check-workers.ts), in the environment. */
+export const CHECK_WORKER_ENV = {
+  config: 'REBAC_CHECK_WORKER_CONFIG',
+  upstreamPort: 'REBAC_CHECK_WORKER_UPSTREAM_PORT',
+  index: 'REBAC_CHECK_WORKER_INDEX',
+} as const;
+
+/** Messages between the main process and a check worker (IPC). */
+export type ToCheckWorker = 'connection' | 'stop';
+export type FromCheckWorker = 'ready' | 'stopped';
+
+export interface CheckWorker {
+  /** Serves a connection the main process accepted and handed over. */
+  take(socket: Socket): void;
+  /** Stops taking connections and resolves once in-flight requests are answered. */
+  close(): Promise<void>;
+}
+
+/**
+ * A check worker: one more process answering the permission checks of the one-process service
+ * on another core. It reads the SQLite read models the main process writes, through a replica
+ * whose reads of one turn see one committed batch; its decision caches are kept per that batch's
+ * position, so they are as exact as the main process's. It takes whole connections from the main
+ * process (which accepts them all); a request on one that is not a permission check (every write,
+ * every list, the console, /metrics) is forwarded to the main process unchanged.
+ */
+export async function startCheckWorker(config: Config, logger: Logger, upstreamPort: number): Promise<CheckWorker> {
+  const documentStore = SqliteDocumentStore.replica(sqliteReadModelsPath(config));
+  const eventStore = new ReadOnlyEventStore(new SqliteEventStore({ path: sqliteEventsPath(config) }));
+  const readModels = new ReadModels(documentStore);
+  const freshness = new ReplicaFreshness(documentStore);
+  // Command-state snapshots are the main process's: nothing here decides a command.
+  const services = buildServices({ ...config, COMMAND_SNAPSHOT_EVERY: 0 }, logger, eventStore, readModels, new Metrics(), freshness);
+  const features = [grantsFeature()];
+  const app = createApp(services, featureRoutes(features, { config, logger, eventStore, documentStore, services }), { coreRoutes: false });
+  const api = app.locals.api as ApiRegistry;
+  const forward = forwardTo(upstreamPort, logger);
+
+  const server: Server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0]!;
+    if (api.operationFor(req.method!.toLowerCase() as HttpMethod, path)) app(req, res);
+    else forward(req, res);
+  });
+  answerUnparsableRequests(server);
+  return {
+    take(socket) {
+      server.emit('connection', socket);
+      socket.resume();
+    },
+    async close() {
+      await closeServer(server);
+      await eventStore.close();
+      await documentStore.close();
+    },
+  };
+}
+
+/** The process entry: forked by app/check-workers.ts with the main process's configuration. */
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env[CHECK_WORKER_ENV.config] ?? '') as Config;
+  const index = process.env[CHECK_WORKER_ENV.index] ?? '?';
+  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT }).child({ component: 'check-worker', worker: index });
+  const worker = await startCheckWorker(config, logger, Number(process.env[CHECK_WORKER_ENV.upstreamPort]));
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void worker.close().then(() => {
+      process.send?.('stopped' satisfies FromCheckWorker);
+      process.exit(0);
+    });
+  };
+  process.on('message', (message: ToCheckWorker, handle?: unknown) => {
+    if (message === 'connection' && handle) worker.take(handle as Socket);
+    else if (message === 'stop') stop();
+  });
+  // The main process went away (crashed or killed): nothing is left to forward to.
+  process.on('disconnect', () => process.exit(0));
+  // Ctrl-C reaches the whole process group: the main process stops the workers itself, after its own requests.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', stop);
+  logger.debug('check worker ready');
+  process.send?.('ready' satisfies FromCheckWorker);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

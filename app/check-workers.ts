@@ -1,0 +1,148 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import net, { type Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { extname, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config';
+import { CHECK_WORKER_ENV, type FromCheckWorker, type ToCheckWorker } from './check-worker';
+
+/** How long a check worker may take to open the read models and say it is ready. */
+const START_TIMEOUT_MS = 30_000;
+/** Pause before a check worker that died is started again (a crash loop must not spin). */
+const RESPAWN_DELAY_MS = 1_000;
+
+/**
+ * How many processes answer HTTP in the one-process service (HTTP_WORKERS): `auto` is one per
+ * core, but one where a check worker cannot follow the read models exactly (not SQLite) or where
+ * a per-key rate limit is set (each process keeps its own buckets, so N processes would let a
+ * key make N times the rate: set HTTP_WORKERS explicitly to accept that).
+ */
+export function httpWorkerCount(config: Config): number {
+  const sqlite = config.READ_MODEL_STORE === 'sqlite' && config.EVENT_STORE === 'sqlite';
+  if (config.HTTP_WORKERS === 'auto') return sqlite && config.RATE_LIMIT_PER_KEY_RPS === 0 ? availableParallelism() : 1;
+  if (config.HTTP_WORKERS > 1 && !sqlite) {
+    throw new Error(
+      `HTTP_WORKERS=${config.HTTP_WORKERS} needs the SQLite event log and read models (EVENT_STORE=sqlite, READ_MODEL_STORE=sqlite): check workers read their files`,
+    );
+  }
+  return config.HTTP_WORKERS;
+}
+
+export interface FrontDoor {
+  /** The port clients connect to. */
+  readonly port: number;
+  /** The check workers' process ids (tests, and an operator reading the log). */
+  workerPids(): number[];
+  /** Stops accepting, then stops the check workers once their requests are answered. */
+  close(): Promise<void>;
+}
+
+/**
+ * The public listener of a service with several HTTP workers: it accepts every connection and
+ * hands each, unread, to the next process in turn: this one (`serveHere`) or one of `count`
+ * check workers (app/check-worker.ts), which answer permission checks themselves and forward
+ * everything else to `upstreamPort`, this process's own loopback listener. A worker that dies
+ * is left out of the turn and started again; its connections are lost (clients reconnect).
+ */
+export async function openFrontDoor(
+  config: Config,
+  logger: Logger,
+  count: number,
+  upstreamPort: number,
+  serveHere: (socket: Socket) => void,
+): Promise<FrontDoor> {
+  const workers: Array<ChildProcess | null> = new Array<ChildProcess | null>(count).fill(null);
+  let closing = false;
+  let turn = 0;
+
+  const spawn = async (index: number): Promise<void> => {
+    const child = forkWorker(config, index, upstreamPort);
+    try {
+      await readyOrExit(child);
+    } catch (error) {
+      logger.error({ err: error, worker: index }, 'check worker did not start');
+      child.kill('SIGKILL');
+      if (!closing) setTimeout(() => void spawn(index), RESPAWN_DELAY_MS).unref();
+      return;
+    }
+    if (closing) {
+      child.kill('SIGTERM');
+      return;
+    }
+    workers[index] = child;
+    child.once('exit', (code, signal) => {
+      workers[index] = null;
+      if (closing) return;
+      logger.error({ worker: index, pid: child.pid, code, signal }, 'check worker exited; starting another');
+      setTimeout(() => void spawn(index), RESPAWN_DELAY_MS).unref();
+    });
+  };
+  await Promise.all(workers.map((_, index) => spawn(index)));
+
+  const server = net.createServer({ pauseOnConnect: true }, (socket) => {
+    // Round robin over this process and the live workers.
+    const live = workers.filter((w): w is ChildProcess => w !== null && w.connected);
+    const pick = turn++ % (live.length + 1);
+    if (pick === live.length) return serveHere(socket);
+    live[pick]!.send('connection' satisfies ToCheckWorker, socket, (error) => {
+      // The worker went away between the pick and the hand-over: the socket is still ours.
+      if (error && !socket.destroyed) serveHere(socket);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  logger.info({ workers: count + 1, pids: workers.map((w) => w?.pid) }, 'check workers started');
+
+  return {
+    port,
+    workerPids: () => workers.flatMap((w) => (w?.pid === undefined ? [] : [w.pid])),
+    async close() {
+      closing = true;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(workers.map((w) => (w ? stopWorker(w) : undefined)));
+    },
+  };
+}
+
+function forkWorker(config: Config, index: number, upstreamPort: number): ChildProcess {
+  // Run from the sources (tests, the bench) the worker needs the same TypeScript loader; built, plain node.
+  const typescript = extname(__filename) === '.ts';
+  return fork(join(__dirname, `check-worker${extname(__filename)}`), [], {
+    execArgv: typescript ? ['-r', '@swc-node/register'] : process.execArgv,
+    env: {
+      ...process.env,
+      [CHECK_WORKER_ENV.config]: JSON.stringify(config),
+      [CHECK_WORKER_ENV.upstreamPort]: String(upstreamPort),
+      [CHECK_WORKER_ENV.index]: String(index + 1),
+    },
+  });
+}
+
+function readyOrExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    child.on('message', (message: FromCheckWorker) => {
+      if (message !== 'ready') return;
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (code ${code}, signal ${signal}) before it was ready`));
+    });
+  });
+}
+
+/** Asks a worker to finish its requests and exit; kills it if it has not within the shutdown window. */
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.send('stop' satisfies ToCheckWorker);
+  else child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,143 @@
+import http from 'node:http';
+import { FACTS, SCHEMA, startTestServer, type TestServer } from '../support/embedded-server';
+import { Scrape } from '../support/prometheus';
+
+/**
+ * HTTP_WORKERS=2: the one-process service answers on two processes, this one and a check worker
+ * (app/check-worker.ts) that reads the same SQLite read models. Every request here goes over a
+ * new connection, and connections go to the processes in turn, so consecutive requests land on
+ * different processes: a write on one and the check that follows on the other.
+ */
+describe('check workers (HTTP_WORKERS=2)', () => {
+  let server: TestServer;
+  let envKey: string;
+
+  /** One request on a connection of its own. */
+  const send = (method: string, path: string, body?: unknown, key = envKey) =>
+    new Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        `${server.url}${path}`,
+        {
+          method,
+          agent: false,
+          headers: {
+            authorization: `Bearer ${key}`,
+            // Node's client frames no DELETE body by itself.
+            ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const allowed = async (user: string, action: string, doc: string) => {
+    const answer = await send('POST', '/allowed', { user: { key: user }, action, resource: { type: 'doc', key: doc, tenant: 'default' } });
+    expect(answer.status).toBe(200);
+    return answer.body.allow as boolean;
+  };
+  /** /allowed answers of this (the main) process, from its own registry: the workers keep theirs. */
+  const answeredHere = async () =>
+    new Scrape(await server.service.metrics.scrape()).sum('rebac_http_requests_total', { route: '/allowed', method: 'POST' });
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { HTTP_WORKERS: '2' } });
+    envKey = (await server.api.environmentClient()).key;
+    const admin = server.api;
+    await admin.post(`${SCHEMA}/resources`, { key: 'doc', name: 'Doc', actions: { read: {}, write: {} } });
+    await admin.post(`${SCHEMA}/resources/doc/roles`, { key: 'owner', name: 'Owner', permissions: ['read', 'write'] });
+    for (const key of ['d1', 'd2']) await admin.post(`${FACTS}/resource_instances`, { key, resource: 'doc', tenant: 'default' });
+    await admin.post(`${FACTS}/role_assignments`, { user: 'alice', role: 'owner', resource_instance: 'doc:d1' });
+  }, 60_000);
+  afterAll(() => server?.close());
+
+  it('starts a check worker, and both processes answer checks', async () => {
+    expect(server.service.checkWorkerPids()).toHaveLength(1);
+    const before = await answeredHere();
+    for (let i = 0; i < 10; i++) {
+      expect(await allowed('alice', 'write', 'd1')).toBe(true);
+      expect(await allowed('alice', 'write', 'd2')).toBe(false);
+    }
+    // 20 checks on 20 connections in turn: this process answered half, the worker the rest.
+    expect((await answeredHere()) - before).toBe(10);
+  });
+
+  it('a write answered by one process is seen at once by a check on the other, cached decisions included', async () => {
+    for (let round = 0; round < 6; round++) {
+      // Both processes hold the decision in their caches (two checks: one each).
+      expect(await allowed('bob', 'read', 'd2')).toBe(false);
+      expect(await allowed('bob', 'read', 'd2')).toBe(false);
+      const assigned = await send('POST', `${FACTS}/role_assignments`, { user: 'bob', role: 'owner', resource_instance: 'doc:d2' });
+      expect(assigned.status).toBe(200);
+      expect(await allowed('bob', 'read', 'd2')).toBe(true);
+      expect(await allowed('bob', 'read', 'd2')).toBe(true);
+      const removed = await send('DELETE', `${FACTS}/role_assignments`, { user: 'bob', role: 'owner', resource_instance: 'doc:d2' });
+      expect(removed.status).toBe(204);
+      expect(await allowed('bob', 'read', 'd2')).toBe(false);
+      expect(await allowed('bob', 'read', 'd2')).toBe(false);
+    }
+  });
+
+  it('a worker forwards a chunked body as chunked (a DELETE too)', async () => {
+    for (let i = 0; i < 2; i++) {
+      const answer = await new Promise<number>((resolve, reject) => {
+        const req = http.request(`${server.url}${FACTS}/role_assignments`, {
+          method: 'DELETE',
+          agent: false,
+          headers: { authorization: `Bearer ${envKey}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.write('{"user":"nobody","role":"owner",');
+        req.end('"resource_instance":"doc:d1"}');
+      });
+      // Read whole on both processes: the assignment it names does not exist (an unframed body would be a 400).
+      expect(answer).toBe(404);
+    }
+  });
+
+  it('a worker forwards what it does not serve, answers and errors unchanged', async () => {
+    // Two of each in a row: one reaches the worker, which forwards it.
+    for (let i = 0; i < 2; i++) {
+      const list = await send('GET', `${FACTS}/role_assignments?user=alice`);
+      expect(list.status).toBe(200);
+      expect(list.body).toEqual([expect.objectContaining({ user: 'alice', role: 'owner', resource_instance: 'doc:d1' })]);
+      expect(list.headers['x-request-id']).toEqual(expect.any(String));
+      const refused = await send('POST', `${FACTS}/resource_instances`, { key: 'd9', resource: 'doc', tenant: 'default', colour: 'red' });
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0]).toEqual(expect.objectContaining({ loc: ['body', 'colour'], type: 'extra_forbidden' }));
+      expect((await send('GET', '/v2/nowhere')).status).toBe(404);
+      expect((await send('POST', '/allowed', { user: { key: 'alice' } })).status).toBe(422);
+      expect((await send('POST', '/allowed', { user: { key: 'alice' }, action: 'read', resource: { type: 'doc', key: 'd1' } }, 'nope')).status).toBe(401);
+    }
+  });
+
+  it('a worker that dies is left out and started again; the service keeps answering', async () => {
+    const [pid] = server.service.checkWorkerPids();
+    process.kill(pid!, 'SIGKILL');
+    await waitFor(() => !server.service.checkWorkerPids().includes(pid!));
+    for (let i = 0; i < 4; i++) expect(await allowed('alice', 'write', 'd1')).toBe(true);
+    await waitFor(() => server.service.checkWorkerPids().length === 1);
+    expect(server.service.checkWorkerPids()).not.toContain(pid);
+    const before = await answeredHere();
+    for (let i = 0; i < 4; i++) expect(await allowed('alice', 'read', 'd1')).toBe(true);
+    expect((await answeredHere()) - before).toBe(2);
+  }, 30_000);
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
