@@ -10,7 +10,7 @@ import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import { ReadOnlyEventStore } from '../shared/eventstore/read-only-event-store';
 import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import { createRootLogger } from '../shared/logger';
-import { Metrics } from '../shared/metrics/metrics';
+import { Metrics, type MetricsSnapshot } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
 import { grantsFeature } from './features/grants';
 import { featureRoutes } from './feature';
@@ -27,13 +27,15 @@ export const CHECK_WORKER_ENV = {
   index: 'REBAC_CHECK_WORKER_INDEX',
 } as const;
 
-/** Messages between the main process and a check worker (IPC). */
-export type ToCheckWorker = 'connection' | 'stop';
-export type FromCheckWorker = 'ready' | 'stopped';
+/** Messages between the main process and a check worker (IPC); `metrics` asks for (and answers with) this process's metrics. */
+export type ToCheckWorker = 'connection' | 'stop' | { metrics: number };
+export type FromCheckWorker = 'ready' | 'stopped' | { metrics: number; values: MetricsSnapshot };
 
 export interface CheckWorker {
   /** Serves a connection the main process accepted and handed over. */
   take(socket: Socket): void;
+  /** This worker's metrics, which the main process's /metrics adds to its own. */
+  metrics(): Promise<MetricsSnapshot>;
   /** Stops taking connections and resolves once in-flight requests are answered. */
   close(): Promise<void>;
 }
@@ -52,7 +54,8 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
   const readModels = new ReadModels(documentStore);
   const freshness = new ReplicaFreshness(documentStore);
   // Command-state snapshots are the main process's: nothing here decides a command.
-  const services = buildServices({ ...config, COMMAND_SNAPSHOT_EVERY: 0 }, logger, eventStore, readModels, new Metrics(), freshness);
+  const metrics = new Metrics();
+  const services = buildServices({ ...config, COMMAND_SNAPSHOT_EVERY: 0 }, logger, eventStore, readModels, metrics, freshness);
   const features = [grantsFeature()];
   const app = createApp(services, featureRoutes(features, { config, logger, eventStore, documentStore, services }), { coreRoutes: false });
   const api = app.locals.api as ApiRegistry;
@@ -69,6 +72,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
       server.emit('connection', socket);
       socket.resume();
     },
+    metrics: () => metrics.snapshot(),
     async close() {
       await closeServer(server);
       await eventStore.close();
@@ -81,7 +85,10 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
 async function main(): Promise<void> {
   const config = JSON.parse(process.env[CHECK_WORKER_ENV.config] ?? '') as Config;
   const index = process.env[CHECK_WORKER_ENV.index] ?? '?';
-  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT }).child({ component: 'check-worker', worker: index });
+  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT }).child({
+    component: 'check-worker',
+    worker: index,
+  });
   const worker = await startCheckWorker(config, logger, Number(process.env[CHECK_WORKER_ENV.upstreamPort]));
   let stopping = false;
   const stop = () => {
@@ -95,6 +102,9 @@ async function main(): Promise<void> {
   process.on('message', (message: ToCheckWorker, handle?: unknown) => {
     if (message === 'connection' && handle) worker.take(handle as Socket);
     else if (message === 'stop') stop();
+    else if (typeof message === 'object') {
+      void worker.metrics().then((values) => process.send?.({ metrics: message.metrics, values } satisfies FromCheckWorker));
+    }
   });
   // The main process went away (crashed or killed): nothing is left to forward to.
   process.on('disconnect', () => process.exit(0));

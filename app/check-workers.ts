@@ -4,10 +4,13 @@ import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
+import type { MetricsSnapshot } from '../shared/metrics/metrics';
 import { CHECK_WORKER_ENV, type FromCheckWorker, type ToCheckWorker } from './check-worker';
 
 /** How long a check worker may take to open the read models and say it is ready. */
 const START_TIMEOUT_MS = 30_000;
+/** How long a scrape of /metrics waits for a check worker's metrics. */
+const METRICS_TIMEOUT_MS = 1_000;
 /** Pause before a check worker that died is started again (a crash loop must not spin). */
 const RESPAWN_DELAY_MS = 1_000;
 
@@ -33,6 +36,8 @@ export interface FrontDoor {
   readonly port: number;
   /** The check workers' process ids (tests, and an operator reading the log). */
   workerPids(): number[];
+  /** The live workers' metrics (one that does not answer within a second is left out of this scrape). */
+  workerMetrics(): Promise<MetricsSnapshot[]>;
   /** Stops accepting, then stops the check workers once their requests are answered. */
   close(): Promise<void>;
 }
@@ -96,13 +101,35 @@ export async function openFrontDoor(
   const { port } = server.address() as net.AddressInfo;
   logger.info({ workers: count + 1, pids: workers.map((w) => w?.pid) }, 'check workers started');
 
+  let asked = 0;
+  const metricsOf = (child: ChildProcess) =>
+    new Promise<MetricsSnapshot | null>((resolve) => {
+      const id = ++asked;
+      const answered = (message: FromCheckWorker) => {
+        if (typeof message !== 'object' || message.metrics !== id) return;
+        done(message.values);
+      };
+      const timer = setTimeout(() => done(null), METRICS_TIMEOUT_MS);
+      const done = (values: MetricsSnapshot | null) => {
+        clearTimeout(timer);
+        child.off('message', answered);
+        resolve(values);
+      };
+      child.on('message', answered);
+      child.send({ metrics: id } satisfies ToCheckWorker, (error) => error && done(null));
+    });
+
   return {
     port,
     workerPids: () => workers.flatMap((w) => (w?.pid === undefined ? [] : [w.pid])),
+    async workerMetrics() {
+      const live = workers.filter((w): w is ChildProcess => w !== null && w.connected);
+      return (await Promise.all(live.map(metricsOf))).filter((m): m is MetricsSnapshot => m !== null);
+    },
     async close() {
       closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all(workers.map((w) => (w ? stopWorker(w) : undefined)));
+      await Promise.all(workers.flatMap((w) => (w ? [stopWorker(w)] : [])));
     },
   };
 }

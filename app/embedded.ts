@@ -84,6 +84,8 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
       socket.resume();
     });
     url = `http://${config.HOST}:${frontDoor.port}`;
+    const workers = frontDoor;
+    metrics.addPeers(() => workers.workerMetrics());
   }
   logger.info({ url, dataDir: config.DATA_DIR, console: consoleDir === undefined ? null : `${url}/ui/`, httpWorkers }, 'service listening');
 

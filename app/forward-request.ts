@@ -8,7 +8,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 
 function endToEnd(headers: IncomingHttpHeaders, keep?: string): IncomingHttpHeaders {
   const kept: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if ((name === keep || !HOP_BY_HOP.has(name)) && value !== undefined) kept[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if ((name === keep || !HOP_BY_HOP.has(name)) && value !== undefined) kept[name] = value;
   return kept;
 }
 

@@ -18,10 +18,7 @@ type Factory<T> = (config: Config) => Promise<T>;
 /** An event store engine; `observer` (metrics) is told of its appends. */
 type EventStoreFactory = (config: Config, observer?: AppendObserver) => Promise<EventStore>;
 const eventStoreEngines = new Map<string, EventStoreFactory>([
-  [
-    'sqlite',
-    async (c, observer) => new SqliteEventStore({ path: sqliteEventsPath(c), observer }),
-  ],
+  ['sqlite', async (c, observer) => new SqliteEventStore({ path: sqliteEventsPath(c), observer })],
   [
     'eventstoredb',
     async (c, observer) => {

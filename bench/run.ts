@@ -18,7 +18,7 @@ import { repeatLoad } from './lib/load';
 import { loadFacts, loadSchema } from './lib/load-ours';
 import { parseOptions, type ScenarioName } from './lib/options';
 import { gitCommit, machineInfo, writeResults, type BenchResults, type ScenarioResult } from './lib/results';
-import { environmentKey, startService, type RunningService } from './lib/service';
+import { environmentKey, restartService, startService, type RunningService } from './lib/service';
 import { renderTable } from './lib/table';
 import { bulkImportResult } from './scenarios/bulk-import';
 import { bulkCheckScenario, checkLatencyScenario, checkScenario } from './scenarios/checks';
@@ -130,7 +130,17 @@ async function main(): Promise<void> {
         // Uncached first: it also warms SQLite's page cache and the JIT, which the cached row would otherwise pay for.
         await guarded('check', () => checkScenario(ctx, { fromStore: true }));
         await guarded('check', () => checkScenario(ctx));
+        // What one process does, against the baseline's one process: the same data, restarted with HTTP_WORKERS=1, then as before.
+        await guarded('check', async () => {
+          await restartService(ctx, { HTTP_WORKERS: '1' });
+          try {
+            return await checkScenario(ctx, { oneWorker: true });
+          } finally {
+            await restartService(ctx, {});
+          }
+        });
       }
+      service = ctx.service;
       if (want('check')) await guarded('check', () => checkLatencyScenario(ctx));
       if (want('bulk-check')) {
         await guarded('bulk-check', () => bulkCheckScenario(ctx, { fromStore: true }));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -31,6 +31,18 @@ export interface Memory {
 
 /** RSS of another process, from /proc (Linux). */
 export function memoryOf(pid: number): Memory | null {
+  // The service's check workers (HTTP_WORKERS) are its children: their memory is the service's too.
+  // Summed per process, so pages they share (node's own code, mapped files) count once per process.
+  const each = processTree(pid).flatMap((p) => {
+    const memory = memoryOfProcess(p);
+    return memory ? [memory] : [];
+  });
+  if (each.length === 0) return null;
+  const sum = (field: keyof Memory) => each.reduce((total, m) => total + m[field], 0);
+  return { rssMiB: sum('rssMiB'), peakMiB: sum('peakMiB'), anonMiB: sum('anonMiB'), fileMiB: sum('fileMiB'), shmemMiB: sum('shmemMiB') };
+}
+
+function memoryOfProcess(pid: number): Memory | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
@@ -46,11 +58,39 @@ export function memoryOf(pid: number): Memory | null {
   }
 }
 
+/** `pid` and its descendants (from /proc: each process's parent). */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree: number[] = [];
+  const visit = (p: number) => {
+    tree.push(p);
+    for (const child of parents.get(p) ?? []) visit(child);
+  };
+  visit(pid);
+  return tree;
+}
+
 /**
  * CPU time (user + system, every thread) a process has used so far, in seconds, from /proc
  * (Linux: utime and stime are fields 14 and 15 of /proc/PID/stat, in USER_HZ = 100 ticks per second).
  */
 export function cpuSecondsOf(pid: number): number | null {
+  // With its check workers (children), as memoryOf.
+  const each = processTree(pid).map(cpuSecondsOfProcess);
+  return each.every((s) => s === null) ? null : each.reduce<number>((t, s) => t + (s ?? 0), 0);
+}
+
+function cpuSecondsOfProcess(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces), starting at field 3.

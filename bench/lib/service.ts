@@ -9,6 +9,8 @@ export const ADMIN_KEY = 'bench-admin-key-0123456789';
 export interface ServiceOptions {
   /** Reuse a data directory (restart); otherwise a fresh one under the OS temp dir. */
   dataDir?: string;
+  /** Remove `dataDir` on stop as if it had been made here (a restart of a service that would have). */
+  ownsDataDir?: boolean;
   /** Write a V8 CPU profile of the server into this directory when it stops. */
   cpuProfileDir?: string;
   /** Extra environment for the server. */
@@ -73,7 +75,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     memory: () => memoryOf(child.pid),
     async stop({ keepData = false } = {}) {
       await child.stop();
-      if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData && (!options.dataDir || options.ownsDataDir)) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -87,4 +89,20 @@ export async function environmentKey(admin: HttpClient): Promise<HttpClient> {
     name: 'bench',
   });
   return admin.withKey(created.secret as string);
+}
+
+/** Stops `ctx.service` keeping its data and starts it again on it with `env` (and the run's profiling options). */
+export async function restartService(
+  ctx: { service: RunningService; options: { profileDir: string | null; serverNodeOptions: string | null } },
+  env: Record<string, string>,
+): Promise<void> {
+  const dataDir = ctx.service.dataDir;
+  await ctx.service.stop({ keepData: true });
+  ctx.service = await startService({
+    dataDir,
+    ownsDataDir: true,
+    env,
+    cpuProfileDir: ctx.options.profileDir ? `${ctx.options.profileDir}/main` : undefined,
+    nodeOptions: ctx.options.serverNodeOptions,
+  });
 }

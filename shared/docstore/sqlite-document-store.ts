@@ -176,7 +176,8 @@ export class SqliteDocumentStore implements DocumentStore {
     const tables = this.writeConnection()
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'")
       .all() as Array<{ name: string }>;
-    for (const { name } of tables) this.writeConnection().exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
+    for (const { name } of tables)
+      this.writeConnection().exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
   }
 
   async close(): Promise<void> {

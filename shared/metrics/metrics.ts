@@ -1,4 +1,16 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
+
+/** One process's metrics as values (prom-client's JSON form). */
+export type MetricsSnapshot = Array<MetricObjectWithValues<MetricValue<string>>>;
 import type { AppendObserver } from '../eventstore/port';
 
 /**
@@ -149,10 +161,31 @@ export class Metrics {
 
   readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
 
-  /** The exposition text: the process's default metrics, then this service's. */
+  private peers: (() => Promise<MetricsSnapshot[]>) | null = null;
+
+  /**
+   * Other processes of the same service whose metrics a scrape adds to these (the check workers
+   * of the one-process service): counters and histograms summed, each default process metric
+   * combined as prom-client's cluster aggregation does.
+   */
+  addPeers(source: () => Promise<MetricsSnapshot[]>): void {
+    this.peers = source;
+  }
+
+  /** The exposition text: the process's default metrics, then this service's (with its peers', if any). */
   async scrape(): Promise<string> {
+    if (this.peers) {
+      const all = [await this.snapshot(), ...(await this.peers())];
+      return AggregatorRegistry.aggregate(all).metrics();
+    }
     await this.refresh();
     return `${await processRegistry().metrics()}\n${await this.registry.metrics()}`;
+  }
+
+  /** Every metric of this process, as values (what a peer sends to the process that answers /metrics). */
+  async snapshot(): Promise<MetricsSnapshot> {
+    await this.refresh();
+    return [...(await processRegistry().getMetricsAsJSON()), ...(await this.registry.getMetricsAsJSON())];
   }
 
   /** Copies the in-place counters into their families and reads the gauges' sources. */

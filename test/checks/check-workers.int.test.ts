@@ -42,9 +42,15 @@ describe('check workers (HTTP_WORKERS=2)', () => {
     expect(answer.status).toBe(200);
     return answer.body.allow as boolean;
   };
-  /** /allowed answers of this (the main) process, from its own registry: the workers keep theirs. */
-  const answeredHere = async () =>
-    new Scrape(await server.service.metrics.scrape()).sum('rebac_http_requests_total', { route: '/allowed', method: 'POST' });
+  /** /allowed answers of this (the main) process, from its own counters: the workers keep theirs. */
+  const answeredHere = async () => {
+    let count = 0;
+    for (const cell of server.service.metrics.http.cells())
+      if (cell.labels.route === '/allowed' && cell.labels.method === 'POST') count += cell.count;
+    return count;
+  };
+  /** /allowed answers of every process, as GET /metrics reports them. */
+  const answeredInAll = async () => (await Scrape.of(server.url)).sum('rebac_http_requests_total', { route: '/allowed', method: 'POST' });
 
   beforeAll(async () => {
     server = await startTestServer({ env: { HTTP_WORKERS: '2' } });
@@ -59,13 +65,14 @@ describe('check workers (HTTP_WORKERS=2)', () => {
 
   it('starts a check worker, and both processes answer checks', async () => {
     expect(server.service.checkWorkerPids()).toHaveLength(1);
-    const before = await answeredHere();
+    const [before, beforeInAll] = [await answeredHere(), await answeredInAll()];
     for (let i = 0; i < 10; i++) {
       expect(await allowed('alice', 'write', 'd1')).toBe(true);
       expect(await allowed('alice', 'write', 'd2')).toBe(false);
     }
-    // 20 checks on 20 connections in turn: this process answered half, the worker the rest.
+    // 20 checks on 20 connections in turn: this process answered half, the worker the rest, and /metrics counts them all.
     expect((await answeredHere()) - before).toBe(10);
+    expect((await answeredInAll()) - beforeInAll).toBe(20);
   });
 
   it('a write answered by one process is seen at once by a check on the other, cached decisions included', async () => {
@@ -117,7 +124,9 @@ describe('check workers (HTTP_WORKERS=2)', () => {
       expect(refused.body.detail[0]).toEqual(expect.objectContaining({ loc: ['body', 'colour'], type: 'extra_forbidden' }));
       expect((await send('GET', '/v2/nowhere')).status).toBe(404);
       expect((await send('POST', '/allowed', { user: { key: 'alice' } })).status).toBe(422);
-      expect((await send('POST', '/allowed', { user: { key: 'alice' }, action: 'read', resource: { type: 'doc', key: 'd1' } }, 'nope')).status).toBe(401);
+      expect(
+        (await send('POST', '/allowed', { user: { key: 'alice' }, action: 'read', resource: { type: 'doc', key: 'd1' } }, 'nope')).status,
+      ).toBe(401);
     }
   });
 
