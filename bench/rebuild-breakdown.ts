@@ -16,7 +16,7 @@
  * The difference between a variant and `core` is what that projection adds;
  * see docs/benchmarks.md (Rebuild).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -80,13 +80,14 @@ async function main(): Promise<void> {
       const used = process.cpuUsage(cpu);
       await runner.stop();
       await store.close();
+      const fileMb = statSync(join(dir, 'read-models.sqlite')).size / 1e6;
       rmSync(dir, { recursive: true, force: true });
       if (!reached) throw new Error(`${variant.label}: the projections did not reach ${head}`);
       const cpuPerEvent = (used.user + used.system) / head;
       console.log(
         `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${Math.round(head / wallS)
           .toLocaleString('en-US')
-          .padStart(7)} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event`,
+          .padStart(7)} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event  ${fileMb.toFixed(0).padStart(5)} MB read models`,
       );
     }
   } finally {
