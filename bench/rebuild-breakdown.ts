@@ -8,11 +8,15 @@
  * events/s and CPU per event for each.
  *
  *   REBUILD_EVENTS=100000 node -r @swc-node/register bench/rebuild-breakdown.ts
+ *   REBUILD_VARIANTS=shipped,1000 node -r @swc-node/register bench/rebuild-breakdown.ts
+ *
+ * REBUILD_VARIANTS picks variants by their key (core, grants, history, audit,
+ * shipped, 1000, 20000; default all), to compare a change back to back quickly.
  *
  * The difference between a variant and `core` is what that projection adds;
  * see docs/benchmarks.md (Rebuild).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -28,15 +32,20 @@ import { timeTravelWorld } from './lib/time-travel-world';
 
 const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
 const ALL = ['derived-grants', 'time-travel', 'audit-log', 'environment-copy'];
-const VARIANTS: Array<{ label: string; features: string[]; batchSize: number }> = [
-  { label: 'core (facts, schema, org)', features: [], batchSize: 1000 },
-  { label: 'core + grants', features: ['derived-grants'], batchSize: 1000 },
-  { label: 'core + history', features: ['time-travel'], batchSize: 1000 },
-  { label: 'core + audit index', features: ['audit-log'], batchSize: 1000 },
-  { label: 'all (as shipped)', features: ALL, batchSize: 1000 },
-  { label: 'all, batches of 5,000', features: ALL, batchSize: 5000 },
-  { label: 'all, batches of 20,000', features: ALL, batchSize: 20_000 },
+/** `catchUpBatchSize` undefined: the runner's default, as shipped. */
+const VARIANTS: Array<{ key: string; label: string; features: string[]; catchUpBatchSize?: number }> = [
+  { key: 'core', label: 'core (facts, schema, org)', features: [] },
+  { key: 'grants', label: 'core + grants', features: ['derived-grants'] },
+  { key: 'history', label: 'core + history', features: ['time-travel'] },
+  { key: 'audit', label: 'core + audit index', features: ['audit-log'] },
+  { key: 'shipped', label: 'all (as shipped)', features: ALL },
+  { key: '1000', label: 'all, batches of 1,000', features: ALL, catchUpBatchSize: 1000 },
+  { key: '20000', label: 'all, batches of 20,000', features: ALL, catchUpBatchSize: 20_000 },
 ];
+const picked = process.env.REBUILD_VARIANTS?.split(',').map((key) => key.trim());
+const unknown = picked?.filter((key) => !VARIANTS.some((v) => v.key === key)) ?? [];
+if (unknown.length > 0)
+  throw new Error(`REBUILD_VARIANTS: unknown ${unknown.join(', ')} (known: ${VARIANTS.map((v) => v.key).join(', ')})`);
 
 async function main(): Promise<void> {
   // A bootstrapped log (organisation, project, environments) from a real first start, then the world appended to it.
@@ -51,14 +60,18 @@ async function main(): Promise<void> {
       version = (await events.append(streams.environment(environmentId), batch, version < 0 ? 'no_stream' : version)).streamVersion;
     const head = await events.headPosition();
     console.log(`${head.toLocaleString('en-US')} events; each variant replays them all into a fresh read-model database`);
-    for (const variant of VARIANTS) {
+    for (const variant of VARIANTS.filter((v) => !picked || picked.includes(v.key))) {
       const dir = mkdtempSync(join(tmpdir(), 'rebac-rebuild-'));
       const store = new SqliteDocumentStore(join(dir, 'read-models.sqlite'));
       const readModels = new ReadModels(store);
       const features = embeddedFeatures().filter((f) => variant.features.includes(f.name));
-      const runner = new ProjectionRunner(events, store, buildProjections(readModels, features), pino({ level: 'silent' }), {
-        batchSize: variant.batchSize,
-      });
+      const runner = new ProjectionRunner(
+        events,
+        store,
+        buildProjections(readModels, features),
+        pino({ level: 'silent' }),
+        variant.catchUpBatchSize === undefined ? {} : { catchUpBatchSize: variant.catchUpBatchSize },
+      );
       const cpu = process.cpuUsage();
       const started = performance.now();
       await runner.start();
@@ -67,13 +80,14 @@ async function main(): Promise<void> {
       const used = process.cpuUsage(cpu);
       await runner.stop();
       await store.close();
+      const fileMb = statSync(join(dir, 'read-models.sqlite')).size / 1e6;
       rmSync(dir, { recursive: true, force: true });
       if (!reached) throw new Error(`${variant.label}: the projections did not reach ${head}`);
       const cpuPerEvent = (used.user + used.system) / head;
       console.log(
         `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${Math.round(head / wallS)
           .toLocaleString('en-US')
-          .padStart(7)} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event`,
+          .padStart(7)} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event  ${fileMb.toFixed(0).padStart(5)} MB read models`,
       );
     }
   } finally {

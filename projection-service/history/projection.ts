@@ -1,5 +1,5 @@
 import type { EnvEvent, EventHandlers, RecordedEvent } from '../../shared/events';
-import { dispatch, eventTypes, handledTypes, streamCategory } from '../../shared/events';
+import { dispatch, eventTypes, handledTypes, isDomainEvent, streamCategory } from '../../shared/events';
 import type { Collection } from '../../shared/docstore/port';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
@@ -87,6 +87,8 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
     await copy(s, 'instances', data.id);
     // The facts projection drops tuples an older log left on the instance; their versions end here too.
     const ref = `${data.resource}:${data.key}`;
+    // Read from the store: what the batch kept back of the tuples goes out first.
+    await s.history.tuples.writePending();
     for (const side of ['subject', 'object'] as const) {
       const left = await s.history.tuples.versions.find({ environment_id: s.environmentId, [side]: ref, _to: { $gt: s.position } });
       for (const version of left) await copy(s, 'tuples', version._oid);
@@ -131,22 +133,33 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   const history = new HistoryCollections(rm.store);
   let started = false;
   const clockHeads = new Map<string, ClockDoc | null>();
+  /** Position of the batch's last event this projection handles, where the versions it kept back go out; null: none kept. */
+  let batchEnd: number | null = null;
   return {
     name: 'history',
     handles,
     async prepare(batch: RecordedEvent[]) {
-      if (started) return;
-      if ((await history.since()) === null) {
-        const since = batch[0]!.position - 1;
-        if (since > 0) await copyCurrentDocuments(rm, history, since);
-        await history.meta.put({ id: SINCE, since });
+      if (!started) {
+        if ((await history.since()) === null) {
+          const since = batch[0]!.position - 1;
+          if (since > 0) await copyCurrentDocuments(rm, history, since);
+          await history.meta.put({ id: SINCE, since });
+        }
+        started = true;
       }
-      started = true;
+      // A document changed by several events of the batch is looked up once and its versions written at the end
+      // (what a failed batch kept back is dropped here: it was rolled back, or will be replayed).
+      batchEnd = batch.filter((event) => isDomainEvent(event) && handles.has(event.type as EnvEvent['type'])).at(-1)?.position ?? null;
+      if (batchEnd !== null) history.beginBatch();
     },
     async apply(event) {
       const environmentId = streamCategory(event.streamId).id;
       await tick(history, clockHeads, environmentId, event);
       await dispatch(historyProjectionHandlers, event.type, { rm, history, environmentId, position: event.position }, event);
+      if (batchEnd !== null && event.position >= batchEnd) {
+        batchEnd = null;
+        await history.endBatch();
+      }
     },
   };
 }

@@ -1,5 +1,11 @@
 import type { RecordedEvent } from '../events/envelope';
-import type { Subscription } from './port';
+import type { SubscribeOptions, Subscription } from './port';
+
+/** Events per handler call for a read after `after`: the subscriber's `batchSize` (500 when unset), at least 1. */
+export function batchSizeAfter(options: Pick<SubscribeOptions, 'batchSize'>, after: number): number {
+  const size = typeof options.batchSize === 'function' ? options.batchSize(after) : (options.batchSize ?? 500);
+  return Math.max(1, Math.floor(size));
+}
 
 export interface CatchUpLoop {
   fromPosition: number;

@@ -26,6 +26,7 @@ import {
   versionNumber,
 } from './eventstoredb-mapping';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
+import { batchSizeAfter } from './catch-up-subscription';
 
 export interface EventStoreDbOptions {
   /** e.g. `esdb://localhost:2113?tls=false` (this client takes the `esdb://` and `esdb+discover://` schemes). */
@@ -190,7 +191,6 @@ export class EventStoreDbEventStore implements EventStore {
   subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
     const categories = options.categories ? new Set(options.categories) : null;
     const filter = options.categories ? streamNameFilter({ prefixes: options.categories.map((c) => `${c}-`) }) : excludeSystemEvents();
-    const batchSize = options.batchSize ?? 500;
     let position = options.fromPosition;
     let stopped = false;
     let current: AllStreamSubscription | null = null;
@@ -205,7 +205,7 @@ export class EventStoreDbEventStore implements EventStore {
           for await (const first of subscription) {
             if (stopped) break;
             backoff = RESUBSCRIBE_MIN_MS;
-            const batch = [first, ...drain(subscription, batchSize - 1)];
+            const batch = [first, ...drain(subscription, batchSizeAfter(options, position) - 1)];
             const events = batch.flatMap((r) => {
               const recorded = ours(r, categories);
               return recorded && recorded.position > position ? [recorded] : [];

@@ -22,8 +22,12 @@ export interface Subscription {
 export interface SubscribeOptions {
   /** Deliver events with position strictly greater than this (0 = from the start). */
   fromPosition: number;
-  /** Upper bound on events per handler call. */
-  batchSize?: number;
+  /**
+   * Upper bound on events per handler call: a number, or a function asked
+   * before each read with the position the read starts after (a subscriber
+   * catching up on a long log may take larger batches than once it is live).
+   */
+  batchSize?: number | ((after: number) => number);
   /** Only events of these stream categories (`env`, `org`, `task`), where the engine can filter. */
   categories?: string[];
   /** Called when delivery fails for a reason other than the handler (engine down); the subscription retries with backoff. */

@@ -5,7 +5,7 @@ import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError, UnavailableError } from '../errors';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
-import { runCatchUpSubscription } from './catch-up-subscription';
+import { batchSizeAfter, runCatchUpSubscription } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 
 interface PendingAppend {
@@ -235,7 +235,7 @@ export class SqliteEventStore implements EventStore {
     return runCatchUpSubscription({
       fromPosition: options.fromPosition,
       readBatch: async (after) => {
-        const limit = options.batchSize ?? 500;
+        const limit = batchSizeAfter(options, after);
         if (!categories) {
           const events = await this.readAll(after, limit);
           return { events, lastPosition: events.at(-1)?.position ?? after };

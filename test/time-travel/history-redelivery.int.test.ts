@@ -22,12 +22,26 @@ const NAMES: VersionedName[] = [
   'tuples',
 ];
 
-/** Applies events straight to a fresh read-model store (core projections + history), with a delivery plan; returns every history document. */
-async function replay(dir: string, name: string, events: RecordedEvent[], deliveries: (i: number) => number[]) {
+/**
+ * Applies events straight to a fresh read-model store (core projections +
+ * history), with a delivery plan (batches of one event unless `batch` is
+ * given: then batches of that many, each delivered once, as the runner does);
+ * returns every history document.
+ */
+async function replay(dir: string, name: string, events: RecordedEvent[], deliveries: (i: number) => number[], batch = 1) {
   const store = new SqliteDocumentStore(join(dir, `${name}.sqlite`));
   const rm = new ReadModels(store);
   const projections: Projection[] = [...coreProjections(rm), historyProjection(rm)];
-  for (let i = 0; i < events.length; i++) {
+  if (batch > 1) {
+    for (let i = 0; i < events.length; i += batch) {
+      const slice = events.slice(i, i + batch);
+      await store.transaction(async () => {
+        for (const projection of projections) await projection.prepare?.(slice);
+        for (const event of slice) await applyToProjections(projections, event);
+      });
+    }
+  }
+  for (let i = 0; i < events.length && batch === 1; i++) {
     await store.transaction(async () => {
       for (const projection of projections) await projection.prepare?.([events[i]!]);
       for (const index of deliveries(i)) await applyToProjections(projections, events[index]!);
@@ -68,6 +82,11 @@ describe('the history projection under redelivery', () => {
 
   it('writes the same versions when every event is delivered twice', async () => {
     expect(await replay(h.dir, 'twice', events, (i) => [i, i])).toEqual(once);
+  });
+
+  it('writes the same versions when events come in batches (a document changed several times in one is written at its end)', async () => {
+    for (const size of [7, 100, events.length])
+      expect({ size, history: await replay(h.dir, `batches-${size}`, events, (i) => [i], size) }).toEqual({ size, history: once });
   });
 
   it('writes the same versions when batches are delivered again from an earlier point', async () => {

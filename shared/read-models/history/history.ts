@@ -82,12 +82,51 @@ export function documentOf<T extends { id: string }>(version: Version<T>): T {
   return { ...rest, id: _oid } as unknown as T;
 }
 
+/**
+ * What one batch of the projection knows of a collection's versions: for each
+ * document it recorded, the versions a lookup at its first position in the
+ * batch found (those alive then), kept up to date by its own writes; and
+ * those writes, which go out together at the end of the batch.
+ */
+interface VersionBatch<T> {
+  alive: Map<string, Array<Version<T>>>;
+  writes: Map<string, Version<T>>;
+}
+
 /** Versions of one collection's documents. */
 export class HistoryCollection<T extends { id: string }> {
   readonly versions: Collection<Version<T>>;
+  private batch: VersionBatch<T> | null = null;
 
   constructor(store: DocumentStore, spec: CollectionSpec) {
     this.versions = store.collection<Version<T>>(historySpec(spec));
+  }
+
+  /**
+   * From here until `endBatch`, `record` answers a document seen earlier in
+   * the batch from memory and keeps its writes until `writePending` (a
+   * document changed by several events of a batch is looked up once, and its
+   * intermediate versions written once). Positions must rise until then. A
+   * batch begun again drops what the last one kept (it failed, and was rolled
+   * back or will be replayed).
+   */
+  beginBatch(): void {
+    this.batch = { alive: new Map(), writes: new Map() };
+  }
+
+  /** Writes what the batch kept back (before anything reads `versions` directly, and at its end). */
+  async writePending(): Promise<void> {
+    const writes = this.batch?.writes;
+    if (!writes || writes.size === 0) return;
+    const docs = [...writes.values()];
+    writes.clear();
+    await this.versions.putMany(docs);
+  }
+
+  /** Writes what the batch kept back and goes back to writing each version at once. */
+  async endBatch(): Promise<void> {
+    await this.writePending();
+    this.batch = null;
   }
 
   /**
@@ -97,12 +136,34 @@ export class HistoryCollection<T extends { id: string }> {
    * recorded already and nothing changes; an unchanged document makes no new version.
    */
   async record(id: string, doc: T | null, position: number): Promise<void> {
-    const alive = await this.versions.find({ _oid: id, _to: { $gt: position - 1 } });
+    const alive = (await this.aliveAt(id, position)).filter((v) => v._to > position - 1);
     if (alive.some((v) => v._from >= position || v._to !== OPEN)) return;
     const open = alive[0];
     if (open && doc && isDeepStrictEqual(documentOf(open), doc)) return;
-    if (open) await this.versions.put({ ...open, _to: position });
-    if (doc) await this.versions.put(versionOf(doc, position));
+    if (open) await this.write(id, { ...open, _to: position });
+    if (doc) await this.write(id, versionOf(doc, position));
+  }
+
+  /**
+   * The versions of `id` with `_to > position - 1`, or (in a batch, for a
+   * document seen before in it) a superset of them: those alive at its first
+   * position in the batch, which is lower, as this batch's writes left them.
+   */
+  private async aliveAt(id: string, position: number): Promise<Array<Version<T>>> {
+    const known = this.batch?.alive.get(id);
+    if (known) return known;
+    const found = await this.versions.find({ _oid: id, _to: { $gt: position - 1 } });
+    this.batch?.alive.set(id, found);
+    return found;
+  }
+
+  private async write(id: string, version: Version<T>): Promise<void> {
+    if (!this.batch) return this.versions.put(version);
+    const alive = this.batch.alive.get(id)!;
+    const at = alive.findIndex((v) => v.id === version.id);
+    if (at >= 0) alive[at] = version;
+    else alive.push(version);
+    this.batch.writes.set(version.id, version);
   }
 
   /** The versions current at some point of `[from, to]` (positions), matching `filter`. */
@@ -165,6 +226,20 @@ export class HistoryCollections {
     this.setRules = new HistoryCollection(store, versionedSpecs.setRules);
     this.meta = store.collection<HistoryMetaDoc>(metaSpec);
     this.clock = store.collection<ClockDoc>(clockSpec);
+  }
+
+  private versioned(): Array<HistoryCollection<{ id: string }>> {
+    return (Object.keys(versionedSpecs) as VersionedName[]).map((name) => this[name] as HistoryCollection<{ id: string }>);
+  }
+
+  /** `beginBatch` on every versioned collection. */
+  beginBatch(): void {
+    for (const collection of this.versioned()) collection.beginBatch();
+  }
+
+  /** `endBatch` on every versioned collection. */
+  async endBatch(): Promise<void> {
+    for (const collection of this.versioned()) await collection.endBatch();
   }
 
   /** The position the history starts at, or null when no history is kept (the projection never ran). */
