@@ -72,7 +72,8 @@ async function main(): Promise<void> {
 
     // 1. The source environment, straight into its stream.
     let started = Date.now();
-    let version = -1;
+    // The environment's stream already holds what its creation wrote (its `default` tenant).
+    let version = await service.eventStore.streamVersion(streams.environment(source.id));
     let head = 0;
     for (const batch of syntheticEnvironment(TOTAL, 20_000)) {
       const result = await service.eventStore.append(streams.environment(source.id), batch, version === -1 ? 'no_stream' : version);
