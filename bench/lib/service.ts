@@ -11,6 +11,8 @@ export interface ServiceOptions {
   dataDir?: string;
   /** Remove `dataDir` on stop as if it had been made here (a restart of a service that would have). */
   ownsDataDir?: boolean;
+  /** Listen on this port (a restart, so that clients bound to the URL keep working); otherwise a free one. */
+  port?: number;
   /** Write a V8 CPU profile of the server into this directory when it stops. */
   cpuProfileDir?: string;
   /** Extra environment for the server. */
@@ -41,7 +43,7 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'rebac-bench-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const nodeArgs: string[] = [];
   if (options.cpuProfileDir) {
     mkdirSync(options.cpuProfileDir, { recursive: true });
@@ -91,7 +93,7 @@ export async function environmentKey(admin: HttpClient): Promise<HttpClient> {
   return admin.withKey(created.secret as string);
 }
 
-/** Stops `ctx.service` keeping its data and starts it again on it with `env` (and the run's profiling options). */
+/** Stops `ctx.service` keeping its data and starts it again on it and on its port with `env` (and the run's profiling options). */
 export async function restartService(
   ctx: { service: RunningService; options: { profileDir: string | null; serverNodeOptions: string | null } },
   env: Record<string, string>,
@@ -100,6 +102,7 @@ export async function restartService(
   await ctx.service.stop({ keepData: true });
   ctx.service = await startService({
     dataDir,
+    port: Number(new URL(ctx.service.url).port),
     ownsDataDir: true,
     env,
     cpuProfileDir: ctx.options.profileDir ? `${ctx.options.profileDir}/main` : undefined,
