@@ -59,6 +59,7 @@ export async function openFrontDoor(
   const workers: Array<ChildProcess | null> = new Array<ChildProcess | null>(count).fill(null);
   let closing = false;
   let turn = 0;
+  const liveWorkers = () => workers.filter((w): w is ChildProcess => w !== null && w.connected);
 
   const spawn = async (index: number): Promise<void> => {
     const child = forkWorker(config, index, upstreamPort);
@@ -86,7 +87,7 @@ export async function openFrontDoor(
 
   const server = net.createServer({ pauseOnConnect: true }, (socket) => {
     // Round robin over this process and the live workers.
-    const live = workers.filter((w): w is ChildProcess => w !== null && w.connected);
+    const live = liveWorkers();
     const pick = turn++ % (live.length + 1);
     if (pick === live.length) return serveHere(socket);
     live[pick]!.send('connection' satisfies ToCheckWorker, socket, (error) => {
@@ -123,8 +124,7 @@ export async function openFrontDoor(
     port,
     workerPids: () => workers.flatMap((w) => (w?.pid === undefined ? [] : [w.pid])),
     async workerMetrics() {
-      const live = workers.filter((w): w is ChildProcess => w !== null && w.connected);
-      return (await Promise.all(live.map(metricsOf))).filter((m): m is MetricsSnapshot => m !== null);
+      return (await Promise.all(liveWorkers().map(metricsOf))).filter((m): m is MetricsSnapshot => m !== null);
     },
     async close() {
       closing = true;

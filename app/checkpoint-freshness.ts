@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Freshness } from '../command-service/http/services';
+import { READ_MODELS_CHECKPOINT } from '../projection-service/runner';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
 import type { DocumentStore } from '../shared/docstore/port';
 
@@ -36,7 +37,7 @@ export class CheckpointFreshness implements Freshness {
     private readonly logger: Logger,
     options: CheckpointFreshnessOptions = {},
   ) {
-    this.checkpointName = options.checkpointName ?? 'read-models';
+    this.checkpointName = options.checkpointName ?? READ_MODELS_CHECKPOINT;
     this.busyIntervalMs = options.busyIntervalMs ?? 20;
     this.idleIntervalMs = options.idleIntervalMs ?? 1000;
   }

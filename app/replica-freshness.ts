@@ -1,4 +1,5 @@
 import type { Freshness } from '../command-service/http/services';
+import { READ_MODELS_CHECKPOINT } from '../projection-service/runner';
 import type { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 
 /** How often a request that waits for a position (`X-Min-Event-Position`, `as_of` ahead of the read models) looks again. */
@@ -16,7 +17,7 @@ export class ReplicaFreshness implements Freshness {
 
   constructor(
     private readonly replica: SqliteDocumentStore,
-    private readonly checkpointName = 'read-models',
+    private readonly checkpointName = READ_MODELS_CHECKPOINT,
   ) {}
 
   get position(): number {

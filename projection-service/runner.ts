@@ -21,6 +21,9 @@ export interface ProjectionRunnerOptions {
   catchUpBatchSize?: number;
 }
 
+/** The runner's checkpoint unless told otherwise: what processes that follow the read models read (app/*-freshness.ts). */
+export const READ_MODELS_CHECKPOINT = 'read-models';
+
 /** Steady-state batch: short enough that a batch's writes do not hold the event loop for long under bulk imports. */
 const BATCH_SIZE = 1000;
 /** Catch-up batch: measured 8–10% less CPU per event than 1,000, and nothing more beyond 5,000 (docs/benchmarks.md, Rebuild). */
@@ -62,7 +65,7 @@ export class ProjectionRunner {
     private readonly logger: Logger,
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.checkpointName = options.checkpointName ?? 'read-models';
+    this.checkpointName = options.checkpointName ?? READ_MODELS_CHECKPOINT;
     for (const key of ['batchSize', 'catchUpBatchSize'] as const) {
       const size = options[key];
       if (size !== undefined && !(Number.isInteger(size) && size > 0)) throw new Error(`${key} must be a positive integer, not ${size}`);

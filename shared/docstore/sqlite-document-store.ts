@@ -88,7 +88,7 @@ export class SqliteDocumentStore implements DocumentStore {
    */
   snapshotCheckpoint(name: string): number | null {
     this.openTurnSnapshot();
-    if (!this.snapshotCheckpoints.has(name)) this.snapshotCheckpoints.set(name, this.readCheckpoint(this.reader, name));
+    if (!this.snapshotCheckpoints.has(name)) this.snapshotCheckpoints.set(name, this.readCheckpoint(name));
     return this.snapshotCheckpoints.get(name)!;
   }
 
@@ -113,8 +113,9 @@ export class SqliteDocumentStore implements DocumentStore {
     this.snapshotCheckpoints.clear();
   }
 
-  private readCheckpoint(db: Database.Database, name: string): number | null {
-    const row = db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
+  /** On the current context's connection, through the statement cache (a replica reads it once per turn). */
+  private readCheckpoint(name: string): number | null {
+    const row = this.statement('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
     return row?.position ?? null;
   }
 
@@ -160,7 +161,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async loadCheckpoint(name: string): Promise<number | null> {
     if (this.isReplica) return this.snapshotCheckpoint(name);
-    return this.readCheckpoint(this.connection(), name);
+    return this.readCheckpoint(name);
   }
 
   async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
