@@ -70,8 +70,10 @@ set +e
 # No __pycache__ or .pytest_cache left in the tree.
 PYTHONDONTWRITEBYTECODE=1 PERMIT_TEST_URL=$url PERMIT_TEST_ORG_KEY=$org_key PERMIT_TEST_ENV_KEY=$env_key \
   PERMIT_TEST_PROJECT=$project PERMIT_TEST_ENVIRONMENT=$environment \
-  "$venv/bin/python" -m pytest "$repo/test/sdk/python" -p no:cacheprovider "${pytest_args[@]}"
+  "$venv/bin/python" -m pytest "$repo/test/sdk/python" -p no:cacheprovider --junitxml "$log_dir/junit.xml" "${pytest_args[@]}"
 pytest_rc=$?
+# The plain closing line (and .ci/run's tally): see scripts/junit-tally.py.
+[[ -f "$log_dir/junit.xml" ]] && python3 "$repo/scripts/junit-tally.py" "$log_dir/junit.xml"
 set -e
 
 if [[ $pytest_rc -eq 0 ]]; then verdict=passed; else verdict="FAILED (pytest exit $pytest_rc)"; fi
