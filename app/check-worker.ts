@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { answerUnparsableRequests } from '../command-service/http/client-errors';
+import { requestListener } from '../command-service/http/fast-lane';
 import type { HttpMethod } from '../command-service/http/openapi';
 import type { ApiRegistry } from '../command-service/http/openapi';
 import type { Config } from '../shared/config';
@@ -61,9 +62,10 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
   const api = app.locals.api as ApiRegistry;
   const forward = forwardTo(upstreamPort, logger);
 
+  const serve = requestListener(app);
   const server: Server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!;
-    if (api.operationFor(req.method!.toLowerCase() as HttpMethod, path)) app(req, res);
+    if (api.operationFor(req.method!.toLowerCase() as HttpMethod, path)) serve(req, res);
     else forward(req, res);
   });
   answerUnparsableRequests(server);

@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
@@ -20,6 +21,8 @@ import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from '.
 export interface EmbeddedService {
   url: string;
   server: Server;
+  /** The express app behind `server` (whose request listener puts the fast lanes before it). */
+  app: Express;
   services: Services;
   eventStore: EventStore;
   documentStore: DocumentStore;
@@ -93,6 +96,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   return {
     url,
     server,
+    app,
     services,
     eventStore,
     documentStore,

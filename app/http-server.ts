@@ -1,13 +1,19 @@
 import type { Express } from 'express';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerUnparsableRequests } from '../command-service/http/client-errors';
+import { requestListener } from '../command-service/http/fast-lane';
 import type { Config } from '../shared/config';
 
 /** Listens on HOST:PORT (PORT 0: any free port) and resolves with the server and its URL. */
 export async function listen(app: Express, config: Config): Promise<{ server: Server; url: string }> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
+  const server = createServer(requestListener(app));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   answerUnparsableRequests(server);
   const { port } = server.address() as AddressInfo;

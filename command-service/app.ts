@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '../shared/errors';
 import { metricsHandler } from '../shared/metrics/endpoint';
 import { accessLog } from './http/access-log';
-import { authenticate, environmentScope } from './http/auth';
+import { apiKeyAuthenticator, authenticate, environmentScope } from './http/auth';
 import { CONSOLE_PATH, consoleUi } from './http/console-ui';
 import { errorMiddleware } from './http/error-middleware';
+import { setFastLanes, type FastLane } from './http/fast-lane';
 import { jsonBody } from './http/json-body';
 import { exactJsonContentType } from './http/json-content-type';
 import { ApiRegistry } from './http/openapi';
@@ -86,12 +87,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   if (options.consoleDir !== undefined) app.use(CONSOLE_PATH, consoleUi(options.consoleDir));
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
-  app.use(
-    authenticate(services.readModels, () => services.freshness.position, {
-      cache: cacheReads,
-      verifyEachRequest: services.freshness.exact !== true,
-    }),
-  );
+  app.use(authenticate(apiKeyAuthenticator(services)));
   const rateLimit = rateLimitPerKey(services.config);
   if (rateLimit) app.use(rateLimit);
   app.use(async (req, _res, next) => {
@@ -107,7 +103,8 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   const root = express.Router();
   const schema = express.Router({ mergeParams: true });
   const facts = express.Router({ mergeParams: true });
-  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base });
+  const fastLanes: FastLane[] = [];
+  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base, fastLanes });
   const groups: RouteGroups = {
     root: group(root, ''),
     schema: group(schema, '/v2/schema/{proj_id}/{env_id}'),
@@ -137,5 +134,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.use(root);
   app.use(unmatchedRequest(api));
   app.use(errorMiddleware(services.logger));
+  // The lanes answer without the middleware above; the per-key rate limit is one of them, so with it they stay off.
+  if (!rateLimit) setFastLanes(app, fastLanes);
   return app;
 }

@@ -13,16 +13,21 @@ export function accessLog(logger: Logger): RequestHandler {
     if (!log.isLevelEnabled('info')) return next();
     const started = performance.now();
     res.once('finish', () => {
-      const entry = {
+      logAnswered(log, {
         reqId: res.locals.requestId as string,
         method: req.method,
         url: req.originalUrl,
         status: res.statusCode,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      };
-      if (res.statusCode >= 500) log.error(entry, 'request failed');
-      else log.info(entry, 'request completed');
+        ms: performance.now() - started,
+      });
     });
     next();
   };
+}
+
+/** The access log's line for one answered request (`ms` is rounded to a tenth here). */
+export function logAnswered(log: Logger, entry: { reqId: string; method: string; url: string; status: number; ms: number }): void {
+  const line = { ...entry, ms: Math.round(entry.ms * 10) / 10 };
+  if (entry.status >= 500) log.error(line, 'request failed');
+  else log.info(line, 'request completed');
 }

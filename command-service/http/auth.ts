@@ -38,31 +38,10 @@ export interface AuthenticateOptions {
 /**
  * Resolves `Authorization: Bearer <key>` to the key's scope, or answers 401,
  * then refuses (403) a request the key's access level does not allow.
- *
- * Known keys are cached by their hash while the read models do not move;
- * unknown keys are not, so guessing cannot push real keys out of the cache.
- * Where the position moves in this process as the projections commit (the
- * one-process service), the deletion or rotation of a key moves it, which
- * empties the cache before the next request: the old secret is refused at once.
- * Elsewhere `verifyEachRequest` gives the same guarantee.
  */
-export function authenticate(rm: ReadModels, position: () => number, options: AuthenticateOptions) {
-  const known = new ReadCache<AuthContext>(position, options.cache ? CACHED_KEYS : 0);
+export function authenticate(keys: ApiKeyAuthenticator) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const header = req.headers.authorization ?? misplacedAuthorization(req);
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
-    const hash = hashApiKeySecret(match[1]!);
-    let auth = known.get(hash);
-    if (auth && options.verifyEachRequest) {
-      const stored = await rm.apiKeys.findOne({ _secret_hash: hash });
-      if (!stored || stored.id !== auth.keyId) auth = undefined;
-    }
-    if (!auth) {
-      const at = known.positionNow();
-      auth = await lookUpKey(rm, hash);
-      known.set(hash, auth, at);
-    }
+    const auth = await keys.authenticate(req.headers.authorization ?? misplacedAuthorization(req));
     const required = requiredAccessLevel(req.method, req.path);
     if (!allows(auth.accessLevel, required)) {
       throw new ForbiddenError(`This API key has the '${auth.accessLevel}' access level; ${req.method} ${req.path} needs '${required}'`, {
@@ -73,6 +52,46 @@ export function authenticate(rm: ReadModels, position: () => number, options: Au
     res.locals.auth = auth;
     next();
   };
+}
+
+/**
+ * API keys by the `Authorization` header that sends them.
+ *
+ * Known keys are cached by their hash while the read models do not move;
+ * unknown keys are not, so guessing cannot push real keys out of the cache.
+ * Where the position moves in this process as the projections commit (the
+ * one-process service), the deletion or rotation of a key moves it, which
+ * empties the cache before the next request: the old secret is refused at once.
+ * Elsewhere `verifyEachRequest` gives the same guarantee.
+ */
+export class ApiKeyAuthenticator {
+  private readonly known: ReadCache<AuthContext>;
+
+  constructor(
+    private readonly rm: ReadModels,
+    position: () => number,
+    private readonly options: AuthenticateOptions,
+  ) {
+    this.known = new ReadCache<AuthContext>(position, options.cache ? CACHED_KEYS : 0);
+  }
+
+  /** The key's scope; 401 when the header is missing or malformed, or the key unknown. */
+  async authenticate(header: string | undefined): Promise<AuthContext> {
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw new UnauthorizedError('Missing or malformed Authorization header; expected "Bearer <API key>"');
+    const hash = hashApiKeySecret(match[1]!);
+    let auth = this.known.get(hash);
+    if (auth && this.options.verifyEachRequest) {
+      const stored = await this.rm.apiKeys.findOne({ _secret_hash: hash });
+      if (!stored || stored.id !== auth.keyId) auth = undefined;
+    }
+    if (!auth) {
+      const at = this.known.positionNow();
+      auth = await lookUpKey(this.rm, hash);
+      this.known.set(hash, auth, at);
+    }
+    return auth;
+  }
 }
 
 /**
@@ -159,4 +178,16 @@ export async function keyEnvironment(rm: ReadModels, auth: AuthContext): Promise
   const env = auth.environment !== undefined ? auth.environment : await rm.environments.get(auth.environmentId);
   if (!env) throw new NotFoundError(`Environment '${auth.environmentId}' not found`);
   return env;
+}
+
+/** The authenticator a service's routes use: keys cached when read caches are on, verified per request where the position lags. */
+export function apiKeyAuthenticator(services: {
+  readModels: ReadModels;
+  freshness: { readonly position: number; readonly exact?: boolean };
+  config: { READ_CACHE_ENTRIES: number };
+}): ApiKeyAuthenticator {
+  return new ApiKeyAuthenticator(services.readModels, () => services.freshness.position, {
+    cache: services.config.READ_CACHE_ENTRIES > 0,
+    verifyEachRequest: services.freshness.exact !== true,
+  });
 }

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { FastLane } from '../http/fast-lane';
 import type { ApiRegistry } from '../http/openapi';
 import type { Services } from '../http/services';
 
@@ -9,4 +10,6 @@ export interface RouteContext {
   api: ApiRegistry;
   /** OpenAPI form of the group's base path, e.g. `/v2/schema/{proj_id}/{env_id}`. */
   base: string;
+  /** Where a route may add a lane that answers its hottest request shape without express (http/fast-lane.ts). */
+  fastLanes: FastLane[];
 }

@@ -42,6 +42,7 @@ export class Metrics {
   private readonly requests: Counter<'route' | 'method' | 'status'>;
   private readonly decisions: Counter<'endpoint' | 'decision'>;
   private readonly cacheLookups: Counter<'result'>;
+  private readonly fastLane: Counter<'outcome'>;
   /** Created with their first source: a service that does not follow the log or count tasks shows no such family. */
   private log: { head: Gauge; positions: Gauge<'projection'>; lag: Gauge<'projection'> } | null = null;
   private queueDepth: Gauge | null = null;
@@ -74,6 +75,12 @@ export class Metrics {
       name: 'rebac_decision_cache_lookups_total',
       help: 'Decision cache lookups by result (hit, miss); checks sent with Cache-Control: no-cache do not look',
       labelNames: ['result'],
+      registers,
+    });
+    this.fastLane = new Counter({
+      name: 'rebac_check_fast_lane_requests_total',
+      help: 'POST /allowed requests the fast lane took, by outcome: answered by it, or handed to the express route (another body shape, a refused key, an error)',
+      labelNames: ['outcome'],
       registers,
     });
     const appendDuration = new Histogram({
@@ -200,6 +207,9 @@ export class Metrics {
     this.cacheLookups.reset();
     this.cacheLookups.inc({ result: 'hit' }, this.checks.cache.hits);
     this.cacheLookups.inc({ result: 'miss' }, this.checks.cache.misses);
+    this.fastLane.reset();
+    this.fastLane.inc({ outcome: 'answered' }, this.checks.fastLane.answered);
+    this.fastLane.inc({ outcome: 'handed_over' }, this.checks.fastLane.handedOver);
     this.eventsCopied.reset();
     this.eventsCopied.inc(this.copies.eventsCopied);
     this.copiesRunning.set(this.copies.running);
@@ -294,6 +304,8 @@ export interface DecisionCounts {
 export class CheckMetrics {
   private readonly byEndpoint = new Map<string, DecisionCounts>();
   readonly cache = { hits: 0, misses: 0 };
+  /** `POST /allowed` requests the fast lane took (routes/checks/allowed-fast-lane.ts), by outcome. */
+  readonly fastLane = { answered: 0, handedOver: 0 };
 
   /** The counts of one endpoint, to keep and increment (`counts.allow++`). */
   decisions(endpoint: string): DecisionCounts {

@@ -1,4 +1,3 @@
-import type { Express } from 'express';
 import type { z } from 'zod';
 import type { ApiRegistry, HttpMethod } from '../../command-service/http/openapi';
 import { errorSchema, validationErrorSchema } from '../../command-service/http/responses';
@@ -175,7 +174,7 @@ describe('real answers match the declared response schemas', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    const app = server.service.server.listeners('request')[0] as Express;
+    const app = server.service.app;
     admin = new CheckedClient(server.url, server.adminKey, app.locals.api as ApiRegistry);
     const key = await admin.post('/v2/api-key', {
       project_id: 'default',
@@ -485,7 +484,7 @@ describe('real answers match the declared response schemas', () => {
   });
 
   it('went through every declared operation', () => {
-    const app = server.service.server.listeners('request')[0] as Express;
+    const app = server.service.app;
     const declared = (app.locals.api as ApiRegistry).declared().map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     const answered = new Set([...admin.seen.keys(), ...env.seen.keys()].map((k) => k.split(' ').slice(0, 2).join(' ')));
     // The audit log's streams never end, so this client cannot read them whole; test/audit/ reads them

@@ -37,7 +37,7 @@ describe('declared routes', () => {
 
   it('/openapi.json documents exactly the routes the app serves', async () => {
     // The express app is the HTTP server's request listener.
-    const app = server.service.server.listeners('request')[0] as Express & { router: RouteListing };
+    const app = server.service.app as Express & { router: RouteListing };
     const served = servedOperations(app.router);
     expect(served).toEqual(expect.arrayContaining(SYSTEM_ENDPOINTS));
 

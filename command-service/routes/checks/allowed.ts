@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import type { GrantQueries } from '../../grant-queries/grant-queries';
-import { authOf, keyEnvironment } from '../../http/auth';
+import { apiKeyAuthenticator, authOf, keyEnvironment } from '../../http/auth';
 import { bulkCheckAnswerSchema, checkAnswerSchema } from '../../http/responses';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { abacInputsOf } from './abac-inputs';
+import { allowedFastLane } from './allowed-fast-lane';
 import { CachedChecks } from './cached-checks';
 import { atOnePosition, queriesAsOf, queryAsOf } from './positions';
 import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
@@ -32,6 +33,18 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
   );
   const single = services.metrics.checks.decisions('/allowed');
   const bulk = services.metrics.checks.decisions('/allowed/bulk');
+  context.fastLanes.push(
+    allowedFastLane({
+      keys: apiKeyAuthenticator(services),
+      decisions,
+      freshness: services.freshness,
+      decided: single,
+      outcomes: services.metrics.checks.fastLane,
+      http: services.metrics.http,
+      logger: services.logger,
+      maxBodyBytes: services.config.MAX_BODY_BYTES,
+    }),
+  );
 
   route(
     context,

@@ -16,7 +16,11 @@ const ATTEMPTS = 5;
  * attempt's starting position is given). That position with `as_of` gives the
  * same answer later.
  */
-export async function atOnePosition<T>(services: Services, res: Response, answer: () => Promise<T>): Promise<T> {
+export async function atOnePosition<T>(
+  services: { readonly freshness: { readonly position: number } },
+  res: { setHeader(name: string, value: string): unknown },
+  answer: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const at = services.freshness.position;
     const result = await answer();

@@ -1,0 +1,66 @@
+import type { Express } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+
+/**
+ * A fast lane answers one hot request shape without express: no router, no middleware chain,
+ * no body-parser, no zod. It exists for permission checks, where express's request path cost
+ * more than the decision itself (a cached `POST /allowed` answered at 60% of a bare express
+ * route; docs/benchmarks.md, "Every core").
+ *
+ * A lane looks at the request line and headers first and returns `false` for anything it does
+ * not take: express then serves the request as if the lane did not exist. Once it has taken a
+ * request it answers it itself, or hands it to express with the body it has read
+ * (`handToExpress`): every request that is not exactly the common case (a body of another
+ * shape, an error of any kind) is answered by the express route, so answers, error shapes and
+ * metrics are the route's own. A lane must therefore decide only what the route would decide,
+ * the same way; `test/checks/allowed-fast-lane.int.test.ts` compares the two.
+ */
+export type FastLane = (req: IncomingMessage, res: ServerResponse, express: RequestListener) => boolean;
+
+/** Where `createApp` keeps the lanes its route modules declared. */
+const FAST_LANES = 'fastLanes';
+
+export function setFastLanes(app: Express, lanes: FastLane[]): void {
+  app.locals[FAST_LANES] = lanes;
+}
+
+/** The server's request listener: the app's fast lanes first, then express. */
+export function requestListener(app: Express): RequestListener {
+  const lanes = (app.locals[FAST_LANES] as FastLane[] | undefined) ?? [];
+  if (lanes.length === 0) return app;
+  return (req, res) => {
+    for (const lane of lanes) if (lane(req, res, app)) return;
+    app(req, res);
+  };
+}
+
+/** A body read by a fast lane, for `jsonBody` (json-body.ts) to parse as it parses any other. */
+export const PRE_READ_BODY = Symbol('pre-read-body');
+export type PreReadRequest = IncomingMessage & { [PRE_READ_BODY]?: Buffer };
+
+/** Serves a request a lane took but does not answer, with the body the lane read. */
+export function handToExpress(express: RequestListener, req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+  (req as PreReadRequest)[PRE_READ_BODY] = body;
+  express(req, res);
+}
+
+/**
+ * Reads a body whose Content-Length the lane has checked (at most its limit), then calls
+ * `done`. A client that goes away mid-body gets nothing, as express would give it.
+ */
+export function readBody(req: IncomingMessage, length: number, done: (body: Buffer) => void): void {
+  const body = Buffer.allocUnsafe(length);
+  let filled = 0;
+  let overflow = false;
+  req.on('data', (chunk: Buffer) => {
+    if (filled + chunk.length > length) overflow = true;
+    else chunk.copy(body, filled);
+    filled += chunk.length;
+  });
+  req.once('end', () => {
+    // Node ends a request at its Content-Length: a shorter or longer body cannot arrive here, but
+    // the lane never answers one it did not read exactly.
+    if (!overflow && filled === length) done(body);
+    else req.socket.destroy();
+  });
+}
