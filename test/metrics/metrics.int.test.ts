@@ -81,6 +81,9 @@ describe('GET /metrics on the embedded service', () => {
     expect(moved('rebac_decision_cache_lookups_total', { result: 'hit' })).toBe(3);
     expect(moved('rebac_decision_cache_lookups_total', { result: 'miss' })).toBe(3);
     expect(moved('rebac_http_requests_total', { route: '/allowed', method: 'POST', status: '200' })).toBe(3);
+    // The three single checks were plain: the fast lane answered them (bulk checks are never its).
+    expect(moved('rebac_check_fast_lane_requests_total', { outcome: 'answered' })).toBe(3);
+    expect(moved('rebac_check_fast_lane_requests_total', { outcome: 'handed_over' })).toBe(0);
   });
 
   it("observes append latency and group commit sizes, and the read models' position and lag", async () => {
