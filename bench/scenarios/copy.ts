@@ -25,6 +25,7 @@ export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, m
   const peak = /peak RSS while copying:\s+(\d+) MB/.exec(output);
   if (code !== 0 || !copy) throw new Error(`bench/copy.ts exited ${code}; output:\n${output.slice(-3000)}`);
   const rate = number(copy[2]!);
+  const untilVisibleS = Math.max(Number(copy[1]), visible ? Number(visible[1]) : 0);
   return {
     id: mode === 'isolated' ? 'copy' : 'copy-embedded',
     title:
@@ -34,7 +35,8 @@ export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, m
     value: rate,
     unit: 'events/s',
     better: 'higher',
-    target: { text: '≥ 50,000 events/s (1M events)', met: events >= 1_000_000 ? rate >= 50_000 : null },
+    // Issue 17: `success` with everything visible within 30 s, in both modes.
+    target: { text: '≤ 30 s to success, all visible (1M events)', met: events >= 1_000_000 ? untilVisibleS <= 30 : null },
     notes: `${copy[1]} s task start → success${visible ? `; ${number(visible[2]!).toLocaleString('en-US')} events/s until visible (${visible[1]} s)` : ''}${peak ? `; peak RSS ${peak[1]} MB` : ''}`,
     details: {
       events,

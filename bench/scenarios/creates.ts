@@ -74,7 +74,7 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
       p99Ms: measured.median.p99Ms,
       baseline: { value: base.median.rps, unit: 'req/s', ratio },
       runs: measured.runs.map((r) => r.rps),
-      target: { text: '≥ 25% of baseline', met: ratio >= 0.25 && failed === 0 },
+      target: { text: '≥ 50% of baseline', met: ratio >= 0.5 && failed === 0 },
       notes: `${connections} conns${failed > 0 ? `; ${failed} non-2xx/errors` : ''}`,
       details: { runs: measured.runs, baselineRuns: base.runs, responseBytes: sample.bytes, created: n },
     });
