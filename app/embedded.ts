@@ -15,6 +15,7 @@ import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, t
 import { httpWorkerCount, openFrontDoor, type FrontDoor } from './check-workers';
 import { closeServer, listen } from './http-server';
 import { runNow } from './lease';
+import { runnerFreshness } from './runner-freshness';
 import { buildServices, flushCommandSnapshots } from './services';
 import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './stores';
 
@@ -54,7 +55,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => runner.position);
 
-  const services = buildServices(config, logger, eventStore, readModels, metrics, runner);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, runnerFreshness(runner));
   const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
 
   let workers: Stoppable[];

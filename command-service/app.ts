@@ -12,6 +12,7 @@ import { exactJsonContentType } from './http/json-content-type';
 import { ApiRegistry } from './http/openapi';
 import { rateLimitPerKey } from './http/rate-limit';
 import { requestMetrics } from './http/request-metrics';
+import { changePosition } from './http/read-model-groups';
 import { MIN_POSITION_HEADER, type Services } from './http/services';
 import { answerOptions, unmatchedRequest } from './http/unmatched-request';
 import { assignmentRoutes } from './routes/assignments';
@@ -128,7 +129,8 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   for (const module of modules) module(groups);
 
   app.use(answerOptions(api));
-  const scope = environmentScope(services.readModels, () => services.freshness.position, cacheReads);
+  // Keys and scopes are read from the organisation's read models only: kept while those do not change.
+  const scope = environmentScope(services.readModels, changePosition(services.freshness, 'organisation'), cacheReads);
   app.use('/v2/schema/:proj_id/:env_id', scope, schema);
   app.use('/v2/facts/:proj_id/:env_id', scope, facts);
   app.use(root);

@@ -10,7 +10,7 @@ import { ProjectionRunner } from './runner';
 const metadata = { actor: 't', timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
 const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'Noted', data: { i }, metadata }));
 
-describe('projection runner: batch sizes', () => {
+describe('projection runner', () => {
   let dir: string;
   let eventStore: SqliteEventStore;
   let documentStore: SqliteDocumentStore;
@@ -69,5 +69,34 @@ describe('projection runner: batch sizes', () => {
   it('refuses a batch size that is not a positive integer', () => {
     for (const options of [{ batchSize: 0 }, { catchUpBatchSize: -1 }, { catchUpBatchSize: 2.5 }, { batchSize: Number.NaN }])
       expect(() => new ProjectionRunner(eventStore, documentStore, [], pino({ level: 'silent' }), options)).toThrow(/positive integer/);
+  });
+
+  it('knows the position of the last event each projection applied, and where it resumed before any', async () => {
+    const typed = (type: string, n: number) => Array.from({ length: n }, (_, i) => ({ type, data: { i }, metadata }));
+    await eventStore.append('notes-1', [...typed('Noted', 3), ...typed('Other', 2)], 'no_stream');
+    const projection = (name: string, type: string): Projection =>
+      ({ name, handles: new Set([type]), apply: async () => undefined }) as unknown as Projection;
+    const runner = new ProjectionRunner(
+      eventStore,
+      documentStore,
+      [projection('notes', 'Noted'), projection('others', 'Other'), projection('none', 'Never')],
+      pino({ level: 'silent' }),
+      {
+        batchSize: 2,
+        catchUpBatchSize: 2,
+      },
+    );
+    await runner.start();
+    expect(await runner.waitForPosition(5, 5000)).toBe(true);
+    expect([runner.lastAppliedBy('notes'), runner.lastAppliedBy('others'), runner.lastAppliedBy('none')]).toEqual([3, 5, 0]);
+    await eventStore.append('notes-1', typed('Noted', 1), 4);
+    expect(await runner.waitForPosition(6, 5000)).toBe(true);
+    expect([runner.lastAppliedBy('notes'), runner.lastAppliedBy('others')]).toEqual([6, 5]);
+    await runner.stop();
+    // A runner that resumes from a checkpoint has applied nothing yet: its projections' last changes are no later than it.
+    const resumed = new ProjectionRunner(eventStore, documentStore, [projection('notes', 'Noted')], pino({ level: 'silent' }));
+    await resumed.start();
+    expect(resumed.lastAppliedBy('notes')).toBe(6);
+    await resumed.stop();
   });
 });

@@ -55,6 +55,8 @@ export class ProjectionRunner {
   /** Aborted by stop(): a batch waiting to be retried gives up. */
   private stopping = new AbortController();
   private readonly checkpointName: string;
+  /** Position of the last event each projection applied, by projection name (see lastAppliedBy). */
+  private readonly lastApplied = new Map<string, number>();
   /** `position` moves in this process right after each batch commits (Freshness.exact). */
   readonly exact = true;
 
@@ -124,6 +126,16 @@ export class ProjectionRunner {
     return this.failed === null && this.subscription !== null && this.notifier.position >= this.startHead;
   }
 
+  /**
+   * Position of the last event the projection `name` applied in this process, or where the runner
+   * resumed if none yet (what it wrote before is older still). Moves right after the batch commits,
+   * with `position`: a cache of answers read only from that projection's read models stays exact when
+   * keyed by it, and survives the batches that do not touch them (app/runner-freshness.ts).
+   */
+  lastAppliedBy(name: string): number {
+    return this.lastApplied.get(name) ?? this.resumedFrom;
+  }
+
   /** Resolves true once the read models reflect `position`, false after `timeoutMs`. */
   waitForPosition(position: number, timeoutMs: number): Promise<boolean> {
     return this.notifier.waitFor(position, timeoutMs);
@@ -163,7 +175,22 @@ export class ProjectionRunner {
       if (!saved.ok && !(again && saved.current === last)) throw new CheckpointMovedError(this.checkpointName, saved.current);
     });
     this.checkpoint = last;
+    this.noteAppliedBy(batch);
     this.notifier.advance(last);
+  }
+
+  /** After a batch committed: which projections it moved (lastAppliedBy). */
+  private noteAppliedBy(batch: RecordedEvent[]): void {
+    for (const projection of this.projections) {
+      const handles = projection.handles as ReadonlySet<string>;
+      for (let i = batch.length - 1; i >= 0; i--) {
+        const event = batch[i]!;
+        if (handles.has(event.type)) {
+          this.lastApplied.set(projection.name, event.position);
+          break;
+        }
+      }
+    }
   }
 
   async stop(): Promise<void> {

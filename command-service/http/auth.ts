@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../shared/e
 import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../shared/read-models/read-models';
 import { ReadCache } from '../../shared/read-cache';
 import { allows, requiredAccessLevel, type AccessLevel } from './access-levels';
+import { changePosition, type ReadModelGroup } from './read-model-groups';
 
 /** Shared by the requests that use the same key (cached): never modified. */
 export interface AuthContext {
@@ -183,10 +184,10 @@ export async function keyEnvironment(rm: ReadModels, auth: AuthContext): Promise
 /** The authenticator a service's routes use: keys cached when read caches are on, verified per request where the position lags. */
 export function apiKeyAuthenticator(services: {
   readModels: ReadModels;
-  freshness: { readonly position: number; readonly exact?: boolean };
+  freshness: { readonly position: number; readonly exact?: boolean; lastChangeOf?(group: ReadModelGroup): number };
   config: { READ_CACHE_ENTRIES: number };
 }): ApiKeyAuthenticator {
-  return new ApiKeyAuthenticator(services.readModels, () => services.freshness.position, {
+  return new ApiKeyAuthenticator(services.readModels, changePosition(services.freshness, 'organisation'), {
     cache: services.config.READ_CACHE_ENTRIES > 0,
     verifyEachRequest: services.freshness.exact !== true,
   });

@@ -13,6 +13,7 @@ import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
 import type { TimeTravel } from '../time-travel/time-travel';
 import { auditMetadataOf } from './audit-metadata';
 import { authOf } from './auth';
+import type { ReadModelGroup } from './read-model-groups';
 
 /** How far the read models are: lets a write wait until its own events are visible. */
 export interface Freshness {
@@ -26,6 +27,13 @@ export interface Freshness {
    * service), where it may lag the store by one poll.
    */
   readonly exact?: boolean;
+  /**
+   * The position of the last projected event that could have changed one group of read models
+   * (ReadModelGroup), where this process knows it exactly (the one-process service): a cache
+   * of answers read only from that group is kept per this position, so the writes of facts that
+   * move `position` many times a second do not empty it. Absent elsewhere: `position` stands in.
+   */
+  lastChangeOf?(group: ReadModelGroup): number;
 }
 
 /** Everything the HTTP layer needs, built by a composition root; no module singletons. */

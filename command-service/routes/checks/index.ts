@@ -1,5 +1,6 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { RouteModule } from '../../app';
+import { changePosition } from '../../http/read-model-groups';
 import { allowedRoutes } from './allowed';
 import { permissionRoutes } from './permissions';
 import { tenantRoutes } from './tenants';
@@ -9,7 +10,7 @@ import { authzenRoutes } from './authzen';
 export function checkRoutes(queries: GrantQueries): RouteModule {
   return ({ root }) => {
     const { config, freshness } = root.services;
-    const reads = config.READ_CACHE_ENTRIES > 0 ? queries.withRolesCachedPer(() => freshness.position) : queries;
+    const reads = config.READ_CACHE_ENTRIES > 0 ? queries.withRolesCachedPer(changePosition(freshness, 'schema')) : queries;
     allowedRoutes(root, reads);
     permissionRoutes(root, reads);
     tenantRoutes(root, reads);
