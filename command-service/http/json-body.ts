@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { UnsupportedMediaTypeError, ValidationError } from '../../shared/errors';
-import { PRE_READ_BODY, type PreReadRequest } from './fast-lane';
+import { PRE_READ_BODY, readBody, type PreReadRequest } from './fast-lane';
 
 /**
  * How the API reads request bodies:
@@ -22,6 +22,7 @@ import { PRE_READ_BODY, type PreReadRequest } from './fast-lane';
 export function jsonBody(limitBytes: number): RequestHandler[] {
   return [
     refuseOtherMediaTypes,
+    readPlainBody(limitBytes),
     takePreReadBody,
     express.json({ limit: limitBytes, type: () => true, verify: checkEncoding }),
     emptyIsNoBody,
@@ -66,7 +67,31 @@ const ESCAPE_PATTERN = /\\u(0000|d[89a-f])/i;
 export const isPlainUtf8Json = (body: Buffer): boolean => isUtf8(body) && !ESCAPE_PATTERN.test(body.toString('latin1'));
 
 /**
- * A body a fast lane read before handing the request over (fast-lane.ts), parsed as
+ * Reads the common body itself: a Content-Length within the limit, no content or transfer
+ * encoding, and no charset or UTF-8. It then takes the path of a body a fast lane read
+ * (`takePreReadBody`: the same checks and errors as `express.json`), without body-parser's
+ * stream machinery, which cost a write about as much as its JSON parse (raw-body, iconv-lite, an
+ * async resource per request). Every other body (too large, encoded, chunked, another charset)
+ * is left to `express.json`, whose answers (413, 415, 400) it keeps.
+ */
+function readPlainBody(limitBytes: number): RequestHandler {
+  return (req, _res, next) => {
+    const headers = req.headers;
+    if ((req as PreReadRequest)[PRE_READ_BODY] !== undefined) return next();
+    if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return next();
+    const length = Number(headers['content-length']);
+    if (!(Number.isInteger(length) && length > 0 && length <= limitBytes)) return next();
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && charset.toLowerCase().replace('-', '') !== 'utf8') return next();
+    readBody(req, length, (body) => {
+      (req as PreReadRequest)[PRE_READ_BODY] = body;
+      next();
+    });
+  };
+}
+
+/**
+ * A body a fast lane (or `readPlainBody`) read before handing the request over (fast-lane.ts), parsed as
  * `express.json` parses one: the same checks, the same errors. `express.json` then leaves the
  * request alone (its stream has ended). A lane takes only UTF-8 JSON without a content encoding.
  */
