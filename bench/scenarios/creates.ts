@@ -1,3 +1,4 @@
+import { cpuSecondsOf } from '../lib/child';
 import type { BenchContext } from '../lib/context';
 import { TENANT } from '../lib/dataset';
 import { FACTS } from '../lib/load-ours';
@@ -54,6 +55,9 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
     const sample = await ctx.api.request('POST', kind.path, next());
     if (sample.status !== 200) throw new Error(`${kind.title}: ${sample.status} ${JSON.stringify(sample.body)}`);
     ctx.log(`${kind.title}: single creates, ${connections} connections`);
+    // CPU per create (every process of the service, warm-up included): steadier than req/s on a shared machine.
+    const cpuBefore = cpuSecondsOf(ctx.service.child.pid);
+    const sentBefore = n;
     const measured = await ctx.measure({
       url: `${ctx.service.url}${kind.path}`,
       headers: ctx.api.headers,
@@ -61,6 +65,8 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
       connections,
       label: kind.id,
     });
+    const cpuAfter = cpuSecondsOf(ctx.service.child.pid);
+    const cpuUsPerCreate = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / (n - sentBefore);
     const failed = measured.runs.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     const base = await ctx.baselineFor(sample.bytes, connections);
     const ratio = measured.median.rps / base.median.rps;
@@ -75,8 +81,8 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
       baseline: { value: base.median.rps, unit: 'req/s', ratio },
       runs: measured.runs.map((r) => r.rps),
       target: { text: '≥ 50% of baseline', met: ratio >= 0.5 && failed === 0 },
-      notes: `${connections} conns${failed > 0 ? `; ${failed} non-2xx/errors` : ''}`,
-      details: { runs: measured.runs, baselineRuns: base.runs, responseBytes: sample.bytes, created: n },
+      notes: `${connections} conns${cpuUsPerCreate === null ? '' : `; service CPU ${Math.round(cpuUsPerCreate)} µs per create`}${failed > 0 ? `; ${failed} non-2xx/errors` : ''}`,
+      details: { runs: measured.runs, baselineRuns: base.runs, responseBytes: sample.bytes, created: n, cpuUsPerCreate },
     });
   }
   return out;
