@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../shared/e
 import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../shared/read-models/read-models';
 import { ReadCache } from '../../shared/read-cache';
 import { allows, requiredAccessLevel, type AccessLevel } from './access-levels';
-import { changePosition, type ReadModelGroup } from './read-model-groups';
+import { changePosition, type ChangePositions } from './read-model-groups';
 
 /** Shared by the requests that use the same key (cached): never modified. */
 export interface AuthContext {
@@ -184,7 +184,7 @@ export async function keyEnvironment(rm: ReadModels, auth: AuthContext): Promise
 /** The authenticator a service's routes use: keys cached when read caches are on, verified per request where the position lags. */
 export function apiKeyAuthenticator(services: {
   readModels: ReadModels;
-  freshness: { readonly position: number; readonly exact?: boolean; lastChangeOf?(group: ReadModelGroup): number };
+  freshness: ChangePositions & { readonly exact?: boolean };
   config: { READ_CACHE_ENTRIES: number };
 }): ApiKeyAuthenticator {
   return new ApiKeyAuthenticator(services.readModels, changePosition(services.freshness, 'organisation'), {

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
 /**
  * A fast lane answers one hot request shape without express: no router, no middleware chain,
@@ -42,6 +42,16 @@ export type PreReadRequest = IncomingMessage & { [PRE_READ_BODY]?: Buffer };
 export function handToExpress(express: RequestListener, req: IncomingMessage, res: ServerResponse, body: Buffer): void {
   (req as PreReadRequest)[PRE_READ_BODY] = body;
   express(req, res);
+}
+
+/**
+ * The Content-Length of a body that can be read as it arrives (no content or transfer encoding),
+ * at most `limitBytes`; undefined for any other request, which express.json then reads or refuses.
+ */
+export function plainBodyLength(headers: IncomingHttpHeaders, limitBytes: number): number | undefined {
+  if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+  const length = Number(headers['content-length']);
+  return Number.isInteger(length) && length > 0 && length <= limitBytes ? length : undefined;
 }
 
 /**

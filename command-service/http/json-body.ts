@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { UnsupportedMediaTypeError, ValidationError } from '../../shared/errors';
-import { PRE_READ_BODY, readBody, type PreReadRequest } from './fast-lane';
+import { PRE_READ_BODY, plainBodyLength, readBody, type PreReadRequest } from './fast-lane';
 
 /**
  * How the API reads request bodies:
@@ -51,7 +51,7 @@ function hasBody(req: IncomingMessage): boolean {
 /** Runs on the raw (decoded) bytes before JSON.parse. */
 function checkEncoding(req: IncomingMessage, _res: unknown, body: Buffer, encoding: string): void {
   (req as CheckedRequest)[EMPTY] = body.length === 0;
-  if (encoding.toLowerCase().replace('-', '') === 'utf8' && !isUtf8(body)) {
+  if (namesUtf8(encoding) && !isUtf8(body)) {
     throw new ValidationError([{ loc: ['body'], msg: 'The body is not valid UTF-8', type: 'value_error.unicode' }]);
   }
   // Raw NUL and unpaired surrogates cannot appear in valid JSON text in UTF-8: only as escapes. Scanning
@@ -59,6 +59,8 @@ function checkEncoding(req: IncomingMessage, _res: unknown, body: Buffer, encodi
   (req as CheckedRequest)[SUSPECT_ESCAPES] = ESCAPE_PATTERN.test(body.toString('latin1'));
 }
 const ESCAPE_PATTERN = /\\u(0000|d[89a-f])/i;
+/** `utf-8`, `UTF8`, ...: the charset names body-parser reads as UTF-8. */
+const namesUtf8 = (charset: string): boolean => charset.toLowerCase().replace('-', '') === 'utf8';
 
 /**
  * A body `jsonBody` would take as it is: UTF-8, and no escape that needs the walk for NUL and
@@ -76,13 +78,11 @@ export const isPlainUtf8Json = (body: Buffer): boolean => isUtf8(body) && !ESCAP
  */
 function readPlainBody(limitBytes: number): RequestHandler {
   return (req, _res, next) => {
-    const headers = req.headers;
     if ((req as PreReadRequest)[PRE_READ_BODY] !== undefined) return next();
-    if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return next();
-    const length = Number(headers['content-length']);
-    if (!(Number.isInteger(length) && length > 0 && length <= limitBytes)) return next();
-    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers['content-type'] ?? '')?.[1];
-    if (charset !== undefined && charset.toLowerCase().replace('-', '') !== 'utf8') return next();
+    const length = plainBodyLength(req.headers, limitBytes);
+    if (length === undefined) return next();
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !namesUtf8(charset)) return next();
     readBody(req, length, (body) => {
       (req as PreReadRequest)[PRE_READ_BODY] = body;
       next();

@@ -7,7 +7,7 @@
 export type ReadModelGroup = 'organisation' | 'schema';
 
 /** The part of Freshness (services.ts) that says when read models changed. */
-interface ChangePositions {
+export interface ChangePositions {
   readonly position: number;
   lastChangeOf?(group: ReadModelGroup): number;
 }

@@ -14,15 +14,7 @@ describe('caches kept per read-model group', () => {
   beforeAll(async () => {
     server = await startTestServer();
     admin = server.api;
-    const created = await admin.post('/v2/api-key', {
-      project_id: 'default',
-      environment_id: 'production',
-      object_type: 'env',
-      name: 'writer',
-      access_level: 'write',
-    });
-    expect(created.status).toBe(200);
-    writer = admin.withKey(created.body.secret);
+    writer = await admin.environmentClient();
     expect((await admin.post(`${SCHEMA}/resources`, { key: 'doc', name: 'Doc', actions: { read: {}, write: {} } })).status).toBe(200);
     expect((await admin.post(`${SCHEMA}/resources/doc/roles`, { key: 'viewer', name: 'Viewer', permissions: ['read'] })).status).toBe(200);
     expect((await admin.post(`${FACTS}/tenants`, { key: 'acme', name: 'Acme' })).status).toBe(200);

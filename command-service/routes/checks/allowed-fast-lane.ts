@@ -6,7 +6,7 @@ import type { CheckRequest, ResourceRef } from '../../grant-queries/types';
 import { allows, requiredAccessLevel } from '../../http/access-levels';
 import { logAnswered } from '../../http/access-log';
 import type { ApiKeyAuthenticator } from '../../http/auth';
-import { handToExpress, readBody, type FastLane } from '../../http/fast-lane';
+import { handToExpress, plainBodyLength, readBody, type FastLane } from '../../http/fast-lane';
 import { isPlainUtf8Json } from '../../http/json-body';
 import { JSON_CONTENT_TYPE } from '../../http/json-content-type';
 import { MIN_POSITION_HEADER, type Freshness } from '../../http/services';
@@ -83,10 +83,9 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
     if (req.method !== 'POST' || req.url !== ROUTE) return false;
     const headers = req.headers;
     if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE) return false;
-    if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined || headers[MIN_POSITION] !== undefined)
-      return false;
-    const length = Number(headers['content-length']);
-    if (!(length > 0 && length <= maxBodyBytes)) return false;
+    if (headers[MIN_POSITION] !== undefined) return false;
+    const length = plainBodyLength(headers, maxBodyBytes);
+    if (length === undefined) return false;
     const started = performance.now();
     readBody(req, length, (body) => void answer(req, res, express, body, started));
     return true;
