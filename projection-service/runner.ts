@@ -5,18 +5,21 @@ import type { EventStore, Subscription } from '../shared/eventstore/port';
 import { applyToProjections, type Projection } from '../shared/read-models/projection';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
 import { sleep } from '../shared/sleep';
+import { Yielder } from './yielder';
 
 export interface ProjectionRunnerOptions {
   /** Name of the stored checkpoint. */
   checkpointName?: string;
-  /** Events per batch (one transaction) once the read models reached the log's head as it was at start. */
+  /** Events per batch (one transaction) once the read models reached the log's head as it was at start, while they keep up. */
   batchSize?: number;
   /**
    * Events per batch while replaying the log that was there at start (a
-   * rebuild, a restart after downtime). One transaction per batch costs CPU per
-   * event (its COMMIT, the projections' per-batch reads); larger batches cut
-   * that by 8–10% (docs/benchmarks.md, Rebuild) but hold the event loop longer,
-   * which only matters once the service answers requests, i.e. after catch-up.
+   * rebuild, a restart after downtime), and while the log is ahead of the read
+   * models (the last batch came back full: a bulk import, a copy). One
+   * transaction per batch costs CPU per event (its COMMIT, the projections'
+   * per-batch reads); larger batches cut that by 8–10% (docs/benchmarks.md,
+   * Rebuild). A write waiting behind a backlog waits for the backlog anyway; a
+   * write that is not, gets a steady batch.
    */
   catchUpBatchSize?: number;
 }
@@ -24,7 +27,7 @@ export interface ProjectionRunnerOptions {
 /** The runner's checkpoint unless told otherwise: what processes that follow the read models read (app/*-freshness.ts). */
 export const READ_MODELS_CHECKPOINT = 'read-models';
 
-/** Steady-state batch: short enough that a batch's writes do not hold the event loop for long under bulk imports. */
+/** Steady-state batch: a write is visible once its batch commits, so a batch is not much longer than the writes waiting. */
 const BATCH_SIZE = 1000;
 /** Catch-up batch: measured 8–10% less CPU per event than 1,000, and nothing more beyond 5,000 (docs/benchmarks.md, Rebuild). */
 const CATCH_UP_BATCH_SIZE = 5000;
@@ -57,6 +60,10 @@ export class ProjectionRunner {
   private readonly checkpointName: string;
   /** Position of the last event each projection applied, by projection name (see lastAppliedBy). */
   private readonly lastApplied = new Map<string, number>();
+  /** The last read of the log asked for: events after `after`, at most `size` (see nextBatchSize). */
+  private read = { after: -1, size: 0 };
+  /** The last batch past the start head came back as large as asked: the log is ahead of the read models. */
+  private behind = false;
   /** `position` moves in this process right after each batch commits (Freshness.exact). */
   readonly exact = true;
 
@@ -78,6 +85,8 @@ export class ProjectionRunner {
     this.stopping = new AbortController();
     this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
     this.startHead = await this.events.headPosition();
+    this.read = { after: -1, size: 0 };
+    this.behind = false;
     const from = this.checkpoint ?? 0;
     this.resumedFrom = from;
     this.notifier.advance(from);
@@ -85,20 +94,28 @@ export class ProjectionRunner {
     this.subscription = this.events.subscribe(
       {
         fromPosition: from,
-        // Asked before each read: large batches while the log as it was at start is replayed, then the steady size.
-        batchSize: (after) => {
-          const steady = this.options.batchSize ?? BATCH_SIZE;
-          if (after >= this.startHead) return steady;
-          const catchUp = this.options.catchUpBatchSize ?? Math.max(CATCH_UP_BATCH_SIZE, steady);
-          // Up to the start head (or a steady batch) and no further: the batches after it are steady ones.
-          return Math.min(catchUp, Math.max(steady, this.startHead - after));
-        },
+        // Asked before each read: large batches while the log as it was at start is replayed (up to its head, or a
+        // steady batch, and no further), then the steady size, or the large one again while the log is ahead.
+        batchSize: (after) => this.nextBatchSize(after),
         onError: (error) => {
           if (!this.stopping.signal.aborted) this.logger.error({ err: error }, 'projection subscription error');
         },
       },
       (batch) => this.applyBatch(batch),
     );
+  }
+
+  /** The size of the next read of the log, after `after`. */
+  private nextBatchSize(after: number): number {
+    const steady = this.options.batchSize ?? BATCH_SIZE;
+    const catchUp = this.options.catchUpBatchSize ?? Math.max(CATCH_UP_BATCH_SIZE, steady);
+    // Asked again from the same place: the last read found nothing, so the read models are level with the log.
+    if (after === this.read.after) this.behind = false;
+    this.read = {
+      after,
+      size: after < this.startHead ? Math.min(catchUp, Math.max(steady, this.startHead - after)) : this.behind ? catchUp : steady,
+    };
+    return this.read.size;
   }
 
   /** The stored checkpoint this runner resumed from at start (0: from the beginning). */
@@ -168,13 +185,20 @@ export class ProjectionRunner {
   /** `again`: an earlier attempt failed, possibly after its checkpoint save landed (its answer lost on the way). */
   private async applyOnce(batch: RecordedEvent[], again: boolean): Promise<void> {
     const last = batch.at(-1)!.position;
+    const yielder = new Yielder();
     await this.store.transaction(async () => {
       for (const projection of this.projections) await projection.prepare?.(batch);
-      for (const event of batch) await applyToProjections(this.projections, event);
+      for (const event of batch) {
+        await applyToProjections(this.projections, event);
+        // A batch takes a millisecond or more per 10 events at scale: requests get their turn meanwhile
+        // (they read the last committed batch; writes from elsewhere wait for this one, see the store).
+        await yielder.maybeYield();
+      }
       const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, last);
       if (!saved.ok && !(again && saved.current === last)) throw new CheckpointMovedError(this.checkpointName, saved.current);
     });
     this.checkpoint = last;
+    this.behind = this.read.after >= this.startHead && batch.length >= this.read.size;
     this.noteAppliedBy(batch);
     this.notifier.advance(last);
   }

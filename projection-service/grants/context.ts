@@ -4,7 +4,7 @@ import type { Finder, GrantCollections } from '../../shared/read-models/grants/c
 import type { EdgeDoc, GrantDoc } from '../../shared/read-models/grants/model';
 import type { RuleIndex } from './rule-index';
 import type { GrantStats } from './stats';
-import type { Yielder } from './yielder';
+import type { Yielder } from '../yielder';
 
 /** What the derivation steps of one event work with. */
 export interface GrantContext {

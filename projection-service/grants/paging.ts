@@ -1,6 +1,6 @@
 import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
 import type { Finder } from '../../shared/read-models/grants/collections';
-import type { Yielder } from './yielder';
+import type { Yielder } from '../yielder';
 
 /**
  * Keyset pages over a filter, sorted by `field`: each page holds about

@@ -18,7 +18,7 @@ import { onDerivationConditionsSet } from './conditions';
 import { BatchHolders } from './batch-holders';
 import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
-import { Yielder } from './yielder';
+import { Yielder } from '../yielder';
 
 /**
  * What each environment event does to the derived grants. Events that only

@@ -26,6 +26,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly writer: Database.Database | null;
   private readonly reader: Database.Database;
   private readonly inTransaction = new AsyncLocalStorage<true>();
+  /** Settles when the open transaction ends; null while none is open (see writeBarrier). */
+  private transactionEnded: Promise<void> | null = null;
   private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
   private readonly writerStatements = new Map<string, Database.Statement>();
   private readonly readerStatements = new Map<string, Database.Statement>();
@@ -147,8 +149,11 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {
     if (this.inTransaction.getStore()) return work();
+    for (let open = this.writeBarrier(); open; open = this.writeBarrier()) await open;
     const writer = this.writeConnection();
     writer.exec('BEGIN IMMEDIATE');
+    let ended!: () => void;
+    this.transactionEnded = new Promise((resolve) => (ended = resolve));
     try {
       const result = await this.inTransaction.run(true, work);
       writer.exec('COMMIT');
@@ -156,7 +161,28 @@ export class SqliteDocumentStore implements DocumentStore {
     } catch (error) {
       if (writer.inTransaction) writer.exec('ROLLBACK');
       throw error;
+    } finally {
+      this.transactionEnded = null;
+      ended();
     }
+  }
+
+  /**
+   * Runs `write` on the writer connection once it may: at once inside the open transaction's
+   * async context or while none is open, else after that transaction ended. The connection is
+   * one, and a projection batch gives the event loop back between its steps with its transaction
+   * open, so a write from elsewhere (the task relay saving its checkpoint) would otherwise land in
+   * that transaction: rolled back with a failed batch while its caller went on as if it were saved.
+   * `write` runs right after the last check, with no await between (a transaction could begin there).
+   */
+  async writing<R>(write: () => R): Promise<R> {
+    for (let open = this.writeBarrier(); open; open = this.writeBarrier()) await open;
+    return write();
+  }
+
+  /** The end of the open transaction, if this context is outside it; else null. */
+  private writeBarrier(): Promise<void> | null {
+    return this.transactionEnded !== null && !this.inTransaction.getStore() ? this.transactionEnded : null;
   }
 
   async loadCheckpoint(name: string): Promise<number | null> {
@@ -165,20 +191,23 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
-    const info =
+    const info = await this.writing(() =>
       expected === null
         ? this.statement('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)', true).run(name, next)
-        : this.statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected);
+        : this.statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected),
+    );
     if (info.changes === 1) return { ok: true };
     return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
   }
 
   async dropAll(): Promise<void> {
-    const tables = this.writeConnection()
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'")
-      .all() as Array<{ name: string }>;
-    for (const { name } of tables)
-      this.writeConnection().exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
+    await this.writing(() => {
+      const tables = this.writeConnection()
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'")
+        .all() as Array<{ name: string }>;
+      for (const { name } of tables)
+        this.writeConnection().exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
+    });
   }
 
   async close(): Promise<void> {
@@ -324,26 +353,30 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async put(doc: T): Promise<void> {
-    this.store.statement(this.upsertSql, true).run(...this.rowValues(doc));
+    await this.store.writing(() => this.store.statement(this.upsertSql, true).run(...this.rowValues(doc)));
   }
 
   async putMany(docs: T[]): Promise<void> {
-    const statement = this.store.statement(this.upsertSql, true);
-    for (const doc of docs) statement.run(...this.rowValues(doc));
+    await this.store.writing(() => {
+      const statement = this.store.statement(this.upsertSql, true);
+      for (const doc of docs) statement.run(...this.rowValues(doc));
+    });
   }
 
   async insertMissing(docs: T[]): Promise<T[]> {
-    const statement = this.store.statement(this.insertMissingSql, true);
-    return docs.filter((doc) => statement.run(...this.rowValues(doc)).changes === 1);
+    return this.store.writing(() => {
+      const statement = this.store.statement(this.insertMissingSql, true);
+      return docs.filter((doc) => statement.run(...this.rowValues(doc)).changes === 1);
+    });
   }
 
   async delete(id: string): Promise<void> {
-    this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`, true).run(id);
+    await this.store.writing(() => this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`, true).run(id));
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const { where, params } = this.where(filter);
-    return this.store.statement(`DELETE FROM ${this.table}${where}`, true).run(...params).changes;
+    return this.store.writing(() => this.store.statement(`DELETE FROM ${this.table}${where}`, true).run(...params).changes);
   }
 
   private rowValues(doc: T): unknown[] {

@@ -164,6 +164,27 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       if (store.atomicTransactions) expect(await items.get('b')).toBeNull();
     });
 
+    it('keeps a write made elsewhere while a transaction is open out of it: a failed transaction does not take it along', async () => {
+      let resume!: () => void;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      const failing = store.transaction(async () => {
+        await items.put(item('inside', 'e1', 'x'));
+        // A projection batch gives the event loop back with its transaction open.
+        await resumed;
+        throw new Error('batch failed');
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      // Elsewhere meanwhile (the task relay saving its checkpoint, say).
+      const elsewhere = Promise.all([items.put(item('outside', 'e2', 'y')), store.saveCheckpoint('relay', null, 7)]);
+      await new Promise((resolve) => setImmediate(resolve));
+      resume();
+      await expect(failing).rejects.toThrow('batch failed');
+      await elsewhere;
+      expect(await items.get('outside')).not.toBeNull();
+      expect(await store.loadCheckpoint('relay')).toBe(7);
+      if (store.atomicTransactions) expect(await items.get('inside')).toBeNull();
+    });
+
     it('drops every collection and checkpoint', async () => {
       await items.put(item('a', 'e1', 'x'));
       await store.saveCheckpoint('p', null, 5);
