@@ -149,11 +149,9 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {
     if (this.inTransaction.getStore()) return work();
-    for (let open = this.writeBarrier(); open; open = this.writeBarrier()) await open;
     const writer = this.writeConnection();
-    writer.exec('BEGIN IMMEDIATE');
-    let ended!: () => void;
-    this.transactionEnded = new Promise((resolve) => (ended = resolve));
+    // Begun as any write from outside is: once no other transaction is open.
+    const end = await this.writing(() => this.begin(writer));
     try {
       const result = await this.inTransaction.run(true, work);
       writer.exec('COMMIT');
@@ -162,9 +160,19 @@ export class SqliteDocumentStore implements DocumentStore {
       if (writer.inTransaction) writer.exec('ROLLBACK');
       throw error;
     } finally {
+      end();
+    }
+  }
+
+  /** BEGIN, and the transaction marked open in the same turn (see writing); returns what marks it ended. */
+  private begin(writer: Database.Database): () => void {
+    writer.exec('BEGIN IMMEDIATE');
+    let ended!: () => void;
+    this.transactionEnded = new Promise((resolve) => (ended = resolve));
+    return () => {
       this.transactionEnded = null;
       ended();
-    }
+    };
   }
 
   /**
