@@ -1,27 +1,40 @@
 import type { Collection, Filter } from '../../shared/docstore/port';
 import { byteOrder } from './cursor';
 
+/** How groupPage reads a collection's documents in the order of their groups. */
+export interface GroupReads {
+  /** The documents after group `after` (every one when null), to be read sorted by `sortBy`. */
+  after(after: string | null): Filter;
+  /** Every document of the group `key`. */
+  only(key: string): Filter;
+  /** A field (or `id`) whose order is the groups' order, each group's documents next to each other. */
+  sortBy: string;
+  /** The filters' ranges on `id` bound the reads (FindOptions.byId). */
+  byId?: boolean;
+}
+
 /**
- * One page of up to `limit` groups (documents sharing `field`), in `field`
+ * One page of up to `limit` groups (documents sharing `field`), in group
  * order, after `after`. Reads `limit + 1` documents; a group cut by that read
- * is completed with one equality query, so a group is never split across
- * pages. `more` is true when a later page may hold more groups.
+ * is completed with one more read, so a group is never split across pages.
+ * `more` is true when a later page may hold more groups.
  */
 export async function groupPage<T extends { id: string }>(
   collection: Collection<T>,
-  filter: Filter,
+  reads: GroupReads,
   field: keyof T & string,
   after: string | null,
   limit: number,
 ): Promise<{ groups: Map<string, T[]>; more: boolean }> {
   const fetch = limit + 1;
-  const rows = await collection.find(after === null ? filter : { ...filter, [field]: { $gt: after } }, { sortBy: field, limit: fetch });
+  const byId = reads.byId === true;
+  const rows = await collection.find(reads.after(after), { sortBy: reads.sortBy, limit: fetch, byId });
   const groups = groupBy(rows, field);
   const truncated = rows.length === fetch;
   if (groups.size > limit) return { groups: new Map([...groups].slice(0, limit)), more: true };
   if (truncated) {
     const last = String(rows[rows.length - 1]![field]);
-    groups.set(last, await collection.find({ ...filter, [field]: last }, { sortBy: 'id' }));
+    groups.set(last, await collection.find(reads.only(last), { sortBy: 'id', byId }));
   }
   return { groups, more: truncated };
 }

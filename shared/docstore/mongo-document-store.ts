@@ -182,6 +182,7 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     await this.ready();
     const fields = options.fields?.map((f) => this.fieldName(f));
     const projection = fields ? Object.fromEntries(fields.map((f) => [f, 1])) : { _doc: 1 };
+    // `byId` is SQLite's need: MongoDB's planner tries the candidate indexes on the data and keeps the fastest.
     let cursor = this.mongo.find(query, { projection });
     if (options.sortBy) {
       const field = this.fieldName(options.sortBy);

@@ -145,3 +145,43 @@ describe('SqliteDocumentStore compact collections', () => {
     }
   });
 });
+
+describe('SqliteDocumentStore reads by id', () => {
+  it('reads through the id index when told (byId), where it would otherwise read an equality through another index and sort', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ds-by-id-'));
+    try {
+      const store = new SqliteDocumentStore(join(dir, 'rm.sqlite'));
+      const items = store.collection<{ id: string; env: string; n: number }>({
+        name: 'items',
+        fields: ['env', 'n'],
+        indexes: [['env', 'n']],
+      });
+      await items.putMany(Array.from({ length: 50 }, (_, i) => ({ id: `u${i % 5}:${String(i).padStart(2, '0')}`, env: 'e', n: i })));
+      const statement = jest.spyOn(store, 'statement');
+      const planOf = (sql: string) =>
+        (
+          store
+            .connection()
+            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .all(...(sql.match(/\?/g) ?? []).map(() => 'x')) as Array<{ detail: string }>
+        )
+          .map((row) => row.detail)
+          .join('; ');
+      const read = async (byId: boolean) => {
+        statement.mockClear();
+        const found = await items.find({ env: 'e', id: { $gt: 'u1:', $lt: 'u1;' } }, { sortBy: 'id', limit: 3, byId });
+        return { ids: found.map((d) => d.id), plan: planOf(statement.mock.calls[0]![0]) };
+      };
+      const plain = await read(false);
+      const byId = await read(true);
+      expect(byId.ids).toEqual(['u1:01', 'u1:06', 'u1:11']);
+      expect(plain.ids).toEqual(byId.ids);
+      expect(plain.plan).toMatch(/INDEX rm_items__env_n/);
+      expect(byId.plan).toMatch(/INDEX sqlite_autoindex_rm_items_1 \(id>\? AND id<\?\)/);
+      expect(byId.plan).not.toMatch(/TEMP B-TREE/);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -309,12 +309,14 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const { where, params } = this.where(filter);
+    const { where, params } = this.where(filter, options.byId === true);
     const fields = options.fields?.map((f) => this.columnFor(f));
     let sql = `SELECT ${fields ? ['id', ...fields].join(', ') : this.compact ? this.wholeColumns : 'doc'} FROM ${this.table}${where}`;
     if (options.sortBy) {
       const direction = options.descending ? ' DESC' : '';
-      sql += ` ORDER BY ${this.columnFor(options.sortBy)}${direction}, id${direction}`;
+      const sortColumn = this.columnFor(options.sortBy);
+      // `id` is the tiebreak of any other order (repeated, SQLite sorts again what the id index gives in order).
+      sql += sortColumn === 'id' ? ` ORDER BY id${direction}` : ` ORDER BY ${sortColumn}${direction}, id${direction}`;
     }
     if (options.limit !== undefined || options.skip !== undefined) {
       sql += ' LIMIT ? OFFSET ?';
@@ -405,11 +407,12 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     return column(field);
   }
 
-  private where(filter: Filter): { where: string; params: unknown[] } {
+  /** `byId`: only `id` may be read through an index (a unary `+` keeps SQLite from using one on any other column). */
+  private where(filter: Filter, byId = false): { where: string; params: unknown[] } {
     const clauses: string[] = [];
     const params: unknown[] = [];
     for (const [field, condition] of Object.entries(filter)) {
-      const col = this.columnFor(field);
+      const col = byId && field !== 'id' ? `+${this.columnFor(field)}` : this.columnFor(field);
       if (condition !== null && typeof condition === 'object' && !('$in' in condition)) {
         for (const [operator, sql] of RANGE_OPERATORS) {
           const bound = condition[operator];

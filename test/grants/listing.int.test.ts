@@ -86,6 +86,27 @@ describe('/user-permissions and /authorized_users', () => {
     ]);
   });
 
+  it("pages a user's instances in byte order whatever their keys, every instance once with all its roles", async () => {
+    // Keys that sort differently by other rules ('-' and '_' around the digits and letters, one key the
+    // prefix of another) and two roles on some instances: pages are read as ranges of grant ids.
+    const keys = ['k', 'k-', 'k-1', 'k0', 'kA', 'k_', 'ka', 'k_a', 'K'];
+    for (const key of keys) {
+      await s.instance(`folder:${key}`, 'acme');
+      await s.assign('carol', 'viewer', `folder:${key}`);
+    }
+    for (const key of ['k', 'k0', 'k_a']) await s.assign('carol', 'editor', `folder:${key}`);
+    for (const limit of [1, 2, 4, 100]) {
+      const pages = await allPages(s, '/user-permissions', { user: 'carol', limit });
+      const instances = pages.flatMap((p) => Object.keys(p.result.permissions));
+      expect(instances).toEqual(keys.map((k) => `folder:${k}`).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      const entries = Object.assign({}, ...pages.map((p) => p.result.permissions));
+      for (const key of keys)
+        expect(entries[`folder:${key}`].roles).toEqual(['k', 'k0', 'k_a'].includes(key) ? ['editor', 'viewer'] : ['viewer']);
+    }
+    const narrowed = await allPages(s, '/user-permissions', { user: 'carol', limit: 2, resource_types: ['document'] });
+    expect(narrowed.flatMap((p) => Object.keys(p.result.permissions))).toEqual([]);
+  });
+
   it('refuses a malformed cursor or one from another query', async () => {
     const first = await s.api.post('/user-permissions', { user: 'alice', limit: 5 });
     expect(first.body.next_cursor).toEqual(expect.any(String));

@@ -1,3 +1,4 @@
+import type { Range } from '../../docstore/port';
 import type { DerivationRule } from '../../events';
 import { hash } from 'node:crypto';
 
@@ -78,6 +79,25 @@ export interface RulesDoc {
  */
 export function grantId(environmentId: string, user: string, instance: string, role: string): string {
   return `${userPrefix(environmentId, user)}:${instance}#${role}`;
+}
+
+/**
+ * The ids of one user's grants, after the instance `afterInstance` if given: a range of the id
+ * index, which is how the grants collection is read by user (it keeps no index of its own on the
+ * user: one less per grant written). Instance types and keys are `[A-Za-z0-9_-]` with a ':'
+ * between (keySchema), every one of them above '#' and '$' in byte order, so ids `<prefix>:<instance>#<role>`
+ * sort as their instances do, and one instance's grants are exactly the ids from
+ * `<prefix>:<instance>#` up to `<prefix>:<instance>$` (see instanceGrantIds).
+ */
+export function userGrantIds(environmentId: string, user: string, afterInstance: string | null = null): Range {
+  const prefix = userPrefix(environmentId, user);
+  return { $gt: afterInstance === null ? `${prefix}:` : `${prefix}:${afterInstance}$`, $lt: `${prefix};` };
+}
+
+/** The ids of one user's grants on one instance (every role), as userGrantIds reads them. */
+export function instanceGrantIds(environmentId: string, user: string, instance: string): Range {
+  const prefix = userPrefix(environmentId, user);
+  return { $gt: `${prefix}:${instance}#`, $lt: `${prefix}:${instance}$` };
 }
 
 /** The instance part of a grant id: after the hash (base64url, no `:`), before the role (keys hold no `#`). */
