@@ -73,6 +73,8 @@ export class GrantRows implements Collection<GrantDoc> {
   async insertMissing(grants: GrantDoc[]): Promise<GrantDoc[]> {
     const inserted = await this.rows.insertMissing(grants.map(storedGrant));
     if (inserted.length === 0) return [];
+    // Every one (a fan-out's usual case; with a repeated id, fewer come back).
+    if (inserted.length === grants.length) return grants;
     // The grants given, not the rows: of two with one id, the first is the one inserted.
     const given = new Map<string, GrantDoc>();
     for (const grant of grants) if (!given.has(grant.id)) given.set(grant.id, grant);
