@@ -82,14 +82,14 @@ export function grantId(environmentId: string, user: string, instance: string, r
 }
 
 /**
- * The ids of one user's grants, after the instance `afterInstance` if given: a range of the id
+ * The ids of one user's grants, after the instance `afterInstance` (all of them when null): a range of the id
  * index, which is how the grants collection is read by user (it keeps no index of its own on the
  * user: one less per grant written). Instance types and keys are `[A-Za-z0-9_-]` with a ':'
  * between (keySchema), every one of them above '#' and '$' in byte order, so ids `<prefix>:<instance>#<role>`
  * sort as their instances do, and one instance's grants are exactly the ids from
  * `<prefix>:<instance>#` up to `<prefix>:<instance>$` (see instanceGrantIds).
  */
-export function userGrantIds(environmentId: string, user: string, afterInstance: string | null = null): Range {
+export function userGrantIds(environmentId: string, user: string, afterInstance: string | null): Range {
   const prefix = userPrefix(environmentId, user);
   return { $gt: afterInstance === null ? `${prefix}:` : `${prefix}:${afterInstance}$`, $lt: `${prefix};` };
 }
