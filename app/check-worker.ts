@@ -4,8 +4,7 @@ import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { answerUnparsableRequests } from '../command-service/http/client-errors';
 import { requestListener } from '../command-service/http/fast-lane';
-import type { HttpMethod } from '../command-service/http/openapi';
-import type { ApiRegistry } from '../command-service/http/openapi';
+import type { ApiRegistry, HttpMethod, Operation } from '../command-service/http/openapi';
 import type { Config } from '../shared/config';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import { ReadOnlyEventStore } from '../shared/eventstore/read-only-event-store';
@@ -15,7 +14,7 @@ import { Metrics, type MetricsSnapshot } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
 import { grantsFeature } from './features/grants';
 import { featureRoutes } from './feature';
-import { closeServer } from './http-server';
+import { closeServer, takeConnection } from './http-server';
 import { forwardTo } from './forward-request';
 import { ReplicaFreshness } from './replica-freshness';
 import { buildServices } from './services';
@@ -28,13 +27,22 @@ export const CHECK_WORKER_ENV = {
   index: 'REBAC_CHECK_WORKER_INDEX',
 } as const;
 
-/** Messages between the main process and a check worker (IPC); `metrics` asks for (and answers with) this process's metrics. */
-export type ToCheckWorker = 'connection' | 'stop' | { metrics: number };
-export type FromCheckWorker = 'ready' | 'stopped' | { metrics: number; values: MetricsSnapshot };
+/** An operation of the API, as the front door tells which a check worker serves. */
+export type WorkerOperation = Pick<Operation, 'method' | 'path'>;
+
+/**
+ * Messages between the main process and a check worker (IPC). `connection` comes with a socket
+ * and the bytes the main process read from it (base64); `ready` lists the operations the worker
+ * serves; `metrics` asks for (and answers with) this process's metrics.
+ */
+export type ToCheckWorker = { connection: string } | 'stop' | { metrics: number };
+export type FromCheckWorker = { ready: WorkerOperation[] } | 'stopped' | { metrics: number; values: MetricsSnapshot };
 
 export interface CheckWorker {
-  /** Serves a connection the main process accepted and handed over. */
-  take(socket: Socket): void;
+  /** The operations this worker answers itself. */
+  readonly operations: WorkerOperation[];
+  /** Serves a connection the main process accepted and handed over, with the bytes it read from it. */
+  take(socket: Socket, firstBytes: Buffer): void;
   /** This worker's metrics, which the main process's /metrics adds to its own. */
   metrics(): Promise<MetricsSnapshot>;
   /** Stops taking connections and resolves once in-flight requests are answered. */
@@ -46,8 +54,9 @@ export interface CheckWorker {
  * on another core. It reads the SQLite read models the main process writes, through a replica
  * whose reads of one turn see one committed batch; its decision caches are kept per that batch's
  * position, so they are as exact as the main process's. It takes whole connections from the main
- * process (which accepts them all); a request on one that is not a permission check (every write,
- * every list, the console, /metrics) is forwarded to the main process unchanged.
+ * process (which accepts them all, and sends here those that begin with a check); a later request
+ * on one that is not a permission check (a write, a list, the console, /metrics) is forwarded to
+ * the main process unchanged.
  */
 export async function startCheckWorker(config: Config, logger: Logger, upstreamPort: number): Promise<CheckWorker> {
   const documentStore = SqliteDocumentStore.replica(sqliteReadModelsPath(config));
@@ -66,13 +75,16 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
   const server: Server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     if (api.operationFor(req.method!.toLowerCase() as HttpMethod, path)) serve(req, res);
-    else forward(req, res);
+    else {
+      metrics.forwardedRequests++;
+      forward(req, res);
+    }
   });
   answerUnparsableRequests(server);
   return {
-    take(socket) {
-      server.emit('connection', socket);
-      socket.resume();
+    operations: api.declared(),
+    take(socket, firstBytes) {
+      takeConnection(server, socket, firstBytes);
     },
     metrics: () => metrics.snapshot(),
     async close() {
@@ -102,8 +114,9 @@ async function main(): Promise<void> {
     });
   };
   process.on('message', (message: ToCheckWorker, handle?: unknown) => {
-    if (message === 'connection' && handle) worker.take(handle as Socket);
-    else if (message === 'stop') stop();
+    if (typeof message === 'object' && 'connection' in message) {
+      if (handle) worker.take(handle as Socket, Buffer.from(message.connection, 'base64'));
+    } else if (message === 'stop') stop();
     else if (typeof message === 'object') {
       void worker.metrics().then((values) => process.send?.({ metrics: message.metrics, values } satisfies FromCheckWorker));
     }
@@ -114,7 +127,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => undefined);
   process.on('SIGTERM', stop);
   logger.debug('check worker ready');
-  process.send?.('ready' satisfies FromCheckWorker);
+  process.send?.({ ready: worker.operations } satisfies FromCheckWorker);
 }
 
 if (require.main === module) {

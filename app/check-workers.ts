@@ -5,7 +5,8 @@ import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import type { MetricsSnapshot } from '../shared/metrics/metrics';
-import { CHECK_WORKER_ENV, type FromCheckWorker, type ToCheckWorker } from './check-worker';
+import { CHECK_WORKER_ENV, type FromCheckWorker, type ToCheckWorker, type WorkerOperation } from './check-worker';
+import { readFirstBytes, requestLine } from './first-request';
 
 /** How long a check worker may take to open the read models and say it is ready. */
 const START_TIMEOUT_MS = 30_000;
@@ -13,6 +14,11 @@ const START_TIMEOUT_MS = 30_000;
 const METRICS_TIMEOUT_MS = 1_000;
 /** Pause before a check worker that died is started again (a crash loop must not spin). */
 const RESPAWN_DELAY_MS = 1_000;
+/**
+ * How long the front door waits for a connection's first bytes before it serves the connection
+ * here anyway (where the HTTP server's own timeouts then apply to a client that sends nothing).
+ */
+const FIRST_BYTES_TIMEOUT_MS = 5_000;
 
 /**
  * How many processes answer HTTP in the one-process service (HTTP_WORKERS): `auto` is one per
@@ -44,27 +50,36 @@ export interface FrontDoor {
 
 /**
  * The public listener of a service with several HTTP workers: it accepts every connection and
- * hands each, unread, to the next process in turn: this one (`serveHere`) or one of `count`
- * check workers (app/check-worker.ts), which answer permission checks themselves and forward
- * everything else to `upstreamPort`, this process's own loopback listener. A worker that dies
- * is left out of the turn and started again; its connections are lost (clients reconnect).
+ * reads its first request line. A connection that begins with a permission check goes to the
+ * next process in turn: this one or one of `count` check workers (app/check-worker.ts), which
+ * answer checks themselves and forward anything else that comes on the connection later to
+ * `upstreamPort`, this process's own loopback listener. Any other connection (a write, a list,
+ * the console) is served here: sent to a worker, each of its requests would cost a second HTTP
+ * exchange over loopback. A worker that dies is left out of the turn and started again; its
+ * connections are lost (clients reconnect).
+ *
+ * `serveHere` takes the socket with the bytes already read from it; `answersHere` says which
+ * operation this process's API answers a request with (the workers serve some of them).
  */
 export async function openFrontDoor(
   config: Config,
   logger: Logger,
   count: number,
   upstreamPort: number,
-  serveHere: (socket: Socket) => void,
+  serveHere: (socket: Socket, firstBytes: Buffer) => void,
+  answersHere: (method: string, path: string) => WorkerOperation | undefined,
 ): Promise<FrontDoor> {
   const workers: Array<ChildProcess | null> = new Array<ChildProcess | null>(count).fill(null);
   let closing = false;
   let turn = 0;
   const liveWorkers = () => workers.filter((w): w is ChildProcess => w !== null && w.connected);
 
+  /** `method path` of the operations the workers serve (every worker serves the same), known once one is ready. */
+  let servedByWorkers = new Set<string>();
   const spawn = async (index: number): Promise<void> => {
     const child = forkWorker(config, index, upstreamPort);
     try {
-      await readyOrExit(child);
+      servedByWorkers = new Set((await readyOrExit(child)).map(operationKey));
     } catch (error) {
       logger.error({ err: error, worker: index }, 'check worker did not start');
       child.kill('SIGKILL');
@@ -85,16 +100,29 @@ export async function openFrontDoor(
   };
   await Promise.all(workers.map((_, index) => spawn(index)));
 
-  const server = net.createServer({ pauseOnConnect: true }, (socket) => {
-    // Round robin over this process and the live workers.
+  /** True if the request a connection begins with is a check a worker serves. */
+  const beginsWithCheck = (firstBytes: Buffer): boolean => {
+    const line = requestLine(firstBytes);
+    const operation = line ? answersHere(line.method.toLowerCase(), line.path) : undefined;
+    return operation !== undefined && servedByWorkers.has(operationKey(operation));
+  };
+  const route = async (socket: Socket): Promise<void> => {
+    const first = await readFirstBytes(socket, FIRST_BYTES_TIMEOUT_MS);
+    if (first === null) return void socket.destroy();
     const live = liveWorkers();
+    // A socket that could not be stopped reading stays here (sent away, what it read next would be lost).
+    if (!first.stopped || live.length === 0 || !beginsWithCheck(first.bytes)) return serveHere(socket, first.bytes);
+    // Round robin of the checks' connections over this process and the live workers.
     const pick = turn++ % (live.length + 1);
-    if (pick === live.length) return serveHere(socket);
-    live[pick]!.send('connection' satisfies ToCheckWorker, socket, (error) => {
+    if (pick === live.length) return serveHere(socket, first.bytes);
+    // Until it is sent (a hand-over may wait for the last one's acknowledgement), no listener would take an error.
+    socket.once('error', () => socket.destroy());
+    live[pick]!.send({ connection: first.bytes.toString('base64') } satisfies ToCheckWorker, socket, (error) => {
       // The worker went away between the pick and the hand-over: the socket is still ours.
-      if (error && !socket.destroyed) serveHere(socket);
+      if (error && !socket.destroyed) serveHere(socket, first.bytes);
     });
-  });
+  };
+  const server = net.createServer({ pauseOnConnect: true }, (socket) => void route(socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
@@ -107,7 +135,7 @@ export async function openFrontDoor(
     new Promise<MetricsSnapshot | null>((resolve) => {
       const id = ++asked;
       const answered = (message: FromCheckWorker) => {
-        if (typeof message !== 'object' || message.metrics !== id) return;
+        if (typeof message !== 'object' || !('metrics' in message) || message.metrics !== id) return;
         done(message.values);
       };
       const timer = setTimeout(() => done(null), METRICS_TIMEOUT_MS);
@@ -148,13 +176,16 @@ function forkWorker(config: Config, index: number, upstreamPort: number): ChildP
   });
 }
 
-function readyOrExit(child: ChildProcess): Promise<void> {
+const operationKey = (operation: WorkerOperation) => `${operation.method} ${operation.path}`;
+
+/** Resolves with the operations the worker serves once it says it is ready. */
+function readyOrExit(child: ChildProcess): Promise<WorkerOperation[]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
     child.on('message', (message: FromCheckWorker) => {
-      if (message !== 'ready') return;
+      if (typeof message !== 'object' || !('ready' in message)) return;
       clearTimeout(timer);
-      resolve();
+      resolve(message.ready);
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { bootstrapIfEmpty } from '../command-service/bootstrap';
 import { defaultConsoleDir } from '../command-service/http/console-ui';
+import type { ApiRegistry, HttpMethod } from '../command-service/http/openapi';
 import type { Services } from '../command-service/http/services';
 import { ProjectionRunner } from '../projection-service/runner';
 import type { Config } from '../shared/config';
@@ -13,7 +14,7 @@ import { Metrics } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
 import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, type FeatureContext, type Stoppable } from './feature';
 import { httpWorkerCount, openFrontDoor, type FrontDoor } from './check-workers';
-import { closeServer, listen } from './http-server';
+import { closeServer, listen, takeConnection } from './http-server';
 import { runNow } from './lease';
 import { runnerFreshness } from './runner-freshness';
 import { buildServices, flushCommandSnapshots } from './services';
@@ -83,10 +84,15 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     // This process listens on loopback for what the check workers forward, and takes its turn of the public connections.
     const here = await listen(app, { ...config, HOST: '127.0.0.1', PORT: 0 });
     server = here.server;
-    frontDoor = await openFrontDoor(config, logger.child({ component: 'check-workers' }), httpWorkers - 1, portOf(here.url), (socket) => {
-      here.server.emit('connection', socket);
-      socket.resume();
-    });
+    const api = app.locals.api as ApiRegistry;
+    frontDoor = await openFrontDoor(
+      config,
+      logger.child({ component: 'check-workers' }),
+      httpWorkers - 1,
+      portOf(here.url),
+      (socket, firstBytes) => takeConnection(here.server, socket, firstBytes),
+      (method, path) => api.operationFor(method as HttpMethod, path),
+    );
     url = `http://${config.HOST}:${frontDoor.port}`;
     const workers = frontDoor;
     metrics.addPeers(() => workers.workerMetrics());

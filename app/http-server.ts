@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { answerUnparsableRequests } from '../command-service/http/client-errors';
 import { requestListener } from '../command-service/http/fast-lane';
 import type { Config } from '../shared/config';
@@ -25,4 +25,15 @@ export async function closeServer(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await closed;
+}
+
+/**
+ * Serves a connection accepted elsewhere (the front door of app/check-workers.ts) on `server`,
+ * beginning with the bytes already read from it: they reach the HTTP parser before anything the
+ * socket reads from here on.
+ */
+export function takeConnection(server: Server, socket: Socket, firstBytes: Buffer): void {
+  server.emit('connection', socket);
+  if (firstBytes.length > 0) socket.emit('data', firstBytes);
+  socket.resume();
 }

@@ -32,6 +32,8 @@ export class Metrics {
   readonly http: HttpMetrics;
   readonly checks = new CheckMetrics();
   readonly copies = new CopyMetrics();
+  /** Requests a check worker did not answer itself and forwarded to the main process (counted in place, as the others). */
+  forwardedRequests = 0;
   /** Handed to the event store, which reports each append's latency and each group commit's size. */
   readonly eventStore: AppendObserver;
 
@@ -43,6 +45,7 @@ export class Metrics {
   private readonly decisions: Counter<'endpoint' | 'decision'>;
   private readonly cacheLookups: Counter<'result'>;
   private readonly fastLane: Counter<'outcome'>;
+  private readonly forwarded: Counter;
   /** Created with their first source: a service that does not follow the log or count tasks shows no such family. */
   private log: { head: Gauge; positions: Gauge<'projection'>; lag: Gauge<'projection'> } | null = null;
   private queueDepth: Gauge | null = null;
@@ -81,6 +84,11 @@ export class Metrics {
       name: 'rebac_check_fast_lane_requests_total',
       help: 'POST /allowed requests the fast lane took, by outcome: answered by it, or handed to the express route (another body shape, a refused key, an error)',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.forwarded = new Counter({
+      name: 'rebac_http_forwarded_requests_total',
+      help: 'Requests a check worker did not answer itself and forwarded to the main process (a request that is not a check, on a connection that began with one)',
       registers,
     });
     const appendDuration = new Histogram({
@@ -210,6 +218,8 @@ export class Metrics {
     this.fastLane.reset();
     this.fastLane.inc({ outcome: 'answered' }, this.checks.fastLane.answered);
     this.fastLane.inc({ outcome: 'handed_over' }, this.checks.fastLane.handedOver);
+    this.forwarded.reset();
+    this.forwarded.inc(this.forwardedRequests);
     this.eventsCopied.reset();
     this.eventsCopied.inc(this.copies.eventsCopied);
     this.copiesRunning.set(this.copies.running);

@@ -4,23 +4,24 @@ import { Scrape } from '../support/prometheus';
 
 /**
  * HTTP_WORKERS=2: the one-process service answers on two processes, this one and a check worker
- * (app/check-worker.ts) that reads the same SQLite read models. Every request here goes over a
- * new connection, and connections go to the processes in turn, so consecutive requests land on
- * different processes: a write on one and the check that follows on the other.
+ * (app/check-worker.ts) that reads the same SQLite read models. Most requests here go over a new
+ * connection. Connections that begin with a check go to the processes in turn, so consecutive
+ * checks land on different processes; any other connection is served by this process, so the
+ * check that follows a write is on the other process every second time.
  */
 describe('check workers (HTTP_WORKERS=2)', () => {
   let server: TestServer;
   let envKey: string;
 
-  /** One request on a connection of its own. */
-  const send = (method: string, path: string, body?: unknown, key = envKey) =>
+  /** One request, on a connection of its own unless `agent` holds one. */
+  const send = (method: string, path: string, body?: unknown, key = envKey, agent: http.Agent | false = false) =>
     new Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request(
         `${server.url}${path}`,
         {
           method,
-          agent: false,
+          agent,
           headers: {
             authorization: `Bearer ${key}`,
             // Node's client frames no DELETE body by itself.
@@ -37,8 +38,14 @@ describe('check workers (HTTP_WORKERS=2)', () => {
       req.on('error', reject);
       req.end(payload);
     });
-  const allowed = async (user: string, action: string, doc: string) => {
-    const answer = await send('POST', '/allowed', { user: { key: user }, action, resource: { type: 'doc', key: doc, tenant: 'default' } });
+  const allowed = async (user: string, action: string, doc: string, agent: http.Agent | false = false) => {
+    const answer = await send(
+      'POST',
+      '/allowed',
+      { user: { key: user }, action, resource: { type: 'doc', key: doc, tenant: 'default' } },
+      envKey,
+      agent,
+    );
     expect(answer.status).toBe(200);
     return answer.body.allow as boolean;
   };
@@ -51,6 +58,22 @@ describe('check workers (HTTP_WORKERS=2)', () => {
   };
   /** /allowed answers of every process, as GET /metrics reports them. */
   const answeredInAll = async () => (await Scrape.of(server.url)).sum('rebac_http_requests_total', { route: '/allowed', method: 'POST' });
+  /** Requests the worker forwarded to this process. */
+  const forwarded = async () => (await Scrape.of(server.url)).sum('rebac_http_forwarded_requests_total', {});
+  /**
+   * A keep-alive connection the check worker holds: one whose first request, a check, the worker
+   * answered (connections that begin with a check alternate between the processes).
+   */
+  const workerConnection = async (): Promise<http.Agent> => {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const before = await answeredHere();
+      expect(await allowed('alice', 'write', 'd1', agent)).toBe(true);
+      if ((await answeredHere()) === before) return agent;
+      agent.destroy();
+    }
+    throw new Error('no connection that began with a check reached the worker');
+  };
 
   beforeAll(async () => {
     server = await startTestServer({ env: { HTTP_WORKERS: '2' } });
@@ -91,43 +114,90 @@ describe('check workers (HTTP_WORKERS=2)', () => {
     }
   });
 
+  it('a connection that begins with anything but a check is served by this process: nothing is forwarded', async () => {
+    const before = await forwarded();
+    for (let i = 0; i < 4; i++) {
+      const list = await send('GET', `${FACTS}/role_assignments?user=alice`);
+      expect(list.status).toBe(200);
+      expect(list.body).toEqual([expect.objectContaining({ user: 'alice', role: 'owner', resource_instance: 'doc:d1' })]);
+      expect((await send('GET', '/v2/nowhere')).status).toBe(404);
+    }
+    expect((await forwarded()) - before).toBe(0);
+  });
+
+  it('a first request longer than one read reaches its process whole', async () => {
+    // ~150 and ~250 KB: the front door reads the first chunk, then hands the socket on with it; the rest is read there.
+    const checks = Array.from({ length: 1000 }, (_, i) => ({
+      user: { key: i % 2 === 0 ? 'alice' : `stranger-${'x'.repeat(200)}-${i}` },
+      action: 'write',
+      resource: { type: 'doc', key: 'd1', tenant: 'default' },
+    }));
+    const before = await answeredHere();
+    for (let i = 0; i < 4; i++) {
+      const answer = await send('POST', '/allowed/bulk', checks);
+      expect(answer.status).toBe(200);
+      expect(answer.body.allow.map((a: { allow: boolean }) => a.allow)).toEqual(checks.map((_, j) => j % 2 === 0));
+      const users = Array.from({ length: 2000 }, (_, j) => ({ key: `bulk-${i}-${j}`, email: `user-${j}-${'y'.repeat(80)}@example.com` }));
+      const created = await send('POST', `${FACTS}/bulk/users`, { operations: users });
+      expect(created.status).toBe(200);
+      expect(created.body).toEqual({ users_created: 2000 });
+    }
+    // The bulk checks went to both processes in turn (this one counts its own answers only).
+    const here = (await Scrape.of(server.url)).sum('rebac_http_requests_total', { route: '/allowed/bulk', method: 'POST' });
+    expect(here).toBe(4);
+    expect((await answeredHere()) - before).toBe(0);
+  });
+
   it('a worker forwards a chunked body as chunked (a DELETE too)', async () => {
+    const agent = await workerConnection();
+    const before = await forwarded();
     for (let i = 0; i < 2; i++) {
       const answer = await new Promise<number>((resolve, reject) => {
         const req = http.request(`${server.url}${FACTS}/role_assignments`, {
           method: 'DELETE',
-          agent: false,
+          agent,
           headers: { authorization: `Bearer ${envKey}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
         });
         req.on('response', (res) => {
           res.resume();
-          resolve(res.statusCode!);
+          res.on('end', () => resolve(res.statusCode!));
         });
         req.on('error', reject);
         req.write('{"user":"nobody","role":"owner",');
         req.end('"resource_instance":"doc:d1"}');
       });
-      // Read whole on both processes: the assignment it names does not exist (an unframed body would be a 400).
+      // Read whole on the way through: the assignment it names does not exist (an unframed body would be a 400).
       expect(answer).toBe(404);
     }
+    expect((await forwarded()) - before).toBe(2);
+    agent.destroy();
   });
 
   it('a worker forwards what it does not serve, answers and errors unchanged', async () => {
-    // Two of each in a row: one reaches the worker, which forwards it.
+    const agent = await workerConnection();
+    const before = await forwarded();
     for (let i = 0; i < 2; i++) {
-      const list = await send('GET', `${FACTS}/role_assignments?user=alice`);
+      const list = await send('GET', `${FACTS}/role_assignments?user=alice`, undefined, envKey, agent);
       expect(list.status).toBe(200);
       expect(list.body).toEqual([expect.objectContaining({ user: 'alice', role: 'owner', resource_instance: 'doc:d1' })]);
       expect(list.headers['x-request-id']).toEqual(expect.any(String));
-      const refused = await send('POST', `${FACTS}/resource_instances`, { key: 'd9', resource: 'doc', tenant: 'default', colour: 'red' });
+      const refused = await send(
+        'POST',
+        `${FACTS}/resource_instances`,
+        { key: 'd9', resource: 'doc', tenant: 'default', colour: 'red' },
+        envKey,
+        agent,
+      );
       expect(refused.status).toBe(422);
       expect(refused.body.detail[0]).toEqual(expect.objectContaining({ loc: ['body', 'colour'], type: 'extra_forbidden' }));
-      expect((await send('GET', '/v2/nowhere')).status).toBe(404);
-      expect((await send('POST', '/allowed', { user: { key: 'alice' } })).status).toBe(422);
-      expect(
-        (await send('POST', '/allowed', { user: { key: 'alice' }, action: 'read', resource: { type: 'doc', key: 'd1' } }, 'nope')).status,
-      ).toBe(401);
+      expect((await send('GET', '/v2/nowhere', undefined, envKey, agent)).status).toBe(404);
+      // Checks, refused or not, the worker answers itself.
+      expect((await send('POST', '/allowed', { user: { key: 'alice' } }, envKey, agent)).status).toBe(422);
+      const unknownKey = { user: { key: 'alice' }, action: 'read', resource: { type: 'doc', key: 'd1' } };
+      expect((await send('POST', '/allowed', unknownKey, 'nope', agent)).status).toBe(401);
     }
+    expect((await forwarded()) - before).toBe(6);
+    agent.destroy();
   });
 
   it('a worker that dies is left out and started again; the service keeps answering', async () => {
