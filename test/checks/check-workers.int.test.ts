@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { FACTS, SCHEMA, startTestServer, type TestServer } from '../support/embedded-server';
 import { Scrape } from '../support/prometheus';
 
@@ -200,6 +201,34 @@ describe('check workers (HTTP_WORKERS=2)', () => {
     expect((await forwarded()) - before).toBe(6);
     agent.destroy();
   });
+
+  it('a connection that stays quiet past the front door’s wait is served by this process, and one that closes unheard is dropped', async () => {
+    // Opened and closed without a byte: the front door drops it, and the next connections are routed as ever.
+    const silent = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+    silent.end();
+    await new Promise((resolve) => silent.once('close', resolve));
+
+    // A check sent only after the front door stopped waiting (FIRST_BYTES_TIMEOUT_MS, 5 s) is answered here.
+    const before = await answeredHere();
+    const quiet = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    quiet.setEncoding('latin1');
+    let answer = '';
+    quiet.on('data', (chunk: string) => (answer += chunk));
+    await new Promise<void>((resolve, reject) => quiet.once('connect', resolve).once('error', reject));
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    const body = JSON.stringify({ user: { key: 'alice' }, action: 'write', resource: { type: 'doc', key: 'd1', tenant: 'default' } });
+    quiet.write(
+      `POST /allowed HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${envKey}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    await new Promise((resolve) => quiet.once('close', resolve));
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ allow: true });
+    expect((await answeredHere()) - before).toBe(1);
+    for (let i = 0; i < 4; i++) expect(await allowed('alice', 'write', 'd1')).toBe(true);
+    expect((await answeredHere()) - before).toBe(3);
+  }, 20_000);
 
   it('a worker that dies is left out and started again; the service keeps answering', async () => {
     const [pid] = server.service.checkWorkerPids();
