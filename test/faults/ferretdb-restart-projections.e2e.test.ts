@@ -71,17 +71,21 @@ describe('the MongoDB-protocol server killed and restarted while projections run
     const statuses: number[] = [];
     const refused: string[] = [];
     /**
-     * Writes a 503 refused after appending: such an answer carries the position the write was stored at
-     * (the store failed while the write waited for the read models to show it); one refused before the
-     * append carries none and stored nothing.
+     * Writes stored in the burst: those acknowledged (200), and those a 503 refused after appending: such
+     * an answer carries the position the write was stored at (the store failed while the write waited for
+     * the read models to show it); one refused before the append carries none and stored nothing.
      */
-    const storedThough503 = new Set<string>();
+    const stored = new Set<string>();
+    /** What each write answered, in order (the burst's answer, then the retry's), for the failure message. */
+    const answers = new Map<string, number[]>();
     const send = async (what: string, path: string, body: unknown, retry: boolean): Promise<boolean> => {
       const answer = await env.post(path, body);
+      answers.set(what, [...(answers.get(what) ?? []), answer.status]);
       if (!retry) statuses.push(answer.status);
-      if (answer.status === 503 && answer.headers.get('x-event-position') !== null) storedThough503.add(what);
-      // Retried: a write stored despite its 503 is there now (409); any other is stored now (200).
-      if (retry) return answer.status === (storedThough503.has(what) ? 409 : 200);
+      if (!retry && (answer.status === 200 || (answer.status === 503 && answer.headers.get('x-event-position') !== null))) stored.add(what);
+      // Retried: a write stored in the burst is there now (409: a file's instance, when its tuple was the write
+      // refused, or a write stored despite its 503); any other is stored now (200).
+      if (retry) return answer.status === (stored.has(what) ? 409 : 200);
       return answer.status === 200;
     };
     /** A file and its tuple to folder:docs; false if a write was refused (the tuple waits for its file). */
@@ -128,7 +132,14 @@ describe('the MongoDB-protocol server killed and restarted while projections run
     // Writes were acknowledged (held ones waited for the projections to show them) or refused with 503, never 500.
     expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
     // A refused write stored nothing, unless its 503 said where it was stored: either way it is all there now.
-    for (const file of refused) expect({ file, written: await write(file, true) }).toEqual({ file, written: true });
+    for (const file of refused) {
+      const written = await write(file, true);
+      expect({ file, written, answers: [answers.get(`instance ${file}`), answers.get(`tuple ${file}`)] }).toEqual({
+        file,
+        written: true,
+        answers: expect.anything(),
+      });
+    }
 
     // Checks and lists answer from the resumed read models.
     for (const file of [files[0]!, files[29]!, files.at(-1)!, ...refused]) {
