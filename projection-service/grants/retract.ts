@@ -1,6 +1,6 @@
 import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
-import { grantId, typeOf, type GrantDoc, type GrantReason } from '../../shared/read-models/grants/model';
+import { grantId, typeGrantIds, typeOf, type GrantDoc, type GrantReason, type RuleEntry } from '../../shared/read-models/grants/model';
 import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 import { pairKey } from './direct-roles';
 
@@ -89,9 +89,12 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
   }
   const derivable = (g: GrantDoc) => !(ctx.rules.isGuarded(g.resource, g.role) && direct.has(pairKey(g.user, g.instance)));
 
+  const parentHeld = await heldParentRoles(ctx, chunk);
   const byInstance = new Map<string, GrantDoc[]>();
   for (const g of chunk) {
-    if (found.has(g.id) || ctx.rules.incoming(g.resource, g.role).length === 0 || !derivable(g)) continue;
+    if (found.has(g.id) || !derivable(g)) continue;
+    const incoming = ctx.rules.incoming(g.resource, g.role);
+    if (!incoming.some((entry) => parentHeld(g.user, entry))) continue;
     byInstance.set(g.instance, [...(byInstance.get(g.instance) ?? []), g]);
   }
   const pages = pagesByKeys(ctx.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);
@@ -125,5 +128,42 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
   }
   return found;
 }
+
+/** Most (user, parent type) pairs of a chunk looked up by heldParentRoles; with more, every rule counts as possibly held. */
+const HELD_LOOKUPS = 50;
+/** Most grants read per (user, parent type); a user holding more counts as possibly holding every role there. */
+const HELD_ROWS = 100;
+
+/**
+ * Whether a user may hold the parent role a rule derives from: false only when the stored grants
+ * give the user that role on no instance of the rule's parent type, so that no tuple can carry a
+ * support through the rule. Taking a role away from a folder of 100,000 files used to read the
+ * parent tuples of every file, only to find no parent grant; one read of the user's grants on
+ * folders now shows that none is left. One bounded read per distinct (user, type) of the chunk: a
+ * range of the id index (typeGrantIds), the roles only. Past the bounds (HELD_LOOKUPS pairs,
+ * HELD_ROWS grants) a rule counts as possibly held, and the tuples are read as before.
+ */
+async function heldParentRoles(ctx: GrantContext, chunk: GrantDoc[]): Promise<(user: string, entry: RuleEntry) => boolean> {
+  const pairs = new Map<string, { user: string; type: string }>();
+  for (const g of chunk) {
+    for (const entry of ctx.rules.incoming(g.resource, g.role))
+      pairs.set(heldKey(g.user, entry.rule.onResource), { user: g.user, type: entry.rule.onResource });
+  }
+  if (pairs.size > HELD_LOOKUPS) return () => true;
+  const heldRoles = new Map<string, Set<string> | 'any'>();
+  for (const [key, { user, type }] of pairs) {
+    const rows = await ctx.collections.grants.find(
+      { id: typeGrantIds(ctx.environmentId, user, type) },
+      { limit: HELD_ROWS + 1, byId: true, fields: ['role'] },
+    );
+    heldRoles.set(key, rows.length > HELD_ROWS ? 'any' : new Set(rows.map((row) => row.role)));
+  }
+  return (user, entry) => {
+    const roles = heldRoles.get(heldKey(user, entry.rule.onResource));
+    return roles === 'any' || roles?.has(entry.rule.role) === true;
+  };
+}
+
+const heldKey = (user: string, type: string) => `${user}\u0000${type}`;
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];

@@ -94,6 +94,16 @@ export function userGrantIds(environmentId: string, user: string, afterInstance:
   return { $gt: afterInstance === null ? `${prefix}:` : `${prefix}:${afterInstance}$`, $lt: `${prefix};` };
 }
 
+/**
+ * The ids of one user's grants on instances of one type (every role), as userGrantIds reads them:
+ * after `<prefix>:<type>:` and before `<prefix>:<type>;`. Another type that starts with this one
+ * continues with a character of `[A-Za-z0-9_-]`, below ':' or above ';', so it falls outside.
+ */
+export function typeGrantIds(environmentId: string, user: string, type: string): Range {
+  const prefix = userPrefix(environmentId, user);
+  return { $gt: `${prefix}:${type}:`, $lt: `${prefix}:${type};` };
+}
+
 /** The ids of one user's grants on one instance (every role), as userGrantIds reads them. */
 export function instanceGrantIds(environmentId: string, user: string, instance: string): Range {
   const prefix = userPrefix(environmentId, user);
