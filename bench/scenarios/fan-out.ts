@@ -8,7 +8,8 @@ import type { ScenarioResult } from '../lib/results';
  * editor on the folder. Timed from sending that write until every derived grant
  * is visible: the write answers only once the read models reflect it (its
  * position), and checks on a sample of the documents, the last one included,
- * confirm it.
+ * confirm it. Then the role is taken away, timed the same way (in the notes:
+ * how long a removed access keeps working), and the sample checked denied.
  */
 export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const files = ctx.options.fanoutFiles;
@@ -41,13 +42,31 @@ export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult>
   if (assigned.status !== 200) throw new Error(`assignment answered ${assigned.status}: ${JSON.stringify(assigned.body)}`);
 
   const sample = [files - 1, ...Array.from({ length: 99 }, (_, i) => Math.floor((i * files) / 99))];
-  const answers = await ctx.api.ok(
-    'POST',
-    '/allowed/bulk',
-    sample.map((i) => ({ user: 'fan-user', action: 'write', resource: { type: 'document', key: `fan${i}`, tenant: TENANT } })),
-  );
-  const denied = (answers.allow as Array<{ allow: boolean }>).filter((a) => !a.allow).length;
-  if (denied > 0) throw new Error(`${denied} of ${sample.length} sampled documents not granted after the write answered`);
+  const allowedInSample = async () => {
+    const answers = await ctx.api.ok(
+      'POST',
+      '/allowed/bulk',
+      sample.map((i) => ({ user: 'fan-user', action: 'write', resource: { type: 'document', key: `fan${i}`, tenant: TENANT } })),
+    );
+    return (answers.allow as Array<{ allow: boolean }>).filter((a) => a.allow).length;
+  };
+  const granted = await allowedInSample();
+  if (granted < sample.length)
+    throw new Error(`${sample.length - granted} of ${sample.length} sampled documents not granted after the write answered`);
+
+  // Taking it away: how long a removed access keeps working (not a target of its own).
+  ctx.log('fan-out: unassigning editor on the folder');
+  const revokeStarted = performance.now();
+  const unassigned = await ctx.api.request('DELETE', `${FACTS}/role_assignments`, {
+    user: 'fan-user',
+    role: 'editor',
+    resource_instance: 'folder:fan',
+  });
+  const revokedMs = performance.now() - revokeStarted;
+  ctx.phases.push({ label: 'fanout-revoke', fromS: (revokeStarted - origin) / 1000, toS: (revokeStarted + revokedMs - origin) / 1000 });
+  if (unassigned.status !== 204) throw new Error(`unassignment answered ${unassigned.status}: ${JSON.stringify(unassigned.body)}`);
+  const stillGranted = await allowedInSample();
+  if (stillGranted > 0) throw new Error(`${stillGranted} of ${sample.length} sampled documents still granted after the revoke answered`);
 
   return {
     id: 'fanout',
@@ -56,7 +75,7 @@ export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult>
     unit: 's',
     better: 'lower',
     target: { text: '≤ 2 s until all grants visible', met: files >= 100_000 ? visibleMs <= 2000 : null },
-    notes: `${Math.round(files / (visibleMs / 1000)).toLocaleString('en-US')} grants/s; checked ${sample.length} docs after the write`,
-    details: { files, visibleMs, loadInstancesMs: loadInstances.ms, loadTuplesMs: loadTuples.ms },
+    notes: `${Math.round(files / (visibleMs / 1000)).toLocaleString('en-US')} grants/s; checked ${sample.length} docs after the write; taken away (all gone) in ${(revokedMs / 1000).toFixed(2)} s`,
+    details: { files, visibleMs, revokedMs, loadInstancesMs: loadInstances.ms, loadTuplesMs: loadTuples.ms },
   };
 }
