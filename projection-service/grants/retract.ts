@@ -89,12 +89,12 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
   }
   const derivable = (g: GrantDoc) => !(ctx.rules.isGuarded(g.resource, g.role) && direct.has(pairKey(g.user, g.instance)));
 
-  const parentHeld = await heldParentRoles(ctx, chunk);
+  // Only grants still without a support (none from an assignment) and derivable here need the parent lookup.
+  const derivableHere = chunk.filter((g) => !found.has(g.id) && derivable(g));
+  const parentHeld = await heldParentRoles(ctx, derivableHere);
   const byInstance = new Map<string, GrantDoc[]>();
-  for (const g of chunk) {
-    if (found.has(g.id) || !derivable(g)) continue;
-    const incoming = ctx.rules.incoming(g.resource, g.role);
-    if (!incoming.some((entry) => parentHeld(g.user, entry))) continue;
+  for (const g of derivableHere) {
+    if (!ctx.rules.incoming(g.resource, g.role).some((entry) => parentHeld(g.user, entry))) continue;
     byInstance.set(g.instance, [...(byInstance.get(g.instance) ?? []), g]);
   }
   const pages = pagesByKeys(ctx.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);
@@ -139,13 +139,13 @@ const HELD_ROWS = 100;
  * give the user that role on no instance of the rule's parent type, so that no tuple can carry a
  * support through the rule. Taking a role away from a folder of 100,000 files used to read the
  * parent tuples of every file, only to find no parent grant; one read of the user's grants on
- * folders now shows that none is left. One bounded read per distinct (user, type) of the chunk: a
+ * folders now shows that none is left. One bounded read per distinct (user, type) of `grants`: a
  * range of the id index (typeGrantIds), the roles only. Past the bounds (HELD_LOOKUPS pairs,
  * HELD_ROWS grants) a rule counts as possibly held, and the tuples are read as before.
  */
-async function heldParentRoles(ctx: GrantContext, chunk: GrantDoc[]): Promise<(user: string, entry: RuleEntry) => boolean> {
+async function heldParentRoles(ctx: GrantContext, grants: GrantDoc[]): Promise<(user: string, entry: RuleEntry) => boolean> {
   const pairs = new Map<string, { user: string; type: string }>();
-  for (const g of chunk) {
+  for (const g of grants) {
     for (const entry of ctx.rules.incoming(g.resource, g.role))
       pairs.set(heldKey(g.user, entry.rule.onResource), { user: g.user, type: entry.rule.onResource });
   }
