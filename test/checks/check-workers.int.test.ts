@@ -203,19 +203,23 @@ describe('check workers (HTTP_WORKERS=2)', () => {
   });
 
   it('a connection that stays quiet past the front door’s wait is served by this process, and one that closes unheard is dropped', async () => {
+    /** A raw TCP connection to the front door, once connected. */
+    const connect = async () => {
+      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      return socket;
+    };
     // Opened and closed without a byte: the front door drops it, and the next connections are routed as ever.
-    const silent = net.connect(Number(new URL(server.url).port), '127.0.0.1');
-    await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+    const silent = await connect();
     silent.end();
     await new Promise((resolve) => silent.once('close', resolve));
 
     // A check sent only after the front door stopped waiting (FIRST_BYTES_TIMEOUT_MS, 5 s) is answered here.
     const before = await answeredHere();
-    const quiet = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    const quiet = await connect();
     quiet.setEncoding('latin1');
     let answer = '';
     quiet.on('data', (chunk: string) => (answer += chunk));
-    await new Promise<void>((resolve, reject) => quiet.once('connect', resolve).once('error', reject));
     await new Promise((resolve) => setTimeout(resolve, 5_500));
     const body = JSON.stringify({ user: { key: 'alice' }, action: 'write', resource: { type: 'doc', key: 'd1', tenant: 'default' } });
     quiet.write(
