@@ -46,10 +46,11 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
+  // The projections read and write inside their batches' transactions, through the store's writer view.
   const runner = new ProjectionRunner(
     eventStore,
     documentStore,
-    buildProjections(readModels, features),
+    buildProjections(new ReadModels(documentStore.writerView()), features),
     logger.child({ component: 'projections' }),
   );
   await runner.start();

@@ -37,7 +37,8 @@ export async function startProjectionService(config: Config, logger: Logger, fea
   const metrics = new Metrics();
   const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
-  const readModels = new ReadModels(documentStore);
+  // The projections read and write inside their batches' transactions, through the store's writer view.
+  const readModels = new ReadModels(documentStore.writerView());
   const runner = new ProjectionRunner(
     eventStore,
     documentStore,

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     for (const variant of VARIANTS.filter((v) => !picked || picked.includes(v.key))) {
       const dir = mkdtempSync(join(tmpdir(), 'rebac-rebuild-'));
       const store = new SqliteDocumentStore(join(dir, 'read-models.sqlite'));
-      const readModels = new ReadModels(store);
+      const readModels = new ReadModels(store.writerView());
       const features = embeddedFeatures().filter((f) => variant.features.includes(f.name));
       const runner = new ProjectionRunner(
         events,

@@ -92,7 +92,10 @@ describe('projection runner', () => {
     // Of a type the catalogue knows (the runner applies domain events only); the data is not read.
     const created = Array.from({ length: 20 }, () => ({ type: 'ResourceInstanceCreated', data: {}, metadata }));
     await eventStore.append('notes-1', created, 'no_stream');
-    const notes = documentStore.collection<{ id: string }>({ name: 'notes', fields: [], indexes: [] });
+    const spec = { name: 'notes', fields: [], indexes: [] };
+    // The projection writes through the store's writer view (as the runner's projections do); others read the store.
+    const notes = documentStore.collection<{ id: string }>(spec);
+    const projectionNotes = documentStore.writerView().collection<{ id: string }>(spec);
     let applied = 0;
     // 3 ms of work per event: a 60 ms batch.
     const slow = {
@@ -101,7 +104,7 @@ describe('projection runner', () => {
       apply: async (event: { position: number }) => {
         const until = performance.now() + 3;
         while (performance.now() < until);
-        await notes.put({ id: String(event.position) });
+        await projectionNotes.put({ id: String(event.position) });
         applied += 1;
       },
     } as unknown as Projection;

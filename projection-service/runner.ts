@@ -67,13 +67,18 @@ export class ProjectionRunner {
   /** `position` moves in this process right after each batch commits (Freshness.exact). */
   readonly exact = true;
 
+  /** The read models' writer view: batches are its transactions (the projections must write through it too). */
+  private readonly store: DocumentStore;
+
+  /** `projections` read and write through `store.writerView()` (a ReadModels on it); see DocumentStore.writerView. */
   constructor(
     private readonly events: EventStore,
-    private readonly store: DocumentStore,
+    store: DocumentStore,
     private readonly projections: Projection[],
     private readonly logger: Logger,
     private readonly options: ProjectionRunnerOptions = {},
   ) {
+    this.store = store.writerView();
     this.checkpointName = options.checkpointName ?? READ_MODELS_CHECKPOINT;
     for (const key of ['batchSize', 'catchUpBatchSize'] as const) {
       const size = options[key];

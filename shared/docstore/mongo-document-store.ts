@@ -77,6 +77,10 @@ export class MongoDocumentStore implements DocumentStore {
     return work();
   }
 
+  writerView(): DocumentStore {
+    return this;
+  }
+
   private get checkpoints(): MongoCollection<CheckpointDoc> {
     return this.db.collection<CheckpointDoc>(CHECKPOINTS);
   }

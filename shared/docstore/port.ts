@@ -103,6 +103,16 @@ export interface DocumentStore {
   transaction<R>(work: () => Promise<R>): Promise<R>;
   readonly atomicTransactions: boolean;
 
+  /**
+   * The view of this store that the one writer of its read models uses (the
+   * projection runner and its projections): `transaction` runs on it, and
+   * inside a transaction its reads see the transaction's writes. Reads through
+   * the store itself see committed state only, and its writes wait until an
+   * open transaction has ended. A store that makes no such difference (its
+   * transactions are not atomic) is its own writer view.
+   */
+  writerView(): DocumentStore;
+
   /** Last processed position of a named consumer (null when never saved). */
   loadCheckpoint(name: string): Promise<number | null>;
   /** Compare-and-set: stores `next` only if the stored value is still `expected`. */

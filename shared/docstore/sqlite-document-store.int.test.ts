@@ -22,6 +22,34 @@ const harness = {
 describeDocumentStoreContract('sqlite', harness);
 describeFindFields('sqlite', harness);
 
+describe('SqliteDocumentStore views', () => {
+  it('runs transactions only on its writer view: the store itself refuses them, since its writes would wait for their end', async () => {
+    const store = await harness.create();
+    try {
+      const spec = { name: 'items', fields: [], indexes: [] };
+      const ran: string[] = [];
+      await expect(store.transaction(async () => void ran.push('work'))).rejects.toThrow(/writerView/);
+      expect(ran).toEqual([]);
+      // One table for both views, defined once.
+      await store.writerView().transaction(() => store.writerView().collection<{ id: string }>(spec).put({ id: 'a' }));
+      expect(await store.collection<{ id: string }>(spec).get('a')).toEqual({ id: 'a' });
+    } finally {
+      await harness.dispose(store);
+    }
+  });
+
+  it('has no writer view in a replica, which only reads', async () => {
+    const store = await harness.create();
+    try {
+      const replica = SqliteDocumentStore.replica(join(dirs.get(store)!, 'rm.sqlite'));
+      expect(() => replica.writerView()).toThrow(/replica does not write/);
+      await replica.close();
+    } finally {
+      await harness.dispose(store);
+    }
+  });
+});
+
 describe('SqliteDocumentStore indexes', () => {
   it('creates the declared indexes and drops the ones it made that are no longer declared', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ds-indexes-'));

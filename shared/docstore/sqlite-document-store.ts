@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
 import { WalCheckpointer } from './sqlite-wal-checkpointer';
 
@@ -10,7 +9,12 @@ import { WalCheckpointer } from './sqlite-wal-checkpointer';
  * Two connections: the projection writes through one inside transactions, and
  * queries read through the other, so a query never sees a half-applied batch
  * even when a long projection batch yields to the event loop. Which connection
- * a call uses follows the async context (AsyncLocalStorage), not a flag.
+ * a call uses follows the view it comes through: the store itself reads the
+ * committed state and its writes wait for an open transaction to end;
+ * `writerView()`, the projections' view, runs the transactions and reads and
+ * writes inside them. (This used to follow the async context, through an
+ * AsyncLocalStorage: that turns on Node's promise hooks for the whole process,
+ * and every promise of every request paid for them, ~15% of a create's CPU.)
  *
  * A replica (`SqliteDocumentStore.replica`) is another process's read-only view of the same
  * file (the check workers of the one-process service, app/check-workers.ts): one read-only
@@ -25,12 +29,15 @@ export class SqliteDocumentStore implements DocumentStore {
   /** Null in a replica. */
   private readonly writer: Database.Database | null;
   private readonly reader: Database.Database;
-  private readonly inTransaction = new AsyncLocalStorage<true>();
-  /** Settles when the open transaction ends; null while none is open (see writeBarrier). */
+  /** Settles when the open transaction ends; null while none is open (see writing). */
   private transactionEnded: Promise<void> | null = null;
   private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
   private readonly writerStatements = new Map<string, Database.Statement>();
   private readonly readerStatements = new Map<string, Database.Statement>();
+  /** Tables defined (created, indexes declared) by this store or its writer view. */
+  private readonly definedTables = new Set<string>();
+  private view: SqliteWriterView | null = null;
+  private closed = false;
 
   private readonly walCheckpointer: WalCheckpointer | null;
   /** Replica: the read transaction of this turn of the event loop is open. */
@@ -70,13 +77,20 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.writer === null;
   }
 
-  /** The connection for the current async context. */
+  /** The connection this view reads through: the committed state (in a replica, this turn's snapshot of it). */
   connection(): Database.Database {
-    if (this.writer === null) {
-      this.openTurnSnapshot();
-      return this.reader;
-    }
-    return this.inTransaction.getStore() ? this.writer : this.reader;
+    if (this.writer === null) this.openTurnSnapshot();
+    return this.reader;
+  }
+
+  /**
+   * The projections' view of this store: `transaction` runs on it, and its
+   * collections read and write through the writing connection, so inside a
+   * transaction they see its writes. Everything else uses the store itself.
+   */
+  writerView(): DocumentStore {
+    this.writeConnection();
+    return (this.view ??= new SqliteWriterView(this));
   }
 
   writeConnection(): Database.Database {
@@ -122,12 +136,16 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   /**
-   * A prepared statement for `sql` on the current context's connection (or the
-   * writer), cached: preparing dominated the cost of small queries. Bounded,
-   * since `$in` lists of varying length make many distinct statements.
+   * A prepared statement for `sql` on this view's connection (or the writer),
+   * cached: preparing dominated the cost of small queries. Bounded, since
+   * `$in` lists of varying length make many distinct statements.
    */
   statement(sql: string, write = false): Database.Statement {
-    const db = write ? this.writeConnection() : this.connection();
+    return this.prepared(write ? this.writeConnection() : this.connection(), sql);
+  }
+
+  /** `sql` prepared on `db`, through the statement cache of that connection. */
+  prepared(db: Database.Database, sql: string): Database.Statement {
     const cache = db === this.writer ? this.writerStatements : this.readerStatements;
     let statement = cache.get(sql);
     if (!statement) {
@@ -147,13 +165,31 @@ export class SqliteDocumentStore implements DocumentStore {
     return existing as unknown as Collection<T>;
   }
 
-  async transaction<R>(work: () => Promise<R>): Promise<R> {
-    if (this.inTransaction.getStore()) return work();
+  /**
+   * Creates the table of `spec` and its declared indexes once per store (the
+   * writer view shares them); a replica reads the tables the writing process made.
+   */
+  define(spec: CollectionSpec): void {
+    if (this.isReplica || this.definedTables.has(spec.name)) return;
+    defineTable(this.writeConnection(), spec);
+    this.definedTables.add(spec.name);
+  }
+
+  /**
+   * Refused: the work of a transaction reads and writes through the writer
+   * view, and this view's writes would wait for the transaction to end.
+   */
+  transaction<R>(_work: () => Promise<R>): Promise<R> {
+    return Promise.reject(new Error("SqliteDocumentStore: run transactions on writerView(), the projections' view of the store"));
+  }
+
+  /** Runs `work` in a transaction on the writing connection, once no other one is open (the writer view's `transaction`). */
+  async runTransaction<R>(work: () => Promise<R>): Promise<R> {
     const writer = this.writeConnection();
     // Begun as any write from outside is: once no other transaction is open.
     const end = await this.writing(() => this.begin(writer));
     try {
-      const result = await this.inTransaction.run(true, work);
+      const result = await work();
       writer.exec('COMMIT');
       return result;
     } catch (error) {
@@ -176,21 +212,17 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   /**
-   * Runs `write` on the writer connection once it may: at once inside the open transaction's
-   * async context or while none is open, else after that transaction ended. The connection is
-   * one, and a projection batch gives the event loop back between its steps with its transaction
-   * open, so a write from elsewhere (the task relay saving its checkpoint) would otherwise land in
-   * that transaction: rolled back with a failed batch while its caller went on as if it were saved.
-   * `write` runs right after the last check, with no await between (a transaction could begin there).
+   * Runs `write` on the writer connection once no transaction is open (at once
+   * if none is). The connection is one, and a projection batch gives the event
+   * loop back between its steps with its transaction open, so a write from
+   * elsewhere (the task relay saving its checkpoint) would otherwise land in
+   * that transaction: rolled back with a failed batch while its caller went on
+   * as if it were saved. `write` runs right after the last check, with no await
+   * between (a transaction could begin there). The writer view writes at once.
    */
   async writing<R>(write: () => R): Promise<R> {
-    for (let open = this.writeBarrier(); open; open = this.writeBarrier()) await open;
+    while (this.transactionEnded !== null) await this.transactionEnded;
     return write();
-  }
-
-  /** The end of the open transaction, if this context is outside it; else null. */
-  private writeBarrier(): Promise<void> | null {
-    return this.transactionEnded !== null && !this.inTransaction.getStore() ? this.transactionEnded : null;
   }
 
   async loadCheckpoint(name: string): Promise<number | null> {
@@ -199,30 +231,113 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
-    const info = await this.writing(() =>
-      expected === null
-        ? this.statement('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)', true).run(name, next)
-        : this.statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected),
-    );
+    const info = await this.writing(() => writeCheckpoint(this.statement.bind(this), name, expected, next));
     if (info.changes === 1) return { ok: true };
     return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
   }
 
   async dropAll(): Promise<void> {
-    await this.writing(() => {
-      const tables = this.writeConnection()
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'")
-        .all() as Array<{ name: string }>;
-      for (const { name } of tables)
-        this.writeConnection().exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
-    });
+    await this.writing(() => emptyAllTables(this.writeConnection()));
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.walCheckpointer?.stop();
     this.reader.close();
     this.writer?.close();
   }
+}
+
+/**
+ * The projections' view of a SqliteDocumentStore (`writerView()`): the same
+ * file, tables and writing connection, read through that connection too, so
+ * that inside its transaction it sees what the transaction wrote. Its writes
+ * never wait: the only transaction they could meet is its own.
+ */
+class SqliteWriterView implements DocumentStore {
+  readonly atomicTransactions = true;
+  readonly isReplica = false;
+  private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
+
+  constructor(private readonly store: SqliteDocumentStore) {}
+
+  writerView(): DocumentStore {
+    return this;
+  }
+
+  statement(sql: string): Database.Statement {
+    return this.store.prepared(this.store.writeConnection(), sql);
+  }
+
+  async writing<R>(write: () => R): Promise<R> {
+    return write();
+  }
+
+  define(spec: CollectionSpec): void {
+    this.store.define(spec);
+  }
+
+  collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
+    let existing = this.collections.get(spec.name);
+    if (!existing) {
+      existing = new SqliteCollection(this, spec);
+      this.collections.set(spec.name, existing);
+    }
+    return existing as unknown as Collection<T>;
+  }
+
+  transaction<R>(work: () => Promise<R>): Promise<R> {
+    return this.store.runTransaction(work);
+  }
+
+  async loadCheckpoint(name: string): Promise<number | null> {
+    const row = this.statement('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
+    return row?.position ?? null;
+  }
+
+  async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
+    const info = writeCheckpoint((sql) => this.statement(sql), name, expected, next);
+    if (info.changes === 1) return { ok: true };
+    return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
+  }
+
+  async dropAll(): Promise<void> {
+    emptyAllTables(this.store.writeConnection());
+  }
+
+  /** Closes the store it views (one file, one owner: closing either closes both). */
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** What a collection runs its statements through: the store, or its writer view. */
+interface StatementSource {
+  readonly isReplica: boolean;
+  statement(sql: string, write?: boolean): Database.Statement;
+  writing<R>(write: () => R): Promise<R>;
+  define(spec: CollectionSpec): void;
+}
+
+/** Compare-and-set of a checkpoint row; `changes` is 1 when it was stored. */
+function writeCheckpoint(
+  statement: (sql: string, write: boolean) => Database.Statement,
+  name: string,
+  expected: number | null,
+  next: number,
+): Database.RunResult {
+  return expected === null
+    ? statement('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)', true).run(name, next)
+    : statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected);
+}
+
+/** Empties every read-model table and the checkpoints. */
+function emptyAllTables(db: Database.Database): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'").all() as Array<{
+    name: string;
+  }>;
+  for (const { name } of tables) db.exec(name === 'rm_checkpoints' ? 'DELETE FROM rm_checkpoints' : `DELETE FROM ${name}`);
 }
 
 /** Page cache of the writing connection, in KiB. */
@@ -241,6 +356,34 @@ function open(path: string): Database.Database {
 
 const column = (field: string) => `"f_${field}"`;
 
+/**
+ * Creates the table of a collection and its declared indexes, and drops
+ * indexes this adapter made that are no longer declared.
+ */
+function defineTable(db: Database.Database, spec: CollectionSpec): void {
+  const table = `rm_${spec.name}`;
+  // Field columns have no declared type, so no affinity: a value is stored and compared as it is. (`ANY` in a table that
+  // is not STRICT means NUMERIC affinity: the text '01' was stored as the integer 1, so a lookup of key '01', '1.0' or
+  // '0001' found key '1', and a compact collection read the user '007' back as the number 7. A file made before keeps
+  // its columns; delete the read-model file to have the projection rebuild it from the log.)
+  const columns = spec.fields.map((f) => column(f)).join(', ');
+  const clustered = spec.clustered ? ' WITHOUT ROWID' : '';
+  db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)${clustered}`);
+  const declared = new Set<string>();
+  spec.indexes.forEach((index) => {
+    const name = `${table}__${index.join('_')}`;
+    declared.add(name);
+    db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${index.map(column).join(', ')})`);
+  });
+  // The declared indexes are the truth: one this adapter made that is no longer declared only costs every write.
+  const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(table) as Array<{
+    name: string;
+  }>;
+  for (const { name } of existing) {
+    if (name.startsWith(`${table}__`) && !declared.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`);
+  }
+}
+
 class SqliteCollection<T extends { id: string }> implements Collection<T> {
   private readonly table: string;
   private readonly fields: Set<string>;
@@ -251,7 +394,7 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   private readonly wholeColumns: string;
 
   constructor(
-    private readonly store: SqliteDocumentStore,
+    private readonly store: StatementSource,
     private readonly spec: CollectionSpec,
   ) {
     if (!/^[a-z_]+$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
@@ -264,34 +407,7 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     this.insertMissingSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
     this.upsertSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
     // A replica reads the tables the writing process made (it starts once that one is ready).
-    if (!store.isReplica) this.define(store.writeConnection());
-  }
-
-  /** Creates the table and its declared indexes, and drops indexes no longer declared. */
-  private define(db: Database.Database): void {
-    const spec = this.spec;
-    // Field columns have no declared type, so no affinity: a value is stored and compared as it is. (`ANY` in a table that
-    // is not STRICT means NUMERIC affinity: the text '01' was stored as the integer 1, so a lookup of key '01', '1.0' or
-    // '0001' found key '1', and a compact collection read the user '007' back as the number 7. A file made before keeps
-    // its columns; delete the read-model file to have the projection rebuild it from the log.)
-    const columns = spec.fields.map((f) => column(f)).join(', ');
-    const clustered = spec.clustered ? ' WITHOUT ROWID' : '';
-    db.exec(
-      `CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)${clustered}`,
-    );
-    const declared = new Set<string>();
-    spec.indexes.forEach((index) => {
-      const name = `${this.table}__${index.join('_')}`;
-      declared.add(name);
-      db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${index.map(column).join(', ')})`);
-    });
-    // The declared indexes are the truth: one this adapter made that is no longer declared only costs every write.
-    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(this.table) as Array<{
-      name: string;
-    }>;
-    for (const { name } of existing) {
-      if (name.startsWith(`${this.table}__`) && !declared.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`);
-    }
+    store.define(spec);
   }
 
   async get(id: string): Promise<T | null> {

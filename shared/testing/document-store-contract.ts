@@ -150,25 +150,50 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect(await store.loadCheckpoint('p')).toBe(12);
     });
 
-    it('runs work in a transaction: committed on success, rolled back on failure where atomic', async () => {
-      await store.transaction(async () => {
-        await items.put(item('a', 'e1', 'x'));
+    it('runs work in a transaction on its writer view: committed on success, rolled back on failure where atomic', async () => {
+      const writer = store.writerView();
+      const projected = writer.collection<Item>(spec);
+      await writer.transaction(async () => {
+        await projected.put(item('a', 'e1', 'x'));
       });
       expect(await items.get('a')).not.toBeNull();
       await expect(
-        store.transaction(async () => {
-          await items.put(item('b', 'e1', 'x'));
+        writer.transaction(async () => {
+          await projected.put(item('b', 'e1', 'x'));
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
       if (store.atomicTransactions) expect(await items.get('b')).toBeNull();
+      expect(writer.writerView()).toBe(writer);
+    });
+
+    it('shows an open transaction its own writes, and the store only what was committed', async () => {
+      const writer = store.writerView();
+      const projected = writer.collection<Item>(spec);
+      let resume!: () => void;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      const seenInside: Array<Item | null> = [];
+      const open = writer.transaction(async () => {
+        await projected.put(item('new', 'e1', 'x'));
+        seenInside.push(await projected.get('new'));
+        await resumed;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      const seenOutside = await items.get('new');
+      resume();
+      await open;
+      expect(seenInside[0]?.id).toBe('new');
+      if (store.atomicTransactions) expect(seenOutside).toBeNull();
+      expect((await items.get('new'))?.id).toBe('new');
     });
 
     it('keeps a write made elsewhere while a transaction is open out of it: a failed transaction does not take it along', async () => {
+      const writer = store.writerView();
+      const projected = writer.collection<Item>(spec);
       let resume!: () => void;
       const resumed = new Promise<void>((resolve) => (resume = resolve));
-      const failing = store.transaction(async () => {
-        await items.put(item('inside', 'e1', 'x'));
+      const failing = writer.transaction(async () => {
+        await projected.put(item('inside', 'e1', 'x'));
         // A projection batch gives the event loop back with its transaction open.
         await resumed;
         throw new Error('batch failed');

@@ -19,7 +19,8 @@ describe('audit-log index on SQLite', () => {
   const open = async () => {
     const store = new SqliteDocumentStore(join(dir, `rm-${stores.length}.sqlite`));
     stores.push(store);
-    return store;
+    // The projection's view of it, as the runner gives it (transactions run there).
+    return store.writerView();
   };
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'audit-index-'));

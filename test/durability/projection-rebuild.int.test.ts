@@ -1,4 +1,4 @@
-import type { ReadModels } from '../../shared/read-models/read-models';
+import { ReadModels } from '../../shared/read-models/read-models';
 import { FACTS, SCHEMA, loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
 
 /** Every read-model collection's documents, sorted, for comparison. */
@@ -43,7 +43,8 @@ describe('projections are idempotent and rebuildable', () => {
     const { ProjectionRunner } = await import('../../projection-service/runner');
     const { coreProjections } = await import('../../app/feature');
     const { default: pino } = await import('pino');
-    const rebuild = new ProjectionRunner(eventStore, documentStore, coreProjections(services.readModels), pino({ level: 'silent' }), {
+    const projected = new ReadModels(documentStore.writerView());
+    const rebuild = new ProjectionRunner(eventStore, documentStore, coreProjections(projected), pino({ level: 'silent' }), {
       checkpointName: 'rebuild',
     });
     await rebuild.start();

@@ -18,9 +18,11 @@ describe('projections when the read-model store fails for a while', () => {
     const api = await server.api.environmentClient();
     await loadFolderFileExample(api);
     const { documentStore, runner } = server.service;
-    const save = documentStore.saveCheckpoint.bind(documentStore);
+    // The runner saves its checkpoint through the store's writer view, inside each batch's transaction.
+    const projectionStore = documentStore.writerView();
+    const save = projectionStore.saveCheckpoint.bind(projectionStore);
     let failures = 0;
-    documentStore.saveCheckpoint = async (name, expected, next) => {
+    projectionStore.saveCheckpoint = async (name, expected, next) => {
       if (name === 'read-models' && failures < 4) {
         failures += 1;
         throw new Error('the read-model store is unreachable (simulated)');

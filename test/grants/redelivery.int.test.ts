@@ -13,7 +13,8 @@ import { grantKeys, recomputeGrants, unsoundReasons } from './support/reference'
 
 /** Applies events straight to a fresh read-model store, with a delivery plan. */
 async function replay(dir: string, name: string, events: RecordedEvent[], deliveries: (i: number) => number[]) {
-  const store = new SqliteDocumentStore(join(dir, `${name}.sqlite`));
+  // The projections' view: what the runner gives them (inside a transaction, reads see its writes).
+  const store = new SqliteDocumentStore(join(dir, `${name}.sqlite`)).writerView();
   const rm = new ReadModels(store);
   const projections: Projection[] = [...coreProjections(rm), grantsProjection(rm)];
   for (let i = 0; i < events.length; i++) {

@@ -29,7 +29,8 @@ const NAMES: VersionedName[] = [
  * returns every history document.
  */
 async function replay(dir: string, name: string, events: RecordedEvent[], deliveries: (i: number) => number[], batch = 1) {
-  const store = new SqliteDocumentStore(join(dir, `${name}.sqlite`));
+  // The projections' view: what the runner gives them (inside a transaction, reads see its writes).
+  const store = new SqliteDocumentStore(join(dir, `${name}.sqlite`)).writerView();
   const rm = new ReadModels(store);
   const projections: Projection[] = [...coreProjections(rm), historyProjection(rm)];
   if (batch > 1) {

@@ -352,6 +352,10 @@ export class AsOfDocumentStore implements DocumentStore {
   transaction<R>(): Promise<R> {
     return readOnly();
   }
+  /** Read-only: it has no writer, and reads it the same way. */
+  writerView(): DocumentStore {
+    return this;
+  }
   loadCheckpoint(name: string): Promise<number | null> {
     return this.store.loadCheckpoint(name);
   }

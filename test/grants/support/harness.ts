@@ -41,10 +41,12 @@ export class ReadSide {
     this.rm = new ReadModels(store);
     this.grants = new GrantCollections(store);
     this.queries = new GrantQueries(this.rm, this.grants);
+    // The projections read and write through the store's writer view, as in the service.
+    const projected = new ReadModels(store.writerView());
     this.runner = new ProjectionRunner(
       events,
       store,
-      [...coreProjections(this.rm), grantsProjection(this.rm, { stats: this.stats }), ...extra(this.rm)],
+      [...coreProjections(projected), grantsProjection(projected, { stats: this.stats }), ...extra(projected)],
       logger,
       {
         checkpointName: 'grants-test',
