@@ -352,7 +352,7 @@ export class AsOfDocumentStore implements DocumentStore {
   transaction<R>(): Promise<R> {
     return readOnly();
   }
-  /** Read-only: it has no writer, and reads it the same way. */
+  /** Read-only, so there is no writer to give a view of its own: it is its own writer view (whose transactions it refuses). */
   writerView(): DocumentStore {
     return this;
   }
