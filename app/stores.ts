@@ -31,7 +31,7 @@ const eventStoreEngines = new Map<string, EventStoreFactory>([
   ],
 ]);
 const documentStoreEngines = new Map<string, Factory<DocumentStore>>([
-  ['sqlite', async (c) => new SqliteDocumentStore(sqliteReadModelsPath(c))],
+  ['sqlite', async (c) => openSharedSqliteStore(sqliteReadModelsPath(c))],
   [
     'mongodb',
     async (c) => {
@@ -92,4 +92,46 @@ export async function createDocumentStore(config: Config): Promise<DocumentStore
   const factory = documentStoreEngines.get(config.READ_MODEL_STORE);
   if (!factory) throw new Error(`read model engine '${config.READ_MODEL_STORE}' is not available in this build`);
   return factory(config);
+}
+
+/**
+ * One SQLite read-model store per file in a process, shared by the services
+ * composed there (the tests start the command, projection and task services in
+ * one process). Two writing connections to one file on one thread deadlock
+ * until the busy timeout: a write on one meets the other's open batch
+ * transaction, and SQLite's busy handler sleeps the thread that would end it.
+ * Shared, the store's own rule holds instead (a write waits for the open
+ * transaction). Each handle closes once; the last closes the file.
+ */
+const sharedSqliteStores = new Map<string, { store: SqliteDocumentStore; handles: number }>();
+
+function openSharedSqliteStore(path: string): DocumentStore {
+  let shared = sharedSqliteStores.get(path);
+  if (!shared) {
+    shared = { store: new SqliteDocumentStore(path), handles: 0 };
+    sharedSqliteStores.set(path, shared);
+  }
+  shared.handles += 1;
+  const { store } = shared;
+  const entry = shared;
+  let closed = false;
+  return {
+    get atomicTransactions() {
+      return store.atomicTransactions;
+    },
+    collection: (spec) => store.collection(spec),
+    transaction: (work) => store.transaction(work),
+    writerView: () => store.writerView(),
+    loadCheckpoint: (name) => store.loadCheckpoint(name),
+    saveCheckpoint: (name, expected, next) => store.saveCheckpoint(name, expected, next),
+    dropAll: () => store.dropAll(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      entry.handles -= 1;
+      if (entry.handles > 0) return;
+      sharedSqliteStores.delete(path);
+      await store.close();
+    },
+  };
 }
