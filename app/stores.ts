@@ -106,14 +106,10 @@ export async function createDocumentStore(config: Config): Promise<DocumentStore
 const sharedSqliteStores = new Map<string, { store: SqliteDocumentStore; handles: number }>();
 
 function openSharedSqliteStore(path: string): DocumentStore {
-  let shared = sharedSqliteStores.get(path);
-  if (!shared) {
-    shared = { store: new SqliteDocumentStore(path), handles: 0 };
-    sharedSqliteStores.set(path, shared);
-  }
-  shared.handles += 1;
-  const { store } = shared;
-  const entry = shared;
+  const entry = sharedSqliteStores.get(path) ?? { store: new SqliteDocumentStore(path), handles: 0 };
+  sharedSqliteStores.set(path, entry);
+  entry.handles += 1;
+  const { store } = entry;
   let closed = false;
   return {
     get atomicTransactions() {

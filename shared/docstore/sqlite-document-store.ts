@@ -129,10 +129,9 @@ export class SqliteDocumentStore implements DocumentStore {
     this.snapshotCheckpoints.clear();
   }
 
-  /** On the current context's connection, through the statement cache (a replica reads it once per turn). */
+  /** On this view's connection, through the statement cache (a replica reads it once per turn). */
   private readCheckpoint(name: string): number | null {
-    const row = this.statement('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
-    return row?.position ?? null;
+    return checkpointRow(this, name);
   }
 
   /**
@@ -157,12 +156,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
-    let existing = this.collections.get(spec.name);
-    if (!existing) {
-      existing = new SqliteCollection(this, spec);
-      this.collections.set(spec.name, existing);
-    }
-    return existing as unknown as Collection<T>;
+    return collectionOf(this.collections, this, spec);
   }
 
   /**
@@ -230,10 +224,8 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.readCheckpoint(name);
   }
 
-  async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
-    const info = await this.writing(() => writeCheckpoint(this.statement.bind(this), name, expected, next));
-    if (info.changes === 1) return { ok: true };
-    return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
+  saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
+    return saveCheckpointRow(this, name, expected, next);
   }
 
   async dropAll(): Promise<void> {
@@ -279,12 +271,7 @@ class SqliteWriterView implements DocumentStore {
   }
 
   collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
-    let existing = this.collections.get(spec.name);
-    if (!existing) {
-      existing = new SqliteCollection(this, spec);
-      this.collections.set(spec.name, existing);
-    }
-    return existing as unknown as Collection<T>;
+    return collectionOf(this.collections, this, spec);
   }
 
   transaction<R>(work: () => Promise<R>): Promise<R> {
@@ -292,14 +279,11 @@ class SqliteWriterView implements DocumentStore {
   }
 
   async loadCheckpoint(name: string): Promise<number | null> {
-    const row = this.statement('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
-    return row?.position ?? null;
+    return checkpointRow(this, name);
   }
 
-  async saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
-    const info = writeCheckpoint((sql) => this.statement(sql), name, expected, next);
-    if (info.changes === 1) return { ok: true };
-    return { ok: false, reason: 'MISMATCH', current: await this.loadCheckpoint(name) };
+  saveCheckpoint(name: string, expected: number | null, next: number): Promise<CheckpointSaveResult> {
+    return saveCheckpointRow(this, name, expected, next);
   }
 
   async dropAll(): Promise<void> {
@@ -318,18 +302,43 @@ interface StatementSource {
   statement(sql: string, write?: boolean): Database.Statement;
   writing<R>(write: () => R): Promise<R>;
   define(spec: CollectionSpec): void;
+  loadCheckpoint(name: string): Promise<number | null>;
 }
 
-/** Compare-and-set of a checkpoint row; `changes` is 1 when it was stored. */
-function writeCheckpoint(
-  statement: (sql: string, write: boolean) => Database.Statement,
+/** The collection of `spec` on `source`, made once per source. */
+function collectionOf<T extends { id: string }>(
+  made: Map<string, SqliteCollection<{ id: string }>>,
+  source: StatementSource,
+  spec: CollectionSpec,
+): Collection<T> {
+  let existing = made.get(spec.name);
+  if (!existing) {
+    existing = new SqliteCollection(source, spec);
+    made.set(spec.name, existing);
+  }
+  return existing as unknown as Collection<T>;
+}
+
+/** The checkpoint `name` read on `source`'s connection (null when never saved). */
+function checkpointRow(source: StatementSource, name: string): number | null {
+  const row = source.statement('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined;
+  return row?.position ?? null;
+}
+
+/** Compare-and-set of a checkpoint row, written when `source` may write (see `writing`). */
+async function saveCheckpointRow(
+  source: StatementSource,
   name: string,
   expected: number | null,
   next: number,
-): Database.RunResult {
-  return expected === null
-    ? statement('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)', true).run(name, next)
-    : statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected);
+): Promise<CheckpointSaveResult> {
+  const info = await source.writing(() =>
+    expected === null
+      ? source.statement('INSERT OR IGNORE INTO rm_checkpoints (name, position) VALUES (?, ?)', true).run(name, next)
+      : source.statement('UPDATE rm_checkpoints SET position = ? WHERE name = ? AND position = ?', true).run(next, name, expected),
+  );
+  if (info.changes === 1) return { ok: true };
+  return { ok: false, reason: 'MISMATCH', current: await source.loadCheckpoint(name) };
 }
 
 /** Empties every read-model table and the checkpoints. */
