@@ -16,7 +16,8 @@ import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, t
 import { httpWorkerCount, openFrontDoor, type FrontDoor } from './check-workers';
 import { closeServer, listen, takeConnection } from './http-server';
 import { runNow } from './lease';
-import { runnerFreshness } from './runner-freshness';
+import { FRESHNESS_PROJECTIONS, runnerFreshness, type EmbeddedProjections } from './runner-freshness';
+import { ProjectionThread, projectionThreadWanted } from './projection-thread';
 import { buildServices, flushCommandSnapshots } from './services';
 import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './stores';
 
@@ -28,7 +29,8 @@ export interface EmbeddedService {
   services: Services;
   eventStore: EventStore;
   documentStore: DocumentStore;
-  runner: ProjectionRunner;
+  /** The projections: on this thread, or on their own (PROJECTION_THREAD). */
+  runner: EmbeddedProjections;
   metrics: Metrics;
   /** The check workers' process ids (none with HTTP_WORKERS=1). */
   checkWorkerPids(): number[];
@@ -38,21 +40,29 @@ export interface EmbeddedService {
 /**
  * The embedded composition root: command service, projection service and task
  * service in one process, each port on its configured engine (SQLite and the
- * in-process queue by default).
+ * in-process queue by default). The projections run on a thread of their own
+ * where PROJECTION_THREAD says so (by default on SQLite with two cores or more).
  */
 export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
   registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
   const metrics = new Metrics();
-  const eventStore = await createEventStore(config, metrics.eventStore);
+  const projectionLogger = logger.child({ component: 'projections' });
+  const thread = projectionThreadWanted(config)
+    ? new ProjectionThread(config, features, projectionLogger, () => eventStore.headPosition(), FRESHNESS_PROJECTIONS)
+    : null;
+  // With the projections on their own thread, each append of this one tells it to read the log now.
+  const eventStore = await createEventStore(config, thread ? thread.appendObserver(metrics.eventStore) : metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   const readModels = new ReadModels(documentStore);
   // The projections read and write inside their batches' transactions, through the store's writer view.
-  const runner = new ProjectionRunner(
-    eventStore,
-    documentStore,
-    buildProjections(new ReadModels(documentStore.writerView()), features),
-    logger.child({ component: 'projections' }),
-  );
+  const runner: EmbeddedProjections =
+    thread ??
+    new ProjectionRunner(
+      eventStore,
+      documentStore,
+      buildProjections(new ReadModels(documentStore.writerView()), features),
+      projectionLogger,
+    );
   await runner.start();
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => runner.position);
@@ -66,6 +76,8 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     const bootstrapped = await bootstrapIfEmpty(config, readModels, services.orgCommands, logger, services.envCommands);
     await runner.waitForPosition(bootstrapped, 10_000);
     workers = await startWorkers(features, context);
+    // On another thread, the projections tell the routes nothing in-process: the features learn it from the read models.
+    if (thread) workers.push(...features.flatMap((f) => (f.followReadModels ? [f.followReadModels(context)] : [])));
   } catch (error) {
     await runner.stop();
     await eventStore.close();
@@ -127,6 +139,6 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
 
 const portOf = (url: string): number => Number(new URL(url).port);
 
-async function waitUntilReady(runner: ProjectionRunner): Promise<void> {
+async function waitUntilReady(runner: EmbeddedProjections): Promise<void> {
   while (!runner.ready) await new Promise((r) => setTimeout(r, 10));
 }

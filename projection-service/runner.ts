@@ -22,6 +22,8 @@ export interface ProjectionRunnerOptions {
    * write that is not, gets a steady batch.
    */
   catchUpBatchSize?: number;
+  /** Told each batch's last position once it committed, after `position` moved (a projection thread tells the API's). */
+  onCommitted?: (position: number) => void;
 }
 
 /** The runner's checkpoint unless told otherwise: what processes that follow the read models read (app/*-freshness.ts). */
@@ -206,6 +208,7 @@ export class ProjectionRunner {
     this.behind = this.read.after >= this.startHead && batch.length >= this.read.size;
     this.noteAppliedBy(batch);
     this.notifier.advance(last);
+    this.options.onCommitted?.(last);
   }
 
   /** After a batch committed: which projections it moved (lastAppliedBy). */

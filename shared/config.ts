@@ -68,6 +68,13 @@ const configSchema = z.object({
    * SQLite and no per-key rate limit is set).
    */
   HTTP_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default('auto'),
+  /**
+   * Where the one-process service runs its projections: `true` on a thread of their own (the
+   * writes' HTTP, decisions and appends on the main thread, the projections on another core),
+   * `false` on the main thread, `auto` (default): a thread when the event log and read models are
+   * SQLite and the machine has more than one core (app/projection-thread.ts).
+   */
+  PROJECTION_THREAD: z.enum(['auto', 'true', 'false']).default('auto'),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   /** Audit log streams (server-sent events): how often each reports its position with a `checkpoint` event. */
@@ -95,6 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.EVENT_STORE === 'eventstoredb' && !config.EVENTSTORE_CONNECTION_STRING)
     throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING');
   if (config.READ_MODEL_STORE === 'mongodb' && !config.MONGODB_URL) throw new Error('READ_MODEL_STORE=mongodb needs MONGODB_URL');
+  if (config.PROJECTION_THREAD === 'true' && (config.EVENT_STORE !== 'sqlite' || config.READ_MODEL_STORE !== 'sqlite'))
+    throw new Error('PROJECTION_THREAD=true needs the SQLite event log and read models (EVENT_STORE=sqlite, READ_MODEL_STORE=sqlite)');
   if (config.TASK_QUEUE === 'kafka' && !config.KAFKA_BROKERS) throw new Error('TASK_QUEUE=kafka needs KAFKA_BROKERS');
   return config;
 }

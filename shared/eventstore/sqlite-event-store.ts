@@ -267,6 +267,14 @@ export class SqliteEventStore implements EventStore {
     return statement;
   }
 
+  /**
+   * Another connection to the file (another thread's store) has appended: subscribers read now
+   * instead of at their next poll.
+   */
+  noticeAppends(): void {
+    this.appended.emit('appended');
+  }
+
   /** Resolves on the next local append, or after the poll interval (appends by other processes). */
   private waitForAppend(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {

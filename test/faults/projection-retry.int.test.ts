@@ -1,3 +1,4 @@
+import { ProjectionRunner } from '../../projection-service/runner';
 import { FACTS, loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
 
 /**
@@ -10,14 +11,17 @@ import { FACTS, loadFolderFileExample, startTestServer, type TestServer } from '
 describe('projections when the read-model store fails for a while', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { READ_YOUR_WRITES_TIMEOUT_MS: '10000' } });
+    // The test makes this process's store fail: the projections run on this thread (not their own).
+    server = await startTestServer({ env: { READ_YOUR_WRITES_TIMEOUT_MS: '10000', PROJECTION_THREAD: 'false' } });
   });
   afterAll(() => server.close());
 
   it('apply the failed batch again until it goes through, and the write waiting for it is acknowledged', async () => {
     const api = await server.api.environmentClient();
     await loadFolderFileExample(api);
-    const { documentStore, runner } = server.service;
+    const { documentStore } = server.service;
+    const runner = server.service.runner as ProjectionRunner;
+    expect(runner).toBeInstanceOf(ProjectionRunner);
     // The runner saves its checkpoint through the store's writer view, inside each batch's transaction.
     const projectionStore = documentStore.writerView();
     const save = projectionStore.saveCheckpoint.bind(projectionStore);

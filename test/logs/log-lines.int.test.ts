@@ -71,7 +71,8 @@ describe('log lines', () => {
 
   it('of the one-process service: start, requests, a copy, shutdown', async () => {
     const out = capture();
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'debug' });
+    // The projections on their own thread, whose lines reach this logger through the main thread.
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'debug', PROJECTION_THREAD: 'true' });
     const service = await startEmbedded(
       config,
       createRootLogger('debug', 'rebac', { format: 'json', destination: out }),

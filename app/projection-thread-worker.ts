@@ -1,0 +1,85 @@
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import type { Config } from '../shared/config';
+import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
+import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
+import { ReadModels } from '../shared/read-models/read-models';
+import { ProjectionRunner } from '../projection-service/runner';
+import { buildProjections } from './feature';
+import { embeddedFeatures } from './features';
+import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
+import {
+  publishPositions,
+  type FromProjectionThread,
+  type ProjectionThreadData,
+  type ToProjectionThread,
+} from './projection-thread-messages';
+
+/**
+ * The projection thread of the one-process service (app/projection-thread.ts): the projection
+ * runner over its own connections to the SQLite event log (read only; the main thread appends)
+ * and read models (the only writer of its projections). After each batch commits it publishes
+ * the positions in the shared memory, then tells the main thread, whose waiting writes wake.
+ */
+async function main(): Promise<void> {
+  const data = workerData as ProjectionThreadData;
+  const port = parentPort!;
+  const config: Config = data.config;
+  // Each line goes to the main thread, which writes it through its own logger (and destination).
+  const logger = pino(
+    { level: data.logLevel, base: undefined },
+    { write: (line: string) => port.postMessage({ log: line } satisfies FromProjectionThread) },
+  );
+  const log = new SqliteEventStore({ path: sqliteEventsPath(config) });
+  const store = new SqliteDocumentStore(sqliteReadModelsPath(config));
+  const features = embeddedFeatures().filter((feature) => data.features.includes(feature.name));
+  const positions = new BigInt64Array(data.positions);
+  const runner: ProjectionRunner = new ProjectionRunner(
+    // Nothing here appends: the main thread decides and appends every command.
+    log,
+    store,
+    buildProjections(new ReadModels(store.writerView()), features),
+    logger,
+    {
+      onCommitted: (position) => {
+        publishPositions(positions, position, data.tracked, (name) => runner.lastAppliedBy(name));
+        port.postMessage({ committed: position } satisfies FromProjectionThread);
+      },
+    },
+  );
+
+  let stopping: Promise<void> | null = null;
+  port.on('message', (message: ToProjectionThread) => {
+    if (message === 'appended') log.noticeAppends();
+    else if (message === 'stop')
+      stopping ??= (async () => {
+        await runner.stop();
+        await log.close();
+        await store.close();
+        port.postMessage('stopped' satisfies FromProjectionThread);
+        port.close();
+      })();
+  });
+
+  await runner.start();
+  publishPositions(positions, runner.position, data.tracked, (name) => runner.lastAppliedBy(name));
+  port.postMessage({ started: { from: runner.startedFrom } } satisfies FromProjectionThread);
+  // A runner stopped for good (another runner moved the checkpoint) says so once, with its reason.
+  const watch = setInterval(() => {
+    if (runner.failure === null) return;
+    clearInterval(watch);
+    port.postMessage({ failed: describe(runner.failure) } satisfies FromProjectionThread);
+  }, 1000);
+  watch.unref();
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : JSON.stringify(error));
+
+if (!isMainThread) {
+  main().catch((error: unknown) => {
+    parentPort?.postMessage({
+      failed: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    } satisfies FromProjectionThread);
+    process.exit(1);
+  });
+}
