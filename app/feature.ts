@@ -27,6 +27,12 @@ export interface Stoppable {
 export interface Feature {
   name: string;
   projections?(readModels: ReadModels): Projection[];
+  /**
+   * The projections were built with something of this process (e.g. a stats object the caller
+   * reads): the projection thread, which builds each feature's projections again by name, cannot
+   * run them (app/projection-thread.ts refuses).
+   */
+  projectionsNeedThisThread?: boolean;
   routes?(context: FeatureContext): RouteModule;
   /**
    * Work of the API process when the projections run in another process: what

@@ -195,14 +195,15 @@ export class ProjectionThread implements EmbeddedProjections {
 
 /**
  * The names of `features`, which the thread builds again from `embeddedFeatures()`: a feature with
- * projections that is not one of those (a test's own) could not run there, so it is refused.
+ * projections that is not one of those (a test's own), or whose projections were built with
+ * something of this process (a stats object), could not run there as given, so it is refused.
  */
 function threadFeatures(features: Feature[]): string[] {
   const known = new Set(embeddedFeatures().map((f) => f.name));
-  const foreign = features.filter((f) => f.projections && !known.has(f.name)).map((f) => f.name);
+  const foreign = features.filter((f) => f.projections && (!known.has(f.name) || f.projectionsNeedThisThread)).map((f) => f.name);
   if (foreign.length > 0)
     throw new Error(
-      `the projection thread builds the embedded features' projections only, not those of ${foreign.join(', ')}: set PROJECTION_THREAD=false`,
+      `the projection thread builds the embedded features' projections by name, as shipped; it cannot run those of ${foreign.join(', ')} as given: set PROJECTION_THREAD=false`,
     );
   return features.map((f) => f.name);
 }

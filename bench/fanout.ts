@@ -146,7 +146,8 @@ async function main(): Promise<void> {
   const stats = new GrantStats();
   const features = [...embeddedFeatures().filter((f) => f.name !== 'derived-grants'), grantsFeature({ stats })];
   const service = await startEmbedded(
-    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    // The grant statistics are counted by the projection in this thread (PROJECTION_THREAD=false).
+    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROJECTION_THREAD: 'false' }),
     pino({ level: 'silent' }),
     features,
   );

@@ -14,6 +14,7 @@ export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
   return {
     name: 'derived-grants',
     projections: (rm) => [grantsProjection(rm, { stats: options.stats })],
+    projectionsNeedThisThread: options.stats !== undefined,
     routes: (context) => checkRoutes(new GrantQueries(context.services.readModels, new GrantCollections(context.documentStore))),
   };
 }

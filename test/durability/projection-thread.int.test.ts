@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { startEmbedded } from '../../app/embedded';
+import { grantsFeature } from '../../app/features/grants';
 import { ProjectionThread } from '../../app/projection-thread';
+import { GrantStats } from '../../projection-service/grants/stats';
 import { loadConfig } from '../../shared/config';
 import { FACTS, loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
 
@@ -82,13 +84,17 @@ describe('projections on a thread of their own (PROJECTION_THREAD=true)', () => 
 });
 
 describe('PROJECTION_THREAD refuses what it cannot do', () => {
-  it('refuses a feature with projections that the thread cannot build, naming it', async () => {
+  it('refuses a feature whose projections the thread cannot build as given, naming it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'rebac-thread-'));
     try {
       const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', HTTP_WORKERS: '1', PROJECTION_THREAD: 'true' });
       const mine = { name: 'my-feature', projections: () => [] };
       await expect(startEmbedded(config, pino({ level: 'silent' }), [mine])).rejects.toThrow(
-        /not those of my-feature: set PROJECTION_THREAD=false/,
+        /cannot run those of my-feature as given: set PROJECTION_THREAD=false/,
+      );
+      // A shipped feature whose projection counts into an object of this thread: not silently left uncounted.
+      await expect(startEmbedded(config, pino({ level: 'silent' }), [grantsFeature({ stats: new GrantStats() })])).rejects.toThrow(
+        /cannot run those of derived-grants as given/,
       );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
