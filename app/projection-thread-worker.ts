@@ -3,10 +3,11 @@ import pino from 'pino';
 import type { Config } from '../shared/config';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
+import type { Projection } from '../shared/read-models/projection';
 import { ReadModels } from '../shared/read-models/read-models';
 import { ProjectionRunner } from '../projection-service/runner';
-import { buildProjections } from './feature';
-import { embeddedFeatures } from './features';
+import { coreProjections } from './feature';
+import { isShippedFeature, shippedProjections } from './shipped-projections';
 import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
 import {
   publishPositions,
@@ -32,13 +33,12 @@ async function main(): Promise<void> {
   );
   const log = new SqliteEventStore({ path: sqliteEventsPath(config) });
   const store = new SqliteDocumentStore(sqliteReadModelsPath(config));
-  const features = embeddedFeatures().filter((feature) => data.features.includes(feature.name));
   const positions = new BigInt64Array(data.positions);
   const runner: ProjectionRunner = new ProjectionRunner(
     // Nothing here appends: the main thread decides and appends every command.
     log,
     store,
-    buildProjections(new ReadModels(store.writerView()), features),
+    threadProjections(new ReadModels(store.writerView()), data.features),
     logger,
     {
       onCommitted: (position) => {
@@ -71,6 +71,11 @@ async function main(): Promise<void> {
     port.postMessage({ failed: describe(runner.failure) } satisfies FromProjectionThread);
   }, 1000);
   watch.unref();
+}
+
+/** The core projections, then each feature's, in feature order (as buildProjections orders them). */
+function threadProjections(readModels: ReadModels, features: string[]): Projection[] {
+  return [...coreProjections(readModels), ...features.filter(isShippedFeature).flatMap((name) => shippedProjections[name](readModels))];
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : JSON.stringify(error));

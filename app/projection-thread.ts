@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import type { AppendObserver } from '../shared/eventstore/port';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
-import { embeddedFeatures } from './features';
+import { isShippedFeature } from './shipped-projections';
 import type { Feature } from './feature';
 import type { EmbeddedProjections } from './runner-freshness';
 import {
@@ -24,6 +24,8 @@ export function projectionThreadWanted(config: Config): boolean {
 
 /** How long the thread may take to open its stores and start its subscription. */
 const START_TIMEOUT_MS = 60_000;
+/** The thread's young generation (the main thread's is 32 MB of new space on 64-bit Node 20). */
+const THREAD_YOUNG_GENERATION_MB = 16;
 /** Pause before a thread that died or failed is started again (a crash loop must not spin). */
 const RESTART_DELAY_MS = 1_000;
 
@@ -134,6 +136,9 @@ export class ProjectionThread implements EmbeddedProjections {
     const typescript = extname(__filename) === '.ts';
     const worker = new Worker(join(__dirname, `projection-thread-worker${extname(__filename)}`), {
       workerData: data,
+      // Half the main thread's young generation: a second heap's slack counts against the memory
+      // of the one process (docs/benchmarks.md, the projection thread).
+      resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
       execArgv:
         typescript && !process.execArgv.includes('@swc-node/register') ? [...process.execArgv, '-r', '@swc-node/register'] : undefined,
     });
@@ -194,13 +199,12 @@ export class ProjectionThread implements EmbeddedProjections {
 }
 
 /**
- * The names of `features`, which the thread builds again from `embeddedFeatures()`: a feature with
+ * The names of `features`, whose projections the thread builds again (shippedProjections): a feature with
  * projections that is not one of those (a test's own), or whose projections were built with
  * something of this process (a stats object), could not run there as given, so it is refused.
  */
 function threadFeatures(features: Feature[]): string[] {
-  const known = new Set(embeddedFeatures().map((f) => f.name));
-  const foreign = features.filter((f) => f.projections && (!known.has(f.name) || f.projectionsNeedThisThread)).map((f) => f.name);
+  const foreign = features.filter((f) => f.projections && (!isShippedFeature(f.name) || f.projectionsNeedThisThread)).map((f) => f.name);
   if (foreign.length > 0)
     throw new Error(
       `the projection thread builds the embedded features' projections by name, as shipped; it cannot run those of ${foreign.join(', ')} as given: set PROJECTION_THREAD=false`,

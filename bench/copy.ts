@@ -51,7 +51,8 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-bench-copy-'));
   const rss = new PeakRss();
   const service = await startEmbedded(
-    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    // Where the projections run follows the environment (PROJECTION_THREAD), as for `npm start`.
+    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROJECTION_THREAD: process.env.PROJECTION_THREAD ?? 'auto' }),
     pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }),
     [environmentCopyFeature()],
   );

@@ -1,9 +1,9 @@
 import { checkRoutes } from '../../command-service/routes/checks';
 import type { Feature } from '../feature';
 import { GrantCollections } from '../../shared/read-models/grants/collections';
-import { grantsProjection } from '../../projection-service/grants/projection';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
-import { GrantStats } from '../../projection-service/grants/stats';
+import type { GrantStats } from '../../projection-service/grants/stats';
+import { shippedProjections } from '../shipped-projections';
 
 /**
  * Derived grants and permission checks: the projection that materialises every
@@ -13,7 +13,7 @@ import { GrantStats } from '../../projection-service/grants/stats';
 export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
   return {
     name: 'derived-grants',
-    projections: (rm) => [grantsProjection(rm, { stats: options.stats })],
+    projections: (rm) => shippedProjections['derived-grants'](rm, options.stats),
     projectionsNeedThisThread: options.stats !== undefined,
     routes: (context) => checkRoutes(new GrantQueries(context.services.readModels, new GrantCollections(context.documentStore))),
   };

@@ -1,5 +1,5 @@
 import type { Feature } from '../feature';
-import { historyProjection } from '../../projection-service/history/projection';
+import { shippedProjections } from '../shipped-projections';
 import { decisionHistoryRoutes } from '../../command-service/routes/checks/history';
 
 /**
@@ -11,7 +11,7 @@ import { decisionHistoryRoutes } from '../../command-service/routes/checks/histo
 export function timeTravelFeature(): Feature {
   return {
     name: 'time-travel',
-    projections: (rm) => [historyProjection(rm)],
+    projections: (rm) => shippedProjections['time-travel'](rm),
     routes:
       ({ eventStore }) =>
       ({ root }) =>

@@ -26,8 +26,16 @@ export async function startTestServer(
   options: { dataDir?: string; env?: Record<string, string>; features?: Feature[] } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'rebac-test-'));
-  // One HTTP process unless a test asks for check workers (test/checks/check-workers.int.test.ts).
-  const config: Config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', HTTP_WORKERS: '1', ...options.env });
+  // One HTTP process unless a test asks for check workers (test/checks/check-workers.int.test.ts);
+  // the projections where PROJECTION_THREAD says (`PROJECTION_THREAD=true npm test`: all on their thread).
+  const config: Config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    HTTP_WORKERS: '1',
+    ...(process.env.PROJECTION_THREAD ? { PROJECTION_THREAD: process.env.PROJECTION_THREAD } : {}),
+    ...options.env,
+  });
   const service = await startEmbedded(
     config,
     pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
