@@ -135,10 +135,15 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   const clockHeads = new Map<string, ClockDoc | null>();
   /** Position of the batch's last event this projection handles, where the versions it kept back go out; null: none kept. */
   let batchEnd: number | null = null;
+  /** Position of the last event applied, to tell a batch applied again after it failed. */
+  let lastApplied = 0;
   return {
     name: 'history',
     handles,
     async prepare(batch: RecordedEvent[]) {
+      // A batch applied again after it failed: the clock heads it moved may be gone with it (rolled back on
+      // SQLite, a write that never landed on MongoDB), and a head kept here would skip their events on replay.
+      if (batch[0]!.position <= lastApplied) clockHeads.clear();
       if (!started) {
         if ((await history.since()) === null) {
           const since = batch[0]!.position - 1;
@@ -154,6 +159,7 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
     },
     async apply(event) {
       const environmentId = streamCategory(event.streamId).id;
+      lastApplied = event.position;
       await tick(history, clockHeads, environmentId, event);
       await dispatch(historyProjectionHandlers, event.type, { rm, history, environmentId, position: event.position }, event);
       if (batchEnd !== null && event.position >= batchEnd) {
