@@ -12,7 +12,16 @@ import type { DocumentStore } from '../shared/docstore/port';
 import type { EventStore } from '../shared/eventstore/port';
 import { Metrics } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
-import { buildProjections, featureRoutes, startWorkers, stopAll, type Feature, type FeatureContext, type Stoppable } from './feature';
+import {
+  buildProjections,
+  featureRoutes,
+  followReadModels,
+  startWorkers,
+  stopAll,
+  type Feature,
+  type FeatureContext,
+  type Stoppable,
+} from './feature';
 import { httpWorkerCount, openFrontDoor, type FrontDoor } from './check-workers';
 import { closeServer, listen, takeConnection } from './http-server';
 import { runNow } from './lease';
@@ -77,7 +86,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     await runner.waitForPosition(bootstrapped, 10_000);
     workers = await startWorkers(features, context);
     // On another thread, the projections tell the routes nothing in-process: the features learn it from the read models.
-    if (thread) workers.push(...features.flatMap((f) => (f.followReadModels ? [f.followReadModels(context)] : [])));
+    if (thread) workers.push(...followReadModels(features, context));
   } catch (error) {
     await runner.stop();
     await eventStore.close();

@@ -72,6 +72,11 @@ export function featureRoutes(features: Feature[], context: FeatureContext): Rou
   return features.flatMap((f) => (f.routes ? [f.routes(context)] : []));
 }
 
+/** Starts each feature's following of the read models (for a process whose projections run elsewhere). */
+export function followReadModels(features: Feature[], context: FeatureContext): Stoppable[] {
+  return features.flatMap((f) => (f.followReadModels ? [f.followReadModels(context)] : []));
+}
+
 /** Starts every feature's workers in feature order; if one fails, stops those already started and rethrows. */
 export async function startWorkers(features: Feature[], context: FeatureContext): Promise<Stoppable[]> {
   const workers: Stoppable[] = [];

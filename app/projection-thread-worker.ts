@@ -45,6 +45,8 @@ async function main(): Promise<void> {
         publishPositions(positions, position, data.tracked, (name) => runner.lastAppliedBy(name));
         port.postMessage({ committed: position } satisfies FromProjectionThread);
       },
+      // Stopped for good (another runner moved the checkpoint): the main thread starts the thread again.
+      onFailed: (error) => port.postMessage({ failed: describe(error) } satisfies FromProjectionThread),
     },
   );
 
@@ -64,13 +66,6 @@ async function main(): Promise<void> {
   await runner.start();
   publishPositions(positions, runner.position, data.tracked, (name) => runner.lastAppliedBy(name));
   port.postMessage({ started: { from: runner.startedFrom } } satisfies FromProjectionThread);
-  // A runner stopped for good (another runner moved the checkpoint) says so once, with its reason.
-  const watch = setInterval(() => {
-    if (runner.failure === null) return;
-    clearInterval(watch);
-    port.postMessage({ failed: describe(runner.failure) } satisfies FromProjectionThread);
-  }, 1000);
-  watch.unref();
 }
 
 /** The core projections, then each feature's, in feature order (as buildProjections orders them). */
@@ -82,9 +77,7 @@ const describe = (error: unknown): string => (error instanceof Error ? (error.st
 
 if (!isMainThread) {
   main().catch((error: unknown) => {
-    parentPort?.postMessage({
-      failed: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    } satisfies FromProjectionThread);
+    parentPort?.postMessage({ failed: describe(error) } satisfies FromProjectionThread);
     process.exit(1);
   });
 }

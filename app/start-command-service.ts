@@ -2,7 +2,7 @@ import { defaultConsoleDir } from '../command-service/http/console-ui';
 import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { bootstrapIfEmpty } from '../command-service/bootstrap';
-import { featureRoutes, stopAll, type Feature, type FeatureContext } from './feature';
+import { featureRoutes, followReadModels, stopAll, type Feature, type FeatureContext } from './feature';
 import { closeServer, listen } from './http-server';
 import { buildServices, flushCommandSnapshots } from './services';
 import { ReadModels } from '../shared/read-models/read-models';
@@ -55,7 +55,7 @@ export async function startCommandService(config: Config, logger: Logger, featur
   const app = createApp(services, featureRoutes(features, context), { consoleDir });
 
   // The projections run elsewhere: what they would tell the routes in-process, the features learn from the read models.
-  const followers = features.flatMap((f) => (f.followReadModels ? [f.followReadModels(context)] : []));
+  const followers = followReadModels(features, context);
 
   const { server, url } = await listen(app, config);
   logger.info({ url }, 'command service listening');

@@ -44,6 +44,12 @@ export async function startProjectionService(config: Config, logger: Logger, fea
     documentStore,
     buildProjections(readModels, features),
     logger.child({ component: 'projections' }),
+    {
+      onFailed: (error) => {
+        logger.fatal({ err: error }, 'projections failed; exiting to restart from the last checkpoint');
+        fail(1);
+      },
+    },
   );
 
   let fail!: (code: number) => void;
@@ -59,12 +65,6 @@ export async function startProjectionService(config: Config, logger: Logger, fea
 
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => (lease && !lease.active ? null : runner.position));
-
-  const watchdog = setInterval(() => {
-    if (runner.failure === null) return;
-    logger.fatal({ err: runner.failure }, 'projections failed; exiting to restart from the last checkpoint');
-    fail(1);
-  }, 500);
 
   const health = await startHealthServer(
     config.HOST,
@@ -82,7 +82,6 @@ export async function startProjectionService(config: Config, logger: Logger, fea
     runner,
     failed,
     async close() {
-      clearInterval(watchdog);
       await health.close();
       // Stops the runner after its batch in flight (its checkpoint is saved with it) and releases the lease.
       if (lease) await lease.stop();

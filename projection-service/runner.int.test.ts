@@ -34,6 +34,25 @@ describe('projection runner', () => {
     };
   }
 
+  it('stops for good, and says so once through onFailed, when another runner moved its checkpoint', async () => {
+    await eventStore.append('notes-1', events(3), 'no_stream');
+    const failures: unknown[] = [];
+    const runner = new ProjectionRunner(eventStore, documentStore, [recorder().projection], pino({ level: 'silent' }), {
+      onFailed: (error) => failures.push(error),
+    });
+    await runner.start();
+    expect(await runner.waitForPosition(3, 5000)).toBe(true);
+    expect(failures).toEqual([]);
+    // A second runner (elsewhere) moves the checkpoint under this one.
+    expect((await documentStore.writerView().saveCheckpoint('read-models', 3, 100)).ok).toBe(true);
+    await eventStore.append('notes-1', events(1), 2);
+    const deadline = Date.now() + 5000;
+    while (runner.failure === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(failures).toEqual([runner.failure]);
+    expect(String(runner.failure)).toMatch(/checkpoint read-models moved to 100 under us/);
+    await runner.stop();
+  });
+
   it('replays the log that was there at start in catch-up batches, up to its head, then takes steady batches', async () => {
     await eventStore.append('notes-1', events(12), 'no_stream');
     const { projection, sizes } = recorder();

@@ -24,6 +24,8 @@ export interface ProjectionRunnerOptions {
   catchUpBatchSize?: number;
   /** Told each batch's last position once it committed, after `position` moved (a projection thread tells the API's). */
   onCommitted?: (position: number) => void;
+  /** Told once the runner stops for good (`failure`: another runner moved the checkpoint), with the reason. */
+  onFailed?: (error: unknown) => void;
 }
 
 /** The runner's checkpoint unless told otherwise: what processes that follow the read models read (app/*-freshness.ts). */
@@ -175,6 +177,7 @@ export class ProjectionRunner {
         if (error instanceof CheckpointMovedError) {
           this.failed = error;
           this.logger.error({ err: error, position: batch[0]!.position }, 'projection batch failed; projections stopped');
+          this.options.onFailed?.(error);
           throw error;
         }
         this.failures = attempt;
