@@ -51,8 +51,13 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-bench-copy-'));
   const rss = new PeakRss();
   const service = await startEmbedded(
-    // Where the projections run follows the environment (PROJECTION_THREAD), as for `npm start`.
-    loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROJECTION_THREAD: process.env.PROJECTION_THREAD ?? 'auto' }),
+    // Where the projections run follows the environment (PROJECTION_THREAD), with `npm start`'s default when unset.
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ...(process.env.PROJECTION_THREAD ? { PROJECTION_THREAD: process.env.PROJECTION_THREAD } : {}),
+    }),
     pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }),
     [environmentCopyFeature()],
   );
