@@ -1,5 +1,6 @@
 import { ProjectionRunner } from '../../projection-service/runner';
 import { FACTS, loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
+import { failCheckpointSaves } from '../support/failing-checkpoints';
 
 /**
  * The read-model store fails for a while under the embedded service (its
@@ -19,24 +20,14 @@ describe('projections when the read-model store fails for a while', () => {
   it('apply the failed batch again until it goes through, and the write waiting for it is acknowledged', async () => {
     const api = await server.api.environmentClient();
     await loadFolderFileExample(api);
-    const { documentStore } = server.service;
     const runner = server.service.runner as ProjectionRunner;
     expect(runner).toBeInstanceOf(ProjectionRunner);
     // The runner saves its checkpoint through the store's writer view, inside each batch's transaction.
-    const projectionStore = documentStore.writerView();
-    const save = projectionStore.saveCheckpoint.bind(projectionStore);
-    let failures = 0;
-    projectionStore.saveCheckpoint = async (name, expected, next) => {
-      if (name === 'read-models' && failures < 4) {
-        failures += 1;
-        throw new Error('the read-model store is unreachable (simulated)');
-      }
-      return save(name, expected, next);
-    };
+    const projectionSaves = failCheckpointSaves(server.service.documentStore.writerView(), 'read-models', 4);
 
     const created = await api.post(`${FACTS}/resource_instances`, { key: 'late', resource: 'file', tenant: 'acme' });
     expect(created.status).toBe(200);
-    expect(failures).toBe(4);
+    expect(projectionSaves.failures).toBe(4);
     expect(runner.failure).toBeNull();
     expect(runner.failingAttempts).toBe(0);
     expect((await api.get(`${FACTS}/resource_instances/file:late`)).status).toBe(200);

@@ -1,4 +1,5 @@
 import { loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
+import { failCheckpointSaves } from '../support/failing-checkpoints';
 
 /**
  * The document store that holds the task relay's checkpoint fails for a
@@ -23,20 +24,11 @@ describe('the task relay when its checkpoint store fails for a while', () => {
 
   it('goes on relaying copy requests', async () => {
     await loadFolderFileExample(await server.api.environmentClient());
-    const { documentStore } = server.service;
-    const save = documentStore.saveCheckpoint.bind(documentStore);
-    let failures = 0;
-    documentStore.saveCheckpoint = async (name, expected, next) => {
-      if (name === 'task-relay' && failures < 3) {
-        failures += 1;
-        throw new Error('the document store is unreachable (simulated)');
-      }
-      return save(name, expected, next);
-    };
+    const relaySaves = failCheckpointSaves(server.service.documentStore, 'task-relay', 3);
 
     expect(await copy('first')).toEqual({ key: 'first', status: 202, task: 'success' });
     expect(await copy('second')).toEqual({ key: 'second', status: 202, task: 'success' });
-    expect(failures).toBe(3);
+    expect(relaySaves.failures).toBe(3);
     const keys = ((await server.api.get('/v2/projects/default/envs')).body as Array<{ key: string }>).map((e) => e.key).sort();
     expect(keys).toEqual(['first', 'production', 'second']);
   });

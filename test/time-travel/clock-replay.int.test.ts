@@ -1,5 +1,6 @@
 import { HistoryCollections } from '../../shared/read-models/history/history';
 import { FACTS, startTestServer, type TestServer } from '../support/embedded-server';
+import { failCheckpointSaves } from '../support/failing-checkpoints';
 
 /**
  * A projection batch that fails after the history moved an environment's clock is applied again:
@@ -17,21 +18,12 @@ describe('the history clock when a batch is applied again', () => {
   it('keeps a clock entry for the event of a batch that failed once', async () => {
     const api = await server.api.environmentClient();
     expect((await api.post(`${FACTS}/tenants`, { key: 'before', name: 'Before' })).status).toBe(200);
-    const projectionStore = server.service.documentStore.writerView();
-    const save = projectionStore.saveCheckpoint.bind(projectionStore);
-    let failures = 0;
-    projectionStore.saveCheckpoint = async (name, expected, next) => {
-      if (name === 'read-models' && failures < 1) {
-        failures += 1;
-        throw new Error('the read-model store is unreachable (simulated)');
-      }
-      return save(name, expected, next);
-    };
+    const projectionSaves = failCheckpointSaves(server.service.documentStore.writerView(), 'read-models', 1);
     // Later than every event before it, so its event moves the clock.
     await new Promise((r) => setTimeout(r, 5));
     const created = await api.post(`${FACTS}/tenants`, { key: 'retried', name: 'Retried' });
     expect(created.status).toBe(200);
-    expect(failures).toBe(1);
+    expect(projectionSaves.failures).toBe(1);
     const position = Number(created.headers.get('x-event-position'));
     const clock = await new HistoryCollections(server.service.documentStore).clock.find({});
     expect(clock.filter((entry) => entry.first === position)).toHaveLength(1);
