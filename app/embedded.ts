@@ -50,7 +50,7 @@ export interface EmbeddedService {
  * The embedded composition root: command service, projection service and task
  * service in one process, each port on its configured engine (SQLite and the
  * in-process queue by default). The projections run on a thread of their own
- * where PROJECTION_THREAD says so (off by default).
+ * where PROJECTION_THREAD says so (by default when there are two cores or more).
  */
 export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
   registerKafkaTaskQueue(logger.child({ component: 'kafka' }));

@@ -71,11 +71,11 @@ const configSchema = z.object({
   /**
    * Where the one-process service runs its projections: `true` on a thread of their own (the
    * writes' HTTP, decisions and appends on the main thread, the projections on another core),
-   * `false` (default) on the main thread, `auto`: a thread when the event log and read models are
-   * SQLite and the machine has more than one core (app/projection-thread.ts). Off by default: the
-   * second heap costs memory (docs/benchmarks.md, the projection thread).
+   * `false` on the main thread, `auto` (default): a thread when the event log and read models are
+   * SQLite and the machine has more than one core (app/projection-thread.ts). The second heap
+   * costs memory; `npm start` and the image hold it down with MALLOC_ARENA_MAX=2 (README).
    */
-  PROJECTION_THREAD: z.enum(['auto', 'true', 'false']).default('false'),
+  PROJECTION_THREAD: z.enum(['auto', 'true', 'false']).default('auto'),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   /** Audit log streams (server-sent events): how often each reports its position with a `checkpoint` event. */

@@ -35,6 +35,11 @@ export interface RunningService {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
+/** What `npm start` and the image set around the service (README, "Every core: the projection thread"): the bench runs it so too. */
+export function npmStartEnv(): Record<string, string> {
+  return { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+}
+
 /**
  * Our service as `npm start` runs it (main.ts, embedded engines), in its own
  * process on a free loopback port, with a fresh data directory unless told
@@ -60,6 +65,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       LOG_LEVEL: 'warn',
       READ_YOUR_WRITES_TIMEOUT_MS: '120000',
       MAX_BODY_BYTES: String(8 * 1024 * 1024),
+      ...npmStartEnv(),
       ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
       ...options.env,
     },

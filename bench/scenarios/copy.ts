@@ -1,5 +1,6 @@
 import type { BenchContext } from '../lib/context';
 import { spawnNode } from '../lib/child';
+import { npmStartEnv } from '../lib/service';
 import type { ScenarioResult } from '../lib/results';
 
 const number = (s: string) => Number(s.replace(/,/g, ''));
@@ -17,7 +18,7 @@ export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, m
   const events = ctx.options.copyEvents;
   ctx.log(`copy: bench/copy.ts with ${events.toLocaleString('en-US')} events, ${mode} (its own process)`);
   const nodeArgs = ctx.options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profileDir}/copy-${mode}`] : [];
-  const child = spawnNode('bench/copy.ts', { COPY_BENCH_EVENTS: String(events), COPY_BENCH_MODE: mode }, nodeArgs);
+  const child = spawnNode('bench/copy.ts', { ...npmStartEnv(), COPY_BENCH_EVENTS: String(events), COPY_BENCH_MODE: mode }, nodeArgs);
   const code = await new Promise<number | null>((resolve) => child.process.once('exit', (c) => resolve(c)));
   const output = child.output();
   const copy = /copy \(task start → success\):\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);

@@ -27,7 +27,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'rebac-test-'));
   // One HTTP process unless a test asks for check workers (test/checks/check-workers.int.test.ts);
-  // the projections where PROJECTION_THREAD says (`PROJECTION_THREAD=true npm test`: all on their thread).
+  // the projections where PROJECTION_THREAD says (default `auto`: on their thread with two cores or more;
+  // `PROJECTION_THREAD=false npm test` runs them all on the main thread).
   const config: Config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,
