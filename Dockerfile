@@ -27,8 +27,9 @@ COPY console console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
-# MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (the projection thread, SQLite's, libuv's)
-# an arena of its own, up to 8 per core, and keeps their freed memory; two hold RSS down (README, "Every core: the projection thread").
+# MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (the projection thread, SQLite's,
+# libuv's) an arena of its own, up to 8 per core, and keeps their freed memory; two hold RSS down
+# (README, "Every core: the projection thread"; `npm start` sets the same).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=7766 \
