@@ -110,8 +110,10 @@ export interface NodeChild {
 }
 
 /** Runs a TypeScript entry point in its own node process (own event loop), compiled on the fly. */
+/** Runs `entry` (relative to the repository) in its own node process: TypeScript through @swc-node/register, JavaScript (`dist/`) as is. */
 export function spawnNode(entry: string, env: Record<string, string>, nodeArgs: string[] = []): NodeChild {
-  const child = spawn(process.execPath, [...nodeArgs, '-r', '@swc-node/register', join(ROOT, entry)], {
+  const compile = entry.endsWith('.ts') ? ['-r', '@swc-node/register'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...compile, join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
