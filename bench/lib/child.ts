@@ -109,7 +109,6 @@ export interface NodeChild {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Runs a TypeScript entry point in its own node process (own event loop), compiled on the fly. */
 /** Runs `entry` (relative to the repository) in its own node process: TypeScript through @swc-node/register, JavaScript (`dist/`) as is. */
 export function spawnNode(entry: string, env: Record<string, string>, nodeArgs: string[] = []): NodeChild {
   const compile = entry.endsWith('.ts') ? ['-r', '@swc-node/register'] : [];
