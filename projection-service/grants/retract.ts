@@ -1,4 +1,3 @@
-import type { Range } from '../../shared/docstore/port';
 import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
 import { grantId, typeGrantIds, typeOf, type GrantDoc, type GrantReason, type RuleEntry } from '../../shared/read-models/grants/model';
@@ -132,7 +131,7 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
 
 /** Most (user, parent type, role) lookups for one chunk in heldParentRoles; with more, every rule counts as possibly held. */
 const HELD_LOOKUPS = 50;
-/** Most of a user's grants on one type that heldParentRoles looks through; a role not among them counts as possibly held. */
+/** Most of a user's grants on one type that heldParentRoles looks through; a user holding more counts as possibly holding every role there. */
 const HELD_ROWS = 100;
 
 /**
@@ -143,46 +142,46 @@ const HELD_ROWS = 100;
  * folders now shows that none is left.
  *
  * Per distinct (user, parent type) of `grants`, the user's grants on that type are a range of the
- * id index (typeGrantIds). Past its first HELD_ROWS ids (one read of an id, the index alone) the
- * range is cut; in what is left, one read per role asks for the first grant with that role. A user
- * who holds the role is answered by the first row or so, and one who does not by at most
- * HELD_ROWS rows stepped in SQLite, none returned. (It used to return up to 101 of the user's
+ * id index (typeGrantIds). One read of the range's (HELD_ROWS + 1)-th id, the index alone, tells
+ * whether the user holds more than HELD_ROWS of them: then every role there counts as possibly
+ * held. Otherwise one read per role asks for the first grant with that role, SQLite stepping
+ * through at most HELD_ROWS rows and returning one. (It used to return up to 101 of the user's
  * grants on the type, every role, per (user, type): 123 µs a call where an account's admins hold a
  * hundred folders, and a 1,000,000-event rebuild took 482 s with it, 295-313 s with one row per
- * role.) A role not found in a cut range, or past HELD_LOOKUPS lookups, counts as possibly held,
- * and the tuples are read as before.
+ * role and no bound, 344 s with the bound.) Past HELD_LOOKUPS (user, type, role) lookups every
+ * rule counts as possibly held. Where a rule is possibly held, the tuples are read as before.
  */
 async function heldParentRoles(ctx: GrantContext, grants: GrantDoc[]): Promise<(user: string, entry: RuleEntry) => boolean> {
-  const lookups = new Map<string, { user: string; type: string; role: string }>();
+  const pairs = new Map<string, { user: string; type: string; roles: Set<string> }>();
   for (const g of grants) {
-    for (const { rule } of ctx.rules.incoming(g.resource, g.role))
-      lookups.set(heldKey(g.user, rule.onResource, rule.role), { user: g.user, type: rule.onResource, role: rule.role });
-  }
-  if (lookups.size > HELD_LOOKUPS) return () => true;
-  const ranges = new Map<string, { ids: Range; cut: boolean }>();
-  const rangeOf = async (user: string, type: string) => {
-    const key = `${user}\u0000${type}`;
-    let range = ranges.get(key);
-    if (!range) {
-      const ids = typeGrantIds(ctx.environmentId, user, type);
-      const [past] = await ctx.collections.grants.find(
-        { id: ids },
-        { sortBy: 'id', skip: HELD_ROWS, limit: 1, byId: true, fields: ['id'] },
-      );
-      range = past ? { ids: { $gt: ids.$gt, $lt: past.id }, cut: true } : { ids, cut: false };
-      ranges.set(key, range);
+    for (const { rule } of ctx.rules.incoming(g.resource, g.role)) {
+      const key = heldKey(g.user, rule.onResource);
+      const pair = pairs.get(key) ?? { user: g.user, type: rule.onResource, roles: new Set<string>() };
+      pair.roles.add(rule.role);
+      pairs.set(key, pair);
     }
-    return range;
-  };
-  const held = new Set<string>();
-  for (const [key, { user, type, role }] of lookups) {
-    const range = await rangeOf(user, type);
-    const rows = await ctx.collections.grants.find({ id: range.ids, role }, { limit: 1, byId: true, fields: ['role'] });
-    if (rows.length > 0 || range.cut) held.add(key);
   }
-  return (user, entry) => held.has(heldKey(user, entry.rule.onResource, entry.rule.role));
+  let lookups = 0;
+  for (const { roles } of pairs.values()) lookups += roles.size;
+  if (lookups > HELD_LOOKUPS) return () => true;
+  const heldRoles = new Map<string, Set<string>>();
+  for (const [key, { user, type, roles }] of pairs) {
+    const ids = typeGrantIds(ctx.environmentId, user, type);
+    const [past] = await ctx.collections.grants.find({ id: ids }, { sortBy: 'id', skip: HELD_ROWS, limit: 1, byId: true, fields: ['id'] });
+    if (past) {
+      heldRoles.set(key, roles);
+      continue;
+    }
+    const held = new Set<string>();
+    for (const role of roles) {
+      const rows = await ctx.collections.grants.find({ id: ids, role }, { limit: 1, byId: true, fields: ['role'] });
+      if (rows.length > 0) held.add(role);
+    }
+    heldRoles.set(key, held);
+  }
+  return (user, entry) => heldRoles.get(heldKey(user, entry.rule.onResource))?.has(entry.rule.role) === true;
 }
 
-const heldKey = (user: string, type: string, role: string) => `${user}\u0000${type}\u0000${role}`;
+const heldKey = (user: string, type: string) => `${user}\u0000${type}`;
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
