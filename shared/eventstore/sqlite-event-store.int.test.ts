@@ -78,3 +78,34 @@ describe('sqlite event store: large appends', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('sqlite event store: waking subscribers', () => {
+  const meta = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
+  const one = (type: string) => [{ type, data: {}, metadata: meta }];
+
+  it("wakes a subscriber to some categories on an append of one of them at once, and not on other categories' appends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-wake-'));
+    // A poll far longer than the test: only a wake-up can deliver in time.
+    const store = new SqliteEventStore({ path: join(dir, 'events.sqlite'), pollIntervalMs: 60_000 });
+    const reads = jest.spyOn(Reflect.get(store, 'statements').head as { get(): unknown }, 'get');
+    const seen: string[] = [];
+    const subscription = store.subscribe({ fromPosition: 0, categories: ['task'] }, async (batch) => {
+      seen.push(...batch.map((e) => e.streamId));
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // caught up (nothing there), waiting
+      const readsWhenWaiting = reads.mock.calls.length;
+      for (let i = 0; i < 20; i++) await store.append(`environment-${i}`, one('Fact'), 'no_stream');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(reads.mock.calls.length).toBe(readsWhenWaiting);
+      await store.append('task-1', one('CopyRequested'), 'no_stream');
+      const deadline = Date.now() + 5_000;
+      while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(seen).toEqual(['task-1']);
+    } finally {
+      await subscription.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
