@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '../shared/errors';
 import { metricsHandler } from '../shared/metrics/endpoint';
 import { accessLog } from './http/access-log';
-import { apiKeyAuthenticator, authenticate, environmentScope } from './http/auth';
+import { apiKeyAuthenticator, authenticate, EnvironmentScopes, environmentScope } from './http/auth';
 import { CONSOLE_PATH, consoleUi } from './http/console-ui';
 import { errorMiddleware } from './http/error-middleware';
-import { setFastLanes, type FastLane } from './http/fast-lane';
+import { failWithHandedOverError, handedOver, setFastLanes, type FastLane } from './http/fast-lane';
 import { jsonBody } from './http/json-body';
 import { exactJsonContentType } from './http/json-content-type';
 import { ApiRegistry } from './http/openapi';
@@ -65,13 +65,15 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.use(exactJsonContentType);
   app.use(requestMetrics(services.metrics.http, api));
   app.use((req, res, next) => {
-    const requestId = req.header('x-request-id') ?? randomUUID();
+    // A write a fast lane executed and handed over keeps the request id its events carry.
+    const requestId = handedOver(req)?.requestId ?? req.header('x-request-id') ?? randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('x-request-id', requestId);
     next();
   });
   app.use(accessLog(services.logger));
   app.use(jsonBody(services.config.MAX_BODY_BYTES));
+  app.use(failWithHandedOverError);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -88,7 +90,10 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   if (options.consoleDir !== undefined) app.use(CONSOLE_PATH, consoleUi(options.consoleDir));
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
-  app.use(authenticate(apiKeyAuthenticator(services)));
+  const keys = apiKeyAuthenticator(services);
+  // Keys and scopes are read from the organisation's read models only: kept while those do not change.
+  const scopes = new EnvironmentScopes(services.readModels, changePosition(services.freshness, 'organisation'), cacheReads);
+  app.use(authenticate(keys));
   const rateLimit = rateLimitPerKey(services.config);
   if (rateLimit) app.use(rateLimit);
   app.use(async (req, _res, next) => {
@@ -105,7 +110,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   const schema = express.Router({ mergeParams: true });
   const facts = express.Router({ mergeParams: true });
   const fastLanes: FastLane[] = [];
-  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base, fastLanes });
+  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base, fastLanes, keys, scopes });
   const groups: RouteGroups = {
     root: group(root, ''),
     schema: group(schema, '/v2/schema/{proj_id}/{env_id}'),
@@ -129,8 +134,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   for (const module of modules) module(groups);
 
   app.use(answerOptions(api));
-  // Keys and scopes are read from the organisation's read models only: kept while those do not change.
-  const scope = environmentScope(services.readModels, changePosition(services.freshness, 'organisation'), cacheReads);
+  const scope = environmentScope(scopes);
   app.use('/v2/schema/:proj_id/:env_id', scope, schema);
   app.use('/v2/facts/:proj_id/:env_id', scope, facts);
   app.use(root);

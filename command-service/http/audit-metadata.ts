@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { ValidationError } from '../../shared/errors';
 import { findUnfaithfulStrings } from './json-body';
@@ -20,7 +20,7 @@ const refuse = (msg: string, type: string): never => {
  * without the header; a 422 naming the header otherwise. Header bytes beyond
  * ASCII are read as UTF-8 (Node hands them over as Latin-1).
  */
-export function auditMetadataOf(req: Request): Record<string, unknown> | undefined {
+export function auditMetadataOf(req: Pick<IncomingMessage, 'headers'>): Record<string, unknown> | undefined {
   const raw = req.headers[AUDIT_METADATA_HEADER.toLowerCase()];
   if (raw === undefined) return undefined;
   if (Array.isArray(raw)) return refuse('must be sent once', 'value_error.repeated');

@@ -154,19 +154,32 @@ export async function resolveEnvironment(rm: ReadModels, auth: AuthContext, proj
 const CACHED_SCOPES = 10_000;
 
 /**
- * Middleware for `/:proj_id/:env_id` route groups: puts the environment in
- * `res.locals.env` (shared between requests when cached: never modified).
- * A refused resolution (403, 404) is not cached.
+ * The environment a `/{proj_id}/{env_id}` path names for a key (ids or keys), kept per key and
+ * path while the organisation's read models do not move. A refused resolution (403, 404) is not kept.
  */
-export function environmentScope(rm: ReadModels, position: () => number, cacheEnabled: boolean) {
-  const resolved = new ReadCache<EnvironmentDoc>(position, cacheEnabled ? CACHED_SCOPES : 0);
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const auth = authOf(res);
-    const projectRef = String(req.params.proj_id);
-    const environmentRef = String(req.params.env_id);
-    res.locals.env = await resolved.through(JSON.stringify([auth.keyId, projectRef, environmentRef]), async () =>
-      resolveEnvironment(rm, auth, await resolveProject(rm, auth, projectRef), environmentRef),
+export class EnvironmentScopes {
+  private readonly resolved: ReadCache<EnvironmentDoc>;
+
+  constructor(
+    private readonly rm: ReadModels,
+    position: () => number,
+    cacheEnabled: boolean,
+  ) {
+    this.resolved = new ReadCache<EnvironmentDoc>(position, cacheEnabled ? CACHED_SCOPES : 0);
+  }
+
+  /** Shared between requests when cached: never modified. */
+  resolve(auth: AuthContext, projectRef: string, environmentRef: string): Promise<EnvironmentDoc> {
+    return this.resolved.through(JSON.stringify([auth.keyId, projectRef, environmentRef]), async () =>
+      resolveEnvironment(this.rm, auth, await resolveProject(this.rm, auth, projectRef), environmentRef),
     );
+  }
+}
+
+/** Middleware for `/:proj_id/:env_id` route groups: puts the environment in `res.locals.env`. */
+export function environmentScope(scopes: EnvironmentScopes) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    res.locals.env = await scopes.resolve(authOf(res), String(req.params.proj_id), String(req.params.env_id));
     next();
   };
 }

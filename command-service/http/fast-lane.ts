@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
 /**
@@ -36,13 +36,46 @@ export function requestListener(app: Express): RequestListener {
 
 /** A body read by a fast lane, for `jsonBody` (json-body.ts) to parse as it parses any other. */
 export const PRE_READ_BODY = Symbol('pre-read-body');
-export type PreReadRequest = IncomingMessage & { [PRE_READ_BODY]?: Buffer };
+/** What a lane that already acted (a write it executed) hands over with the request: see `handToExpress`. */
+const HANDED_OVER = Symbol('handed-over');
+export type PreReadRequest = IncomingMessage & { [PRE_READ_BODY]?: Buffer; [HANDED_OVER]?: HandedOver };
 
-/** Serves a request a lane took but does not answer, with the body the lane read. */
-export function handToExpress(express: RequestListener, req: IncomingMessage, res: ServerResponse, body: Buffer): void {
-  (req as PreReadRequest)[PRE_READ_BODY] = body;
+/**
+ * A request a lane handed over after it acted: the request id it wrote into the log (the answer
+ * says the same one), and the error its action ended with, which express answers as the route's
+ * own (error shape, metrics, log) without running the route again.
+ */
+export interface HandedOver {
+  requestId: string;
+  error: unknown;
+}
+
+/**
+ * Serves a request a lane took but does not answer, with the body the lane read. Before it acts
+ * a lane hands over the request alone, and the route decides it again from the start; once it
+ * has acted (a write executed or refused), it hands over what came of it (`outcome`).
+ */
+export function handToExpress(
+  express: RequestListener,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  outcome?: HandedOver,
+): void {
+  const handed = req as PreReadRequest;
+  handed[PRE_READ_BODY] = body;
+  if (outcome !== undefined) handed[HANDED_OVER] = outcome;
   express(req, res);
 }
+
+/** The outcome a lane handed over with this request, if any. */
+export const handedOver = (req: IncomingMessage): HandedOver | undefined => (req as PreReadRequest)[HANDED_OVER];
+
+/** Express middleware: a request handed over with an error goes straight to the error middleware. */
+export const failWithHandedOverError: RequestHandler = (req, _res, next) => {
+  const outcome = handedOver(req);
+  next(outcome === undefined ? undefined : outcome.error);
+};
 
 /**
  * The Content-Length of a body that can be read as it arrives (no content or transfer encoding),

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { Config } from '../../shared/config';
@@ -55,12 +56,17 @@ export const POSITION_HEADER = 'X-Event-Position';
 export const MIN_POSITION_HEADER = 'X-Min-Event-Position';
 
 export function metadataOf(req: Request, res: Response): EventMetadata {
-  const requestId = String(res.locals.requestId ?? '');
+  return eventMetadata(req, String(res.locals.requestId ?? ''), res.locals.auth ? authOf(res).keyId : null);
+}
+
+/** What the events of a request's write say of it: who (the key), which request, when, and the writer's audit metadata. */
+export function eventMetadata(req: Pick<IncomingMessage, 'headers'>, requestId: string, actor: string | null): EventMetadata {
   const auditMetadata = auditMetadataOf(req);
+  const correlationId = req.headers['x-correlation-id'];
   return {
-    actor: res.locals.auth ? authOf(res).keyId : null,
+    actor,
     requestId,
-    correlationId: req.header('x-correlation-id') ?? requestId,
+    correlationId: typeof correlationId === 'string' ? correlationId : requestId,
     timestamp: new Date().toISOString(),
     schemaVersion: CURRENT_SCHEMA_VERSION,
     ...(auditMetadata ? { auditMetadata } : {}),
@@ -71,7 +77,7 @@ export function metadataOf(req: Request, res: Response): EventMetadata {
  * Read-your-writes: answers only once the read models reflect `position`
  * (bounded by READ_YOUR_WRITES_TIMEOUT_MS), and tells the client the position.
  */
-export async function awaitReadModels(services: Services, res: Response, position: number): Promise<void> {
+export async function awaitReadModels(services: Services, res: Pick<ServerResponse, 'setHeader'>, position: number): Promise<void> {
   if (position <= 0) return;
   res.setHeader(POSITION_HEADER, String(position));
   const reached = await services.freshness.waitForPosition(position, services.config.READ_YOUR_WRITES_TIMEOUT_MS);

@@ -9,8 +9,10 @@ import { assignmentDetailedListSchema, assignmentListSchema, assignmentSchema as
 import { detailedAssignments } from '../http/detailed';
 import { keysOf, matchAny, presentedPage, refsOfType, repeatable, searchedPage, shaped } from '../http/list-filters';
 import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-models';
+import type { CreateOperation } from '../http/create-lane';
 import { executeEnvCommand, type Services } from '../http/services';
 import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
+import { createRoute } from './create-route';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
@@ -85,37 +87,49 @@ async function assignmentPage(reads: ReadModels, env: string, asked: AssignmentL
   return shaped({ ...paged, data }, query);
 }
 
-/** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */
+type AssignmentAsked = { user: string; role: string; tenant?: string | null; resource_instance?: string | null };
+
 /**
- * Assigns a role and answers the assignment as stored: `POST /role_assignments`, and
+ * Assigning a role, answered with the assignment as stored: `POST /role_assignments`, and
  * `POST /users/{user_id}/roles` (for a user that must exist already).
  */
-export async function assignAndAnswer(
-  services: Services,
-  req: Request,
-  res: Response,
-  assignment: { user: string; role: string; tenant?: string | null; resource_instance?: string | null },
-  userMustExist = false,
-): Promise<void> {
-  const id = newId();
-  await executeEnvCommand(services, req, res, envOf(res).id, {
-    type: 'AssignRole',
-    id,
-    newUserId: newId(),
-    userMustExist,
-    newInstanceId: newId(),
-    user: assignment.user,
-    role: assignment.role,
-    tenant: assignment.tenant ?? null,
-    resourceInstance: assignment.resource_instance ?? null,
-  });
-  res.json(present((await services.readModels.assignments.get(id))!));
+function assignment(services: Services, userMustExist: boolean): CreateOperation<AssignmentAsked> {
+  return {
+    command: (asked) => {
+      const id = newId();
+      const { user, role, tenant, resource_instance } = asked;
+      return {
+        id,
+        command: {
+          type: 'AssignRole',
+          id,
+          newUserId: newId(),
+          userMustExist,
+          newInstanceId: newId(),
+          user,
+          role,
+          tenant: tenant ?? null,
+          resourceInstance: resource_instance ?? null,
+        },
+      };
+    },
+    answer: async (id) => present((await services.readModels.assignments.get(id))!),
+  };
 }
 
+/** `POST /users/{user_id}/roles`: assigns a role to a user that exists, answered as `POST /role_assignments` answers. */
+export async function assignAndAnswer(services: Services, req: Request, res: Response, asked: AssignmentAsked): Promise<void> {
+  const toExistingUser = assignment(services, true);
+  const { id, command } = toExistingUser.command(asked);
+  await executeEnvCommand(services, req, res, envOf(res).id, command);
+  res.json(await toExistingUser.answer(id));
+}
+
+/** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */
 export function assignmentRoutes(context: RouteContext): void {
   const { services } = context;
 
-  route(
+  createRoute(
     context,
     {
       method: 'post',
@@ -125,7 +139,7 @@ export function assignmentRoutes(context: RouteContext): void {
       body: assignmentSchema,
       response: assignmentResponseSchema,
     },
-    (req, res, input) => assignAndAnswer(services, req, res, input.body()),
+    assignment(services, false),
   );
 
   route(

@@ -11,6 +11,7 @@ import { matchAny, repeatable, searchedPage, shaped } from '../http/list-filters
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 import { asOfQuery } from '../time-travel/time-travel';
 import type { ReadModels } from '../../shared/read-models/read-models';
+import { createRoute } from './create-route';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 import type { Filter } from '../../shared/docstore/port';
@@ -44,7 +45,7 @@ export function instanceRoutes(context: RouteContext): void {
     return instance;
   }
 
-  route(
+  createRoute(
     context,
     {
       method: 'post',
@@ -54,18 +55,13 @@ export function instanceRoutes(context: RouteContext): void {
       body: instanceCreateSchema,
       response: instanceSchema,
     },
-    async (req, res, input) => {
-      const body = input.body();
-      const id = newId();
-      await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'CreateInstance',
-        id,
-        key: body.key,
-        resource: body.resource,
-        tenant: body.tenant,
-        attributes: body.attributes ?? {},
-      });
-      res.json(await rm.instances.get(id));
+    {
+      command: (body) => {
+        const id = newId();
+        const { key, resource, tenant, attributes } = body;
+        return { id, command: { type: 'CreateInstance', id, key, resource, tenant, attributes: attributes ?? {} } };
+      },
+      answer: (id) => rm.instances.get(id),
     },
   );
 

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { ApiKeyAuthenticator, EnvironmentScopes } from '../http/auth';
 import type { FastLane } from '../http/fast-lane';
 import type { ApiRegistry } from '../http/openapi';
 import type { Services } from '../http/services';
@@ -12,4 +13,7 @@ export interface RouteContext {
   base: string;
   /** Where a route may add a lane that answers its hottest request shape without express (http/fast-lane.ts). */
   fastLanes: FastLane[];
+  /** The API keys and path scopes the middleware resolves, for the lanes that stand in for it (one cache each). */
+  keys: ApiKeyAuthenticator;
+  scopes: EnvironmentScopes;
 }

@@ -10,6 +10,7 @@ import { detailedTuples } from '../http/detailed';
 import { keysOf, matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
+import { createRoute } from './create-route';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -59,7 +60,7 @@ export function tupleRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
 
-  route(
+  createRoute(
     context,
     {
       method: 'post',
@@ -69,20 +70,25 @@ export function tupleRoutes(context: RouteContext): void {
       body: tupleCreateSchema,
       response: tupleSchema,
     },
-    async (req, res, input) => {
-      const body = input.body();
-      const id = newId();
-      await executeEnvCommand(services, req, res, envOf(res).id, {
-        type: 'CreateTuple',
-        id,
-        subject: body.subject,
-        relation: body.relation,
-        object: body.object,
-        tenant: body.tenant ?? null,
-        newSubjectId: newId(),
-        newObjectId: newId(),
-      });
-      res.json(await rm.tuples.get(id));
+    {
+      command: (body) => {
+        const id = newId();
+        const { subject, relation, object, tenant } = body;
+        return {
+          id,
+          command: {
+            type: 'CreateTuple',
+            id,
+            subject,
+            relation,
+            object,
+            tenant: tenant ?? null,
+            newSubjectId: newId(),
+            newObjectId: newId(),
+          },
+        };
+      },
+      answer: (id) => rm.tuples.get(id),
     },
   );
 

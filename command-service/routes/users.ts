@@ -145,7 +145,7 @@ export function userRoutes(context: RouteContext): void {
       body: userRoleSchema,
       response: assignmentResponseSchema,
     },
-    (req, res, input) => assignAndAnswer(services, req, res, { ...input.body(), user: req.params.user_id }, true),
+    (req, res, input) => assignAndAnswer(services, req, res, { ...input.body(), user: req.params.user_id }),
   );
 
   route(

@@ -32,6 +32,8 @@ export class Metrics {
   readonly http: HttpMetrics;
   readonly checks = new CheckMetrics();
   readonly copies = new CopyMetrics();
+  /** Creates (`POST` of instances, role assignments, tuples) their fast lanes took (command-service/http/create-lane.ts), by outcome. */
+  readonly createLanes = { answered: 0, handedOver: 0 };
   /** Requests a check worker did not answer itself and forwarded to the main process (counted in place, as the others). */
   forwardedRequests = 0;
   /** Handed to the event store, which reports each append's latency and each group commit's size. */
@@ -45,6 +47,7 @@ export class Metrics {
   private readonly decisions: Counter<'endpoint' | 'decision'>;
   private readonly cacheLookups: Counter<'result'>;
   private readonly fastLane: Counter<'outcome'>;
+  private readonly createLane: Counter<'outcome'>;
   private readonly forwarded: Counter;
   /** Created with their first source: a service that does not follow the log or count tasks shows no such family. */
   private log: { head: Gauge; positions: Gauge<'projection'>; lag: Gauge<'projection'> } | null = null;
@@ -83,6 +86,12 @@ export class Metrics {
     this.fastLane = new Counter({
       name: 'rebac_check_fast_lane_requests_total',
       help: 'POST /allowed requests the fast lane took, by outcome: answered by it, or handed to the express route (another body shape, a refused key, an error)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.createLane = new Counter({
+      name: 'rebac_create_fast_lane_requests_total',
+      help: 'Creates (POST resource_instances, role_assignments, relationship_tuples) their fast lane took, by outcome: answered by it, or handed to the express route (another body shape, a refused key, an error)',
       labelNames: ['outcome'],
       registers,
     });
@@ -218,6 +227,9 @@ export class Metrics {
     this.fastLane.reset();
     this.fastLane.inc({ outcome: 'answered' }, this.checks.fastLane.answered);
     this.fastLane.inc({ outcome: 'handed_over' }, this.checks.fastLane.handedOver);
+    this.createLane.reset();
+    this.createLane.inc({ outcome: 'answered' }, this.createLanes.answered);
+    this.createLane.inc({ outcome: 'handed_over' }, this.createLanes.handedOver);
     this.forwarded.reset();
     this.forwarded.inc(this.forwardedRequests);
     this.eventsCopied.reset();

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import type { EnvCommand } from '../../shared/domain/env/commands';
+import { streams } from '../../shared/events';
+import { allows, requiredAccessLevel } from './access-levels';
+import { logAnswered } from './access-log';
+import type { ApiKeyAuthenticator, EnvironmentScopes } from './auth';
+import { handToExpress, plainBodyLength, readBody, type FastLane } from './fast-lane';
+import { isPlainUtf8Json } from './json-body';
+import { JSON_CONTENT_TYPE } from './json-content-type';
+import { awaitReadModels, eventMetadata, MIN_POSITION_HEADER, type Services } from './services';
+
+/** What a create route does, once for its express route and its lane (routes/create-route.ts). */
+export interface CreateOperation<Body> {
+  /** The command that creates the object, and the id the object gets. */
+  command(body: Body): { id: string; command: EnvCommand };
+  /** The created object as the route answers it, read once the read models show it. */
+  answer(id: string): Promise<unknown>;
+}
+
+/** What the lanes share with the middleware they stand in for: the same key and scope caches. */
+export interface CreateLaneParts {
+  services: Services;
+  keys: ApiKeyAuthenticator;
+  scopes: EnvironmentScopes;
+}
+
+export interface CreateLaneRoute<Body> {
+  /** The route's OpenAPI template: `{proj_id}` and `{env_id}` are its only parameters. */
+  template: string;
+  /** The body schema the route parses with (closed: undeclared fields refused). */
+  body: z.ZodType<Body>;
+  operation: CreateOperation<Body>;
+  /** True for a path a more literal template of another route takes (route.ts). */
+  takenByMoreLiteral(path: string): boolean;
+}
+
+const MIN_POSITION = MIN_POSITION_HEADER.toLowerCase();
+
+/**
+ * `POST` of one object to a facts or schema collection (a resource instance, a role assignment, a
+ * relationship tuple) without express: the writes an application sends one at a time, for which
+ * express's router and middleware chain cost about a third of the main thread (docs/benchmarks.md).
+ *
+ * It takes what the `/allowed` lane takes (fast-lane.ts): a path exactly as the template reads, no
+ * query, `Content-Type: application/json`, a plain body of known length, no `X-Min-Event-Position`.
+ * Until it acts, anything else (a body the schema refuses, a refused key or path, a store that
+ * fails) is handed to the express route with the body read, which decides the request from the
+ * start. Once it has executed the command, whatever comes of it (refused, stored but not visible
+ * in time) is handed over as an outcome, which express answers as the route would have, without
+ * executing it again. Its own answers carry what the route's carry: the object, the request id,
+ * `X-Event-Position`, and the same metrics and access log line (`test/api/create-fast-lane.int.test.ts`).
+ */
+export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<Body>): FastLane {
+  const { services, keys, scopes } = parts;
+  const outcomes = services.metrics.createLanes;
+  const http = services.metrics.http;
+  const log = services.logger.child({ component: 'http' });
+  const pathPattern = templatePattern(route.template);
+  const required = requiredAccessLevel('POST', route.template);
+
+  const handOver = (
+    express: RequestListener,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    outcome?: { requestId: string; error: unknown },
+  ) => {
+    outcomes.handedOver++;
+    handToExpress(express, req, res, body, outcome);
+  };
+
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    express: RequestListener,
+    body: Buffer,
+    path: RegExpExecArray,
+    started: number,
+  ) {
+    const parsed = isPlainUtf8Json(body) ? route.body.safeParse(parseOrUndefined(body)) : undefined;
+    if (parsed === undefined || !parsed.success) return handOver(express, req, res, body);
+    let environmentId: string;
+    let requestId: string;
+    let metadata;
+    try {
+      const auth = await keys.authenticate(req.headers.authorization);
+      if (!allows(auth.accessLevel, required)) return handOver(express, req, res, body);
+      environmentId = (await scopes.resolve(auth, path[1]!, path[2]!)).id;
+      requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+      metadata = eventMetadata(req, requestId, auth.keyId);
+    } catch {
+      // A 401, 403 or 404 on the path, a refused X-Audit-Metadata, a store that failed: the route says which.
+      return handOver(express, req, res, body);
+    }
+    const { id, command } = route.operation.command(parsed.data);
+    let created: unknown;
+    try {
+      const outcome = await services.envCommands.execute(streams.environment(environmentId), command, metadata);
+      await awaitReadModels(services, res, outcome.position);
+      created = await route.operation.answer(id);
+    } catch (error) {
+      return handOver(express, req, res, body, { requestId, error });
+    }
+    outcomes.answered++;
+    const answerBytes = Buffer.from(JSON.stringify(created) ?? '', 'utf8');
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+    res.setHeader('Content-Length', answerBytes.length);
+    res.end(answerBytes);
+    const ms = performance.now() - started;
+    http.record(route.template, 'POST', 200, ms / 1000);
+    if (log.isLevelEnabled('info')) logAnswered(log, { reqId: requestId, method: 'POST', url: req.url!, status: 200, ms });
+  }
+
+  return (req, res, express) => {
+    if (req.method !== 'POST') return false;
+    const path = pathPattern.exec(req.url!);
+    if (path === null || route.takenByMoreLiteral(req.url!)) return false;
+    const headers = req.headers;
+    if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE || headers[MIN_POSITION] !== undefined) return false;
+    const length = plainBodyLength(headers, services.config.MAX_BODY_BYTES);
+    if (length === undefined) return false;
+    const started = performance.now();
+    readBody(req, length, (body) => void answer(req, res, express, body, path, started));
+    return true;
+  };
+}
+
+/**
+ * The paths a template names exactly as written: each parameter one segment without `%` (express
+ * decodes escapes; such a path is left to it), literal segments in their case, no trailing slash
+ * and no query (express routes the others the same way, and refuses undeclared query parameters).
+ */
+function templatePattern(template: string): RegExp {
+  const [, ...parts] = template.split(/\{[^}]+\}/);
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${literal(template.split('{', 1)[0]!)}${parts.map((part) => `([^/?%]+)${literal(part)}`).join('')}$`);
+}
+
+function parseOrUndefined(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
