@@ -17,9 +17,9 @@ export function createRoute<Path extends string, Body extends z.ZodType>(
   operation: CreateOperation<z.infer<Body>>,
 ): void {
   const { services, api } = context;
-  route(context, declaration, async (_req, res, input) => {
+  route(context, declaration, async (req, res, input) => {
     const { id, command } = operation.command((input as { body(): z.infer<Body> }).body());
-    await executeEnvCommand(services, _req, res, envOf(res).id, command);
+    await executeEnvCommand(services, req, res, envOf(res).id, command);
     res.json(await operation.answer(id));
   });
   const template = `${context.base}${declaration.path}`;
