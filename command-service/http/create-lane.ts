@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { EnvCommand } from '../../shared/domain/env/commands';
-import { streams } from '../../shared/events';
+import { streams, type EventMetadata } from '../../shared/events';
 import { allows, requiredAccessLevel } from './access-levels';
 import { logAnswered } from './access-log';
 import type { ApiKeyAuthenticator, EnvironmentScopes } from './auth';
@@ -83,7 +83,7 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     if (parsed === undefined || !parsed.success) return handOver(express, req, res, body);
     let environmentId: string;
     let requestId: string;
-    let metadata;
+    let metadata: EventMetadata;
     try {
       const auth = await keys.authenticate(req.headers.authorization);
       if (!allows(auth.accessLevel, required)) return handOver(express, req, res, body);

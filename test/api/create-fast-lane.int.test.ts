@@ -173,6 +173,8 @@ describe('the create fast lanes', () => {
     expect((await bothWays(() => ({ ...body(), key: readKey.body.secret as string }), 'handedOver')).status).toBe(403);
     // An environment key names its own environment only; another is 403, a missing one 404 to the admin key.
     expect((await bothWays(() => ({ ...body(), path: '/v2/facts/default/production/resource_instances' }), 'handedOver')).status).toBe(403);
+    // A header the write would store, refused (422 naming it) before anything is executed.
+    expect((await bothWays(() => ({ ...body(), headers: { 'x-audit-metadata': '[1]' } }), 'handedOver')).status).toBe(422);
     const missing = { ...body(), path: '/v2/facts/default/nowhere/resource_instances', key: server.adminKey };
     expect((await bothWays(() => missing, 'handedOver')).status).toBe(404);
   });
