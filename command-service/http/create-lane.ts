@@ -6,10 +6,10 @@ import { streams, type EventMetadata } from '../../shared/events';
 import { allows, requiredAccessLevel } from './access-levels';
 import { logAnswered } from './access-log';
 import type { ApiKeyAuthenticator, EnvironmentScopes } from './auth';
-import { handToExpress, plainBodyLength, readBody, type FastLane } from './fast-lane';
+import { handToExpress, laneBodyLength, parsedOrUndefined, readBody, type FastLane, type HandedOver } from './fast-lane';
 import { isPlainUtf8Json } from './json-body';
 import { JSON_CONTENT_TYPE } from './json-content-type';
-import { awaitReadModels, eventMetadata, MIN_POSITION_HEADER, type Services } from './services';
+import { awaitReadModels, eventMetadata, type Services } from './services';
 
 /** What a create route does, once for its express route and its lane (routes/create-route.ts). */
 export interface CreateOperation<Body> {
@@ -36,8 +36,6 @@ export interface CreateLaneRoute<Body> {
   takenByMoreLiteral(path: string): boolean;
 }
 
-const MIN_POSITION = MIN_POSITION_HEADER.toLowerCase();
-
 /**
  * `POST` of one object to a facts or schema collection (a resource instance, a role assignment, a
  * relationship tuple) without express: the writes an application sends one at a time, for which
@@ -60,13 +58,7 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
   const pathPattern = templatePattern(route.template);
   const required = requiredAccessLevel('POST', route.template);
 
-  const handOver = (
-    express: RequestListener,
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Buffer,
-    outcome?: { requestId: string; error: unknown },
-  ) => {
+  const handOver = (express: RequestListener, req: IncomingMessage, res: ServerResponse, body: Buffer, outcome?: HandedOver) => {
     outcomes.handedOver++;
     handToExpress(express, req, res, body, outcome);
   };
@@ -79,7 +71,7 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     path: RegExpExecArray,
     started: number,
   ) {
-    const parsed = isPlainUtf8Json(body) ? route.body.safeParse(parseOrUndefined(body)) : undefined;
+    const parsed = isPlainUtf8Json(body) ? route.body.safeParse(parsedOrUndefined(body)) : undefined;
     if (parsed === undefined || !parsed.success) return handOver(express, req, res, body);
     let environmentId: string;
     let requestId: string;
@@ -118,9 +110,7 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     if (req.method !== 'POST') return false;
     const path = pathPattern.exec(req.url!);
     if (path === null || route.takenByMoreLiteral(req.url!)) return false;
-    const headers = req.headers;
-    if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE || headers[MIN_POSITION] !== undefined) return false;
-    const length = plainBodyLength(headers, services.config.MAX_BODY_BYTES);
+    const length = laneBodyLength(req.headers, services.config.MAX_BODY_BYTES);
     if (length === undefined) return false;
     const started = performance.now();
     readBody(req, length, (body) => void answer(req, res, express, body, path, started));
@@ -137,12 +127,4 @@ function templatePattern(template: string): RegExp {
   const [, ...parts] = template.split(/\{[^}]+\}/);
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`^${literal(template.split('{', 1)[0]!)}${parts.map((part) => `([^/?%]+)${literal(part)}`).join('')}$`);
-}
-
-function parseOrUndefined(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { JSON_CONTENT_TYPE } from './json-content-type';
+import { MIN_POSITION_HEADER } from './position-headers';
 
 /**
  * A fast lane answers one hot request shape without express: no router, no middleware chain,
@@ -85,6 +87,27 @@ export function plainBodyLength(headers: IncomingHttpHeaders, limitBytes: number
   if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
   const length = Number(headers['content-length']);
   return Number.isInteger(length) && length > 0 && length <= limitBytes ? length : undefined;
+}
+
+const MIN_POSITION = MIN_POSITION_HEADER.toLowerCase();
+
+/**
+ * The body length of a request a lane may take: `Content-Type: application/json` exactly, no
+ * `X-Min-Event-Position` (the wait for it is express middleware), and a plain body within
+ * `limitBytes` (plainBodyLength); undefined for any other request, which the lane leaves to express.
+ */
+export function laneBodyLength(headers: IncomingHttpHeaders, limitBytes: number): number | undefined {
+  if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE || headers[MIN_POSITION] !== undefined) return undefined;
+  return plainBodyLength(headers, limitBytes);
+}
+
+/** A body a lane read, parsed; undefined when it is not JSON (express then refuses it in its own words). */
+export function parsedOrUndefined(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import type { EnvEvent, EventMetadata, OrgEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
 import type { TimeTravel } from '../time-travel/time-travel';
 import { auditMetadataOf } from './audit-metadata';
+import { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';
 import { authOf } from './auth';
 import type { ReadModelGroup } from './read-model-groups';
 
@@ -51,9 +52,7 @@ export interface Services {
   metrics: Metrics;
 }
 
-/** The header that carries a write's log position, and that a read may send back to be at least that fresh. */
-export const POSITION_HEADER = 'X-Event-Position';
-export const MIN_POSITION_HEADER = 'X-Min-Event-Position';
+export { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';
 
 export function metadataOf(req: Request, res: Response): EventMetadata {
   return eventMetadata(req, String(res.locals.requestId ?? ''), res.locals.auth ? authOf(res).keyId : null);

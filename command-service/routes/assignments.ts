@@ -1,4 +1,3 @@
-import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Filter } from '../../shared/docstore/port';
 import { newId } from '../../shared/ids';
@@ -93,7 +92,7 @@ type AssignmentAsked = { user: string; role: string; tenant?: string | null; res
  * Assigning a role, answered with the assignment as stored: `POST /role_assignments`, and
  * `POST /users/{user_id}/roles` (for a user that must exist already).
  */
-function assignment(services: Services, userMustExist: boolean): CreateOperation<AssignmentAsked> {
+export function assignment(services: Services, userMustExist: boolean): CreateOperation<AssignmentAsked> {
   return {
     command: (asked) => {
       const id = newId();
@@ -115,14 +114,6 @@ function assignment(services: Services, userMustExist: boolean): CreateOperation
     },
     answer: async (id) => present((await services.readModels.assignments.get(id))!),
   };
-}
-
-/** `POST /users/{user_id}/roles`: assigns a role to a user that exists, answered as `POST /role_assignments` answers. */
-export async function assignAndAnswer(services: Services, req: Request, res: Response, asked: AssignmentAsked): Promise<void> {
-  const toExistingUser = assignment(services, true);
-  const { id, command } = toExistingUser.command(asked);
-  await executeEnvCommand(services, req, res, envOf(res).id, command);
-  res.json(await toExistingUser.answer(id));
 }
 
 /** Role assignments: `/v2/facts/{proj_id}/{env_id}/role_assignments`. Unassign is DELETE with the same body. */

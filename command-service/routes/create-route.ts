@@ -1,9 +1,10 @@
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { envOf } from '../http/auth';
 import { createLane, type CreateOperation } from '../http/create-lane';
-import { executeEnvCommand } from '../http/services';
+import { executeEnvCommand, type Services } from '../http/services';
 import { refusingUndeclaredFields } from '../http/validation';
-import { route, type RouteDeclaration } from './route';
+import { moreLiteralPaths, route, type RouteDeclaration } from './route';
 import type { RouteContext } from './route-context';
 
 /**
@@ -17,21 +18,31 @@ export function createRoute<Path extends string, Body extends z.ZodType>(
   operation: CreateOperation<z.infer<Body>>,
 ): void {
   const { services, api } = context;
-  route(context, declaration, async (req, res, input) => {
-    const { id, command } = operation.command((input as { body(): z.infer<Body> }).body());
-    await executeEnvCommand(services, req, res, envOf(res).id, command);
-    res.json(await operation.answer(id));
-  });
+  route(context, declaration, (req, res, input) =>
+    executeCreate(services, req, res, operation, (input as { body(): z.infer<Body> }).body()),
+  );
   const template = `${context.base}${declaration.path}`;
   if (template.match(/\{[^}]+\}/g)?.join() !== '{proj_id},{env_id}')
     throw new Error(`createRoute: ${template} has parameters besides {proj_id}/{env_id}`);
-  let takenByMoreLiteral: ((path: string) => boolean) | undefined;
   context.fastLanes.push(
     createLane(context, {
       template,
       body: refusingUndeclaredFields(declaration.body),
       operation,
-      takenByMoreLiteral: (path) => (takenByMoreLiteral ??= api.moreLiteralThan(template))(path),
+      takenByMoreLiteral: moreLiteralPaths(api, template),
     }),
   );
+}
+
+/** An express route's part of a create: the operation's command in the path's environment, then its answer. */
+export async function executeCreate<Body>(
+  services: Services,
+  req: Request,
+  res: Response,
+  operation: CreateOperation<Body>,
+  body: Body,
+): Promise<void> {
+  const { id, command } = operation.command(body);
+  await executeEnvCommand(services, req, res, envOf(res).id, command);
+  res.json(await operation.answer(id));
 }

@@ -65,15 +65,23 @@ export function route<Path extends string, Body extends Schema = undefined, Quer
   // A parameter may also match a literal segment of another template (`/resource_instances/{instance_id}`
   // and `/resource_instances/detailed`). That path is the literal template's: the request goes on to its
   // route, or to the 405 its `Allow` promises. Known at the first request, once every route is declared.
-  let takenByMoreLiteral: ((path: string) => boolean) | undefined;
+  const takenByMoreLiteral = moreLiteralPaths(api, template);
   router[declaration.method](expressPath(declaration.path), (req, res, next) => {
-    takenByMoreLiteral ??= api.moreLiteralThan(template);
     if (takenByMoreLiteral(req.baseUrl + req.path)) return next();
     labelRoute(res, template);
     // Never accept and drop: a query parameter the route does not declare is refused before it runs.
     refuseUndeclaredQuery(req.query);
     return handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, { body, query }));
   });
+}
+
+/**
+ * True for a request path that a more literal template of another route takes (`api.moreLiteralThan`),
+ * worked out at the first request, once every route is declared.
+ */
+export function moreLiteralPaths(api: Pick<RouteContext['api'], 'moreLiteralThan'>, template: string): (path: string) => boolean {
+  let taken: ((path: string) => boolean) | undefined;
+  return (path) => (taken ??= api.moreLiteralThan(template))(path);
 }
 
 function requestInput<Body extends Schema, Query extends Schema>(

@@ -6,7 +6,8 @@ import { envOf } from '../http/auth';
 import { assignmentSchema as assignmentResponseSchema, userSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
 import { boundedJson, INSTANCE_REF_PATTERN } from '../http/validation';
-import { assignAndAnswer } from './assignments';
+import { assignment } from './assignments';
+import { executeCreate } from './create-route';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -57,6 +58,7 @@ export function inlineAssignments(roles: z.infer<typeof userRoleSchema>[] | unde
 export function userRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
+  const assignToExistingUser = assignment(services, true);
   const userAt = async (envId: string, ref: string) => {
     const user = await rm.byKeyOrId(rm.users, envId, ref);
     if (!user) throw new NotFoundError(`User '${ref}' not found`);
@@ -145,7 +147,7 @@ export function userRoutes(context: RouteContext): void {
       body: userRoleSchema,
       response: assignmentResponseSchema,
     },
-    (req, res, input) => assignAndAnswer(services, req, res, { ...input.body(), user: req.params.user_id }),
+    (req, res, input) => executeCreate(services, req, res, assignToExistingUser, { ...input.body(), user: req.params.user_id }),
   );
 
   route(

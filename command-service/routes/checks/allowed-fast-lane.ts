@@ -6,10 +6,10 @@ import type { CheckRequest, ResourceRef } from '../../grant-queries/types';
 import { allows, requiredAccessLevel } from '../../http/access-levels';
 import { logAnswered } from '../../http/access-log';
 import type { ApiKeyAuthenticator } from '../../http/auth';
-import { handToExpress, plainBodyLength, readBody, type FastLane } from '../../http/fast-lane';
+import { handToExpress, laneBodyLength, parsedOrUndefined, readBody, type FastLane } from '../../http/fast-lane';
 import { isPlainUtf8Json } from '../../http/json-body';
 import { JSON_CONTENT_TYPE } from '../../http/json-content-type';
-import { MIN_POSITION_HEADER, type Freshness } from '../../http/services';
+import type { Freshness } from '../../http/services';
 import type { CachedChecks } from './cached-checks';
 import { atOnePosition } from './positions';
 
@@ -27,7 +27,6 @@ export interface AllowedFastLaneParts {
 
 const ROUTE = '/allowed';
 const REQUIRED_LEVEL = requiredAccessLevel('POST', ROUTE);
-const MIN_POSITION = MIN_POSITION_HEADER.toLowerCase();
 const ANSWERS = { true: Buffer.from('{"allow":true}'), false: Buffer.from('{"allow":false}') };
 
 /**
@@ -49,7 +48,7 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
   const log = parts.logger.child({ component: 'http' });
 
   async function answer(req: IncomingMessage, res: ServerResponse, express: RequestListener, body: Buffer, started: number) {
-    const check = isPlainUtf8Json(body) ? simpleCheckOf(parseOrUndefined(body)) : undefined;
+    const check = isPlainUtf8Json(body) ? simpleCheckOf(parsedOrUndefined(body)) : undefined;
     if (check === undefined) return handOver(express, req, res, body);
     let allow: boolean;
     try {
@@ -81,23 +80,12 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
 
   return (req, res, express) => {
     if (req.method !== 'POST' || req.url !== ROUTE) return false;
-    const headers = req.headers;
-    if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE) return false;
-    if (headers[MIN_POSITION] !== undefined) return false;
-    const length = plainBodyLength(headers, maxBodyBytes);
+    const length = laneBodyLength(req.headers, maxBodyBytes);
     if (length === undefined) return false;
     const started = performance.now();
     readBody(req, length, (body) => void answer(req, res, express, body, started));
     return true;
   };
-}
-
-function parseOrUndefined(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
