@@ -84,12 +84,13 @@ export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'Relations
  * the facts projection has dropped the instance's leftover tuples, and every
  * grant on the instance is retracted. Grants derived through those tuples
  * either are on the instance or derive from a grant on it (their reason's
- * tuple starts there), so they are in the retracted subtrees.
+ * tuple starts there), so they are in the retracted subtrees; the tuples
+ * being gone, the retraction finds the latter without them.
  */
 export async function onInstanceDeleted(ctx: GrantContext, e: EnvEventOf<'ResourceInstanceDeleted'>): Promise<void> {
   const ref = `${e.data.resource}:${e.data.key}`;
   const roots: GrantDoc[] = [];
   for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: ref }, 'user'))
     roots.push(...page);
-  await retract(ctx, roots);
+  await retract(ctx, roots, ref);
 }

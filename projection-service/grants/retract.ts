@@ -1,3 +1,4 @@
+import type { FieldValue } from '../../shared/docstore/port';
 import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
 import { grantId, typeGrantIds, typeOf, type GrantDoc, type GrantReason, type RuleEntry } from '../../shared/read-models/grants/model';
@@ -16,10 +17,15 @@ import { pairKey } from './direct-roles';
  * remaining grant + tuple + rule), and everything derivable from the restored
  * ones is derived again. Diamonds keep the grant (the other path is a remaining
  * support); cycles terminate (a removed grant never supports another removed one).
+ *
+ * `tuplesDroppedFrom`: an instance whose tuples the facts projection dropped
+ * with no event of their own (an instance deleted with tuples left, from an
+ * older log); the dependants of the roots on it are then found without them
+ * (see dependantsByUser).
  */
-export async function retract(ctx: GrantContext, roots: GrantDoc[]): Promise<void> {
+export async function retract(ctx: GrantContext, roots: GrantDoc[], tuplesDroppedFrom?: string): Promise<void> {
   if (roots.length === 0) return;
-  const removed = await subtrees(ctx, roots);
+  const removed = await subtrees(ctx, roots, tuplesDroppedFrom);
   ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, [...removed.keys()], ctx.yielder);
   for (const [id, grant] of removed) ctx.previous.set(id, grant);
 
@@ -51,22 +57,93 @@ export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<Gr
 }
 
 /** The roots and every grant whose reason chain passes through one of them. */
-async function subtrees(ctx: GrantContext, roots: GrantDoc[]): Promise<Map<string, GrantDoc>> {
+async function subtrees(ctx: GrantContext, roots: GrantDoc[], tuplesDroppedFrom: string | undefined): Promise<Map<string, GrantDoc>> {
   const removed = new Map(roots.map((g) => [g.id, g]));
-  let frontier = roots.map((g) => g.id);
+  let frontier = roots;
   while (frontier.length > 0) {
-    const next: string[] = [];
-    for await (const page of pagesByKeys(ctx.collections.grants, {}, 'from_grant', frontier, 'instance', PAGE_SIZE)) {
+    const next: GrantDoc[] = [];
+    for await (const page of dependants(ctx, frontier, tuplesDroppedFrom)) {
       for (const child of page) {
         if (removed.has(child.id)) continue;
         removed.set(child.id, child);
-        next.push(child.id);
+        next.push(child);
       }
       await ctx.yielder.maybeYield();
     }
     frontier = next;
   }
   return removed;
+}
+
+/**
+ * The stored grants whose support is one of `grants`. A grant derived from G
+ * lies on the object of a tuple that starts at G's instance, along a rule that
+ * starts from G's role, and the grant's support names that tuple and rule,
+ * which are still there (removing either retracts what it supported first).
+ * So the tuples from the grants' instances name every candidate, read by id,
+ * and a candidate is a dependant when its support is one of `grants`. (The
+ * grants used to keep an index on their support for this: one B-tree entry
+ * more for every grant written, the most written rows of all.)
+ */
+async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedFrom: string | undefined): AsyncGenerator<GrantDoc[]> {
+  const env = ctx.environmentId;
+  const byInstance = new Map<string, GrantDoc[]>();
+  for (const grant of grants) {
+    if (ctx.rules.outgoing(grant.resource, grant.role).length === 0) continue;
+    if (grant.instance === tuplesDroppedFrom) {
+      yield* dependantsByUser(ctx, grant);
+      continue;
+    }
+    const list = byInstance.get(grant.instance);
+    if (list) list.push(grant);
+    else byInstance.set(grant.instance, [grant]);
+  }
+  if (byInstance.size === 0) return;
+  for await (const page of pagesByKeys(ctx.edges, { environment_id: env }, 'subject', [...byInstance.keys()], 'object', PAGE_SIZE)) {
+    // Candidate id → the grants it would derive from (two roles on one folder may each give one role on a file).
+    const supports = new Map<string, Set<string>>();
+    for (const edge of page) {
+      for (const grant of byInstance.get(edge.subject) ?? []) {
+        for (const entry of ctx.rules.outgoing(grant.resource, grant.role)) {
+          if (entry.rule.relation !== edge.relation || entry.resource !== typeOf(edge.object)) continue;
+          const id = grantId(env, grant.user, edge.object, entry.role);
+          const from = supports.get(id);
+          if (from) from.add(grant.id);
+          else supports.set(id, new Set([grant.id]));
+        }
+      }
+    }
+    if (supports.size === 0) continue;
+    const found = await findByIds(ctx.collections.grants, [...supports.keys()]);
+    const children = found.filter((g) => g.from_grant !== null && supports.get(g.id)!.has(g.from_grant));
+    if (children.length > 0) yield children;
+    await ctx.yielder.maybeYield();
+  }
+}
+
+/**
+ * The dependants of `grant` without the tuples that carried them (they were
+ * dropped): grants of the same user, of a role some rule derives from
+ * `grant`'s role, on instances of that rule's type, whose support is `grant`.
+ * Each such type is a range of the id index (typeGrantIds), read in pages; it
+ * holds every grant of the user on the type, so this is kept for the rare
+ * case that needs it.
+ */
+async function* dependantsByUser(ctx: GrantContext, grant: GrantDoc): AsyncGenerator<GrantDoc[]> {
+  const types = unique(ctx.rules.outgoing(grant.resource, grant.role).map((entry) => entry.resource));
+  for (const type of types) {
+    const range = typeGrantIds(ctx.environmentId, grant.user, type);
+    let after: FieldValue = range.$gt!;
+    for (;;) {
+      const page = await ctx.collections.grants.find(
+        { id: { $gt: after, $lt: range.$lt! }, from_grant: grant.id },
+        { sortBy: 'id', limit: PAGE_SIZE, byId: true },
+      );
+      if (page.length > 0) yield page;
+      if (page.length < PAGE_SIZE) break;
+      after = page[page.length - 1]!.id;
+    }
+  }
 }
 
 /** For each grant of `chunk` that still has a support among the stored grants, facts and rules: one such support (direct assignment first). */

@@ -6,7 +6,7 @@ import { applyToProjections, type Projection } from '../../shared/read-models/pr
 import { ReadModels } from '../../shared/read-models/read-models';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import type { RecordedEvent } from '../../shared/events';
-import { ENV, GrantsHarness } from './support/harness';
+import { cmd, ENV, GrantsHarness } from './support/harness';
 import { Random } from './support/random';
 import { createWorldSchema, randomCommand } from './support/random-world';
 import { grantKeys, recomputeGrants, unsoundReasons } from './support/reference';
@@ -58,5 +58,47 @@ describe('the grants projection under redelivery', () => {
     const state = await h.state();
     expect(grantKeys(grants)).toEqual(recomputeGrants(state));
     expect(unsoundReasons(grants, state)).toEqual([]);
+  });
+
+  it('takes the grants derived through the tuples an older log left to go with a deleted instance', async () => {
+    // The log deletes an instance's tuples before it, as events. An older one did not: the facts projection drops
+    // them with the instance, and the grants derived through them, on other instances, must go too.
+    const older = await new GrantsHarness().start();
+    try {
+      await older.must(cmd.resource('folder', ['read']));
+      await older.must(cmd.resource('document', ['read']));
+      await older.must(cmd.role('folder', 'editor', ['read']));
+      await older.must(cmd.role('document', 'editor', ['read']));
+      await older.must(cmd.relation('folder', 'parent', 'folder'));
+      await older.must(cmd.relation('document', 'parent', 'folder'));
+      await older.must(cmd.tenant('acme'));
+      await older.must(cmd.derive('folder', 'editor', 'folder', 'editor', 'parent'));
+      await older.must(cmd.derive('document', 'editor', 'folder', 'editor', 'parent'));
+      for (const ref of ['folder:top', 'folder:f', 'document:d1', 'document:d2']) {
+        const [type, key] = ref.split(':') as [string, string];
+        await older.must(cmd.instance(type, key, 'acme'));
+      }
+      for (const [subject, object] of [
+        ['folder:top', 'folder:f'],
+        ['folder:f', 'document:d1'],
+        ['folder:f', 'document:d2'],
+      ])
+        await older.must(cmd.tuple(subject!, 'parent', object!));
+      await older.must(cmd.assign('alice', 'editor', 'folder:top'));
+      const deletion = await older.must({ type: 'DeleteInstance', instance: 'folder:f' });
+      expect(deletion.filter((e) => e.type === 'RelationshipTupleDeleted')).toHaveLength(3);
+      await older.settle();
+      const log = await older.events.readAll(0, 1_000_000);
+      const grants = await replay(
+        older.dir,
+        'older-log',
+        log.filter((e) => e.type !== 'RelationshipTupleDeleted'),
+        (i) => [i],
+      );
+      expect(grants.map((g) => `${g.user} ${g.role} ${g.instance}`)).toEqual(['alice editor folder:top']);
+      expect(grantKeys(grants)).toEqual(grantKeys(await older.read.allGrants()));
+    } finally {
+      await older.close();
+    }
   });
 });

@@ -11,8 +11,9 @@ const grantsSpec: CollectionSpec = {
     // one instance (checks). A user's grants in instance order (/user-permissions pages) are a range
     // of the id index (userGrantIds): an index of their own measured a fifth to a third of a fan-out's time.
     ['environment_id', 'instance', 'user'],
-    // dependants of a grant: retraction
-    ['from_grant', 'instance'],
+    // No index on from_grant: the retraction finds a grant's dependants through the tuples from
+    // its instance (projection-service/grants/retract.ts). The index cost every grant written one
+    // more B-tree entry, at a random place (docs/benchmarks.md, "Grants without an index on their support").
   ],
   // The most written collection (a fan-out writes 100,000 at once): each field stored once. Every
   // grant holds all of them, as strings (from_grant: null for a direct grant).
