@@ -16,7 +16,7 @@
  * The difference between a variant and `core` is what that projection adds;
  * see docs/benchmarks.md (Rebuild).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -73,11 +73,13 @@ async function main(): Promise<void> {
         variant.catchUpBatchSize === undefined ? {} : { catchUpBatchSize: variant.catchUpBatchSize },
       );
       const cpu = process.cpuUsage();
+      const writtenBefore = bytesWritten();
       const started = performance.now();
       await runner.start();
       const reached = await runner.waitForPosition(head, 3_600_000);
       const wallS = (performance.now() - started) / 1000;
       const used = process.cpuUsage(cpu);
+      const written = bytesWritten() - writtenBefore;
       await runner.stop();
       await store.close();
       const fileMb = statSync(join(dir, 'read-models.sqlite')).size / 1e6;
@@ -87,12 +89,26 @@ async function main(): Promise<void> {
       console.log(
         `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${Math.round(head / wallS)
           .toLocaleString('en-US')
-          .padStart(7)} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event  ${fileMb.toFixed(0).padStart(5)} MB read models`,
+          .padStart(
+            7,
+          )} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event  ${fileMb.toFixed(0).padStart(5)} MB read models  ${(written / head / 1024).toFixed(1).padStart(5)} KiB written/event`,
       );
     }
   } finally {
     await events.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Bytes this process handed to write(2) so far (/proc/self/io `wchar`): the WAL frames of each COMMIT
+ * and the checkpoints' copies, one page each, so it follows the pages a replay touches (NaN off Linux).
+ */
+function bytesWritten(): number {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
   }
 }
 

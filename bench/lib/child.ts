@@ -90,6 +90,22 @@ export function cpuSecondsOf(pid: number): number | null {
   return each.every((s) => s === null) ? null : each.reduce<number>((t, s) => t + (s ?? 0), 0);
 }
 
+/**
+ * Bytes a process (with its check workers) has handed to write(2) so far, from /proc/PID/io
+ * (`wchar`): the event log's appends and the read models' WAL frames and checkpoints, one page each,
+ * plus its answers on sockets; so it follows the pages a write touches, however busy the machine is.
+ */
+export function bytesWrittenOf(pid: number): number | null {
+  const each = processTree(pid).map((p) => {
+    try {
+      return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${p}/io`, 'utf8'))?.[1] ?? NaN);
+    } catch {
+      return NaN;
+    }
+  });
+  return each.every(Number.isNaN) ? null : each.reduce((t, b) => t + (Number.isNaN(b) ? 0 : b), 0);
+}
+
 function cpuSecondsOfProcess(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

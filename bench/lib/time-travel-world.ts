@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { CURRENT_SCHEMA_VERSION, type EnvEvent, type NewEvent } from '../../shared/events';
+// The service's own ids (time-ordered), so the log is one the service would have written.
+import { newId } from '../../shared/ids';
 
 /**
  * A long-lived environment for the time-travel rows, as events to append
@@ -34,20 +35,20 @@ export function timeTravelWorld(total: number, batchSize = 10_000): TimeTravelWo
   let clock = Date.now() - 86_400_000;
   let units = 0;
   const meta = () => ({ actor: null, timestamp: new Date((clock += 50)).toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION });
-  const action = (key: string) => ({ id: randomUUID(), key, name: key, description: '' });
+  const action = (key: string) => ({ id: newId(), key, name: key, description: '' });
   const roleIds = new Map<string, string>();
   const role = (resource: string, key: string, permissions: string[]): EnvEvent => {
-    const id = randomUUID();
+    const id = newId();
     roleIds.set(`${resource}#${key}`, id);
     return { type: 'RoleCreated', data: { id, key, resource, name: key, description: '', permissions, attributes: {} } };
   };
   const resource = (key: string): EnvEvent => ({
     type: 'ResourceCreated',
-    data: { id: randomUUID(), key, name: key, description: '', actions: [action('read'), action('write')], attributes: {} },
+    data: { id: newId(), key, name: key, description: '', actions: [action('read'), action('write')], attributes: {} },
   });
   const relation = (objectResource: string, key: string, subjectResource: string): EnvEvent => ({
     type: 'RelationCreated',
-    data: { id: randomUUID(), key, name: key, description: '', objectResource, subjectResource },
+    data: { id: newId(), key, name: key, description: '', objectResource, subjectResource },
   });
   const rule = (resource: string, key: string, onResource: string, source: string, relation: string): EnvEvent => ({
     type: 'ImplicitGrantAdded',
@@ -55,7 +56,7 @@ export function timeTravelWorld(total: number, batchSize = 10_000): TimeTravelWo
   });
   const instance = (resource: string, key: string, tenant: string): EnvEvent => ({
     type: 'ResourceInstanceCreated',
-    data: { id: randomUUID(), key, resource, tenant, attributes: {} },
+    data: { id: newId(), key, resource, tenant, attributes: {} },
   });
   const tuple = (id: string, subject: string, relation: string, object: string, tenant: string, deleted = false): EnvEvent => ({
     type: deleted ? 'RelationshipTupleDeleted' : 'RelationshipTupleCreated',
@@ -78,9 +79,9 @@ export function timeTravelWorld(total: number, batchSize = 10_000): TimeTravelWo
     yield rule('folder', 'editor', 'account', 'admin', 'account');
     yield rule('document', 'editor', 'folder', 'editor', 'parent');
     for (let t = 0; t < TENANTS; t++) {
-      yield { type: 'TenantCreated', data: { id: randomUUID(), key: `t${t}`, name: `t${t}`, description: '', attributes: {} } };
+      yield { type: 'TenantCreated', data: { id: newId(), key: `t${t}`, name: `t${t}`, description: '', attributes: {} } };
       yield instance('account', `a${t}`, `t${t}`);
-      yield assignment(randomUUID(), `adm${t}`, 'admin', 'account', `t${t}`, `account:a${t}`);
+      yield assignment(newId(), `adm${t}`, 'admin', 'account', `t${t}`, `account:a${t}`);
     }
     const assignments = new Map<number, string>();
     const parents = new Map<number, string>();
@@ -89,15 +90,15 @@ export function timeTravelWorld(total: number, batchSize = 10_000): TimeTravelWo
     for (let i = 0; ; i++) {
       units = i + 1;
       const t = `t${i % TENANTS}`;
-      const accountTuple = randomUUID();
+      const accountTuple = newId();
       if (i === WATCHED) [watched, watchedPresent] = [accountTuple, true];
       yield instance('folder', `f${i}`, t);
       yield tuple(accountTuple, `account:a${i % TENANTS}`, 'account', `folder:f${i}`, t);
       yield instance('document', `d${i}`, t);
-      parents.set(i, randomUUID());
+      parents.set(i, newId());
       yield tuple(parents.get(i)!, `folder:f${i}`, 'parent', `document:d${i}`, t);
-      yield { type: 'UserCreated', data: { id: randomUUID(), key: `u${i}`, email: null, firstName: null, lastName: null, attributes: {} } };
-      assignments.set(i, randomUUID());
+      yield { type: 'UserCreated', data: { id: newId(), key: `u${i}`, email: null, firstName: null, lastName: null, attributes: {} } };
+      assignments.set(i, newId());
       yield assignment(assignments.get(i)!, `u${i}`, 'editor', 'folder', t, `folder:f${i}`);
       const old = i - 4;
       const oldTenant = `t${old % TENANTS}`;
@@ -105,14 +106,14 @@ export function timeTravelWorld(total: number, batchSize = 10_000): TimeTravelWo
         yield assignment(assignments.get(old)!, `u${old}`, 'editor', 'folder', oldTenant, `folder:f${old}`, true);
       if (old >= 0 && old % 4 === 2) {
         yield tuple(parents.get(old)!, `folder:f${old}`, 'parent', `document:d${old}`, oldTenant, true);
-        parents.set(old, randomUUID());
+        parents.set(old, newId());
         yield tuple(parents.get(old)!, `folder:f${old}`, 'parent', `document:d${old}`, oldTenant);
       }
       assignments.delete(old);
       parents.delete(old);
       if (i > WATCHED && i % WATCH_EVERY === 0) {
         const tw = `t${WATCHED % TENANTS}`;
-        if (!watchedPresent) watched = randomUUID();
+        if (!watchedPresent) watched = newId();
         yield tuple(watched, `account:a${WATCHED % TENANTS}`, 'account', `folder:f${WATCHED}`, tw, watchedPresent);
         watchedPresent = !watchedPresent;
       }

@@ -1,4 +1,4 @@
-import { cpuSecondsOf } from '../lib/child';
+import { bytesWrittenOf, cpuSecondsOf } from '../lib/child';
 import type { BenchContext } from '../lib/context';
 import { TENANT } from '../lib/dataset';
 import { FACTS } from '../lib/load-ours';
@@ -57,6 +57,7 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
     ctx.log(`${kind.title}: single creates, ${connections} connections`);
     // CPU per create (every process of the service, warm-up included): steadier than req/s on a shared machine.
     const cpuBefore = cpuSecondsOf(ctx.service.child.pid);
+    const writtenBefore = bytesWrittenOf(ctx.service.child.pid);
     const sentBefore = n;
     const measured = await ctx.measure({
       url: `${ctx.service.url}${kind.path}`,
@@ -67,6 +68,9 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
     });
     const cpuAfter = cpuSecondsOf(ctx.service.child.pid);
     const cpuUsPerCreate = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / (n - sentBefore);
+    const writtenAfter = bytesWrittenOf(ctx.service.child.pid);
+    // Bytes written per create: the pages each one touches (COMMIT and checkpoint), a figure the machine's load does not move.
+    const kibPerCreate = writtenBefore === null || writtenAfter === null ? null : (writtenAfter - writtenBefore) / 1024 / (n - sentBefore);
     const failed = measured.runs.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     const base = await ctx.baselineFor(sample.bytes, connections);
     const ratio = measured.median.rps / base.median.rps;
@@ -81,8 +85,8 @@ export async function createScenarios(ctx: BenchContext): Promise<ScenarioResult
       baseline: { value: base.median.rps, unit: 'req/s', ratio },
       runs: measured.runs.map((r) => r.rps),
       target: { text: '≥ 50% of baseline', met: ratio >= 0.5 && failed === 0 },
-      notes: `${connections} conns${cpuUsPerCreate === null ? '' : `; service CPU ${Math.round(cpuUsPerCreate)} µs per create`}${failed > 0 ? `; ${failed} non-2xx/errors` : ''}`,
-      details: { runs: measured.runs, baselineRuns: base.runs, responseBytes: sample.bytes, created: n, cpuUsPerCreate },
+      notes: `${connections} conns${cpuUsPerCreate === null ? '' : `; service CPU ${Math.round(cpuUsPerCreate)} µs per create`}${kibPerCreate === null ? '' : `, ${kibPerCreate.toFixed(1)} KiB written`}${failed > 0 ? `; ${failed} non-2xx/errors` : ''}`,
+      details: { runs: measured.runs, baselineRuns: base.runs, responseBytes: sample.bytes, created: n, cpuUsPerCreate, kibPerCreate },
     });
   }
   return out;

@@ -1,7 +1,7 @@
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import { envDecider } from '../../shared/domain/env/decider';
 import type { DerivationRule, EnvEvent } from '../../shared/events';
-import { deterministicId } from '../../shared/ids';
+import { copiedId } from '../../shared/ids';
 import { applyToSnapshot, definitionsOf, roleDef, type EnvDefinitions, type EnvSnapshot, type RoleDef } from './env-snapshot';
 import { conditionSetConflicts, mergeConditionSets } from './merge-abac';
 import type { CopyScope } from './scope';
@@ -60,7 +60,7 @@ export function planMerge(input: MergeInput): MergePlan {
       events.push(event);
     }
   };
-  const newId = (sourceId: string) => deterministicId(input.targetEnvironmentId, sourceId);
+  const newId = (sourceId: string) => copiedId(input.targetEnvironmentId, sourceId);
 
   // 1. Overwrite: take conflicting objects out (a cascade may already have taken some).
   // Tenants (and users) are updated in place in step 3: their instances and assignments stay.

@@ -1,7 +1,7 @@
 import type { EnvEvent, EventHandlers, EventMetadata, NewEvent, RecordedEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, dispatch, isEventOf } from '../../shared/events';
 import { attributeDefsOf, attributesData } from '../../shared/domain/env/attributes';
-import { deterministicId } from '../../shared/ids';
+import { copiedId } from '../../shared/ids';
 
 type NewId = (sourceId: string) => string;
 
@@ -72,7 +72,7 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
  * events use to reference each other) stay as they are.
  */
 export function remapIds(event: EnvEvent, targetEnvironmentId: string): EnvEvent {
-  const newId = (sourceId: string) => deterministicId(targetEnvironmentId, sourceId);
+  const newId = (sourceId: string) => copiedId(targetEnvironmentId, sourceId);
   // An 'ignored' type would hold no id: it is copied as it is.
   return dispatch(idRemapping, event.type, newId, event) ?? event;
 }

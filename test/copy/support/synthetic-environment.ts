@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { CURRENT_SCHEMA_VERSION, type EnvEvent, type NewEvent } from '../../../shared/events';
+// The service's own ids (time-ordered), so the environment is one the service would have written.
+import { newId } from '../../../shared/ids';
 
 /**
  * Events of a large, valid environment, for appending straight into an
@@ -10,16 +11,16 @@ import { CURRENT_SCHEMA_VERSION, type EnvEvent, type NewEvent } from '../../../s
  */
 export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants = 10): Generator<NewEvent[]> {
   const metadata = { actor: null, timestamp: new Date().toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION };
-  const action = (key: string) => ({ id: randomUUID(), key, name: key, description: '' });
+  const action = (key: string) => ({ id: newId(), key, name: key, description: '' });
   const role = (resource: string, key: string, permissions: string[]): EnvEvent => ({
     type: 'RoleCreated',
-    data: { id: randomUUID(), key, resource, name: key, description: '', permissions, attributes: {} },
+    data: { id: newId(), key, resource, name: key, description: '', permissions, attributes: {} },
   });
   const head: EnvEvent[] = [
     {
       type: 'ResourceCreated',
       data: {
-        id: randomUUID(),
+        id: newId(),
         key: 'folder',
         name: 'Folder',
         description: '',
@@ -30,7 +31,7 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
     {
       type: 'ResourceCreated',
       data: {
-        id: randomUUID(),
+        id: newId(),
         key: 'document',
         name: 'Document',
         description: '',
@@ -43,7 +44,7 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
     role('document', 'editor', ['read', 'write']),
     {
       type: 'RelationCreated',
-      data: { id: randomUUID(), key: 'parent', name: 'Parent', description: '', objectResource: 'document', subjectResource: 'folder' },
+      data: { id: newId(), key: 'parent', name: 'Parent', description: '', objectResource: 'document', subjectResource: 'folder' },
     },
     {
       type: 'ImplicitGrantAdded',
@@ -51,7 +52,7 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
     },
     ...Array.from({ length: tenants }, (_, t): EnvEvent => ({
       type: 'TenantCreated',
-      data: { id: randomUUID(), key: `t${t}`, name: `Tenant ${t}`, description: '', attributes: {} },
+      data: { id: newId(), key: `t${t}`, name: `Tenant ${t}`, description: '', attributes: {} },
     })),
   ];
   // The implicit grant names its role by id too.
@@ -61,16 +62,16 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
   let emitted = 0;
   const unit = function* (i: number): Generator<EnvEvent> {
     const tenant = `t${i % tenants}`;
-    yield { type: 'ResourceInstanceCreated', data: { id: randomUUID(), key: `f${i}`, resource: 'folder', tenant, attributes: {} } };
-    yield { type: 'ResourceInstanceCreated', data: { id: randomUUID(), key: `d${i}`, resource: 'document', tenant, attributes: {} } };
+    yield { type: 'ResourceInstanceCreated', data: { id: newId(), key: `f${i}`, resource: 'folder', tenant, attributes: {} } };
+    yield { type: 'ResourceInstanceCreated', data: { id: newId(), key: `d${i}`, resource: 'document', tenant, attributes: {} } };
     yield {
       type: 'RelationshipTupleCreated',
-      data: { id: randomUUID(), subject: `folder:f${i}`, relation: 'parent', object: `document:d${i}`, tenant },
+      data: { id: newId(), subject: `folder:f${i}`, relation: 'parent', object: `document:d${i}`, tenant },
     };
-    yield { type: 'UserCreated', data: { id: randomUUID(), key: `u${i}`, email: null, firstName: null, lastName: null, attributes: {} } };
+    yield { type: 'UserCreated', data: { id: newId(), key: `u${i}`, email: null, firstName: null, lastName: null, attributes: {} } };
     yield {
       type: 'RoleAssigned',
-      data: { id: randomUUID(), user: `u${i}`, role: 'editor', resource: 'folder', tenant, resourceInstance: `folder:f${i}` },
+      data: { id: newId(), user: `u${i}`, role: 'editor', resource: 'folder', tenant, resourceInstance: `folder:f${i}` },
     };
   };
   const all = function* (): Generator<EnvEvent> {
