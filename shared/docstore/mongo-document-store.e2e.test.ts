@@ -80,6 +80,27 @@ describe('MongoDocumentStore', () => {
     );
   });
 
+  it('drops the indexes it made that are no longer declared, and keeps any other', async () => {
+    const spec = (indexes: string[][]) => ({ name: 'redeclared', fields: ['a', 'b'], indexes });
+    const client = await MongoClient.connect(url);
+    try {
+      const names = async () => (await client.db(database).collection('rm_redeclared').indexes()).map((i) => i.name).sort();
+      await store.collection<{ id: string; a: string; b: string }>(spec([['a'], ['b']])).put({ id: 'x', a: '1', b: '2' });
+      await client.db(database).collection('rm_redeclared').createIndex({ b: 1 }, { name: 'made_by_hand' });
+      expect(await names()).toEqual(['_id_', 'a__id', 'b__id', 'made_by_hand']);
+      // A later version declares only `a` (a new process: the collection's first use there).
+      const later = await MongoDocumentStore.connect({ url, database });
+      try {
+        expect(await later.collection<{ id: string; a: string; b: string }>(spec([['a']])).get('x')).toEqual({ id: 'x', a: '1', b: '2' });
+        expect(await names()).toEqual(['_id_', 'a__id', 'made_by_hand']);
+      } finally {
+        await later.close();
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('lets exactly one of two racing first checkpoint saves win', async () => {
     const results = await Promise.all([store.saveCheckpoint('race', null, 1), store.saveCheckpoint('race', null, 2)]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);

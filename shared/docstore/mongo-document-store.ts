@@ -121,6 +121,9 @@ export function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;
 }
 
+/** How the names of the indexes this adapter makes end: `<field>_<field>__id` (the id is the last key of each). */
+const OWN_INDEX_SUFFIX = '__id';
+
 class MongoDocCollection<T extends { id: string }> implements Collection<T> {
   private readonly fields: Set<string>;
   private indexes: Promise<void> | null = null;
@@ -134,20 +137,23 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
   }
 
   /**
-   * Creates the declared indexes that are missing, once, on first use. One
-   * index per call, and only missing ones: FerretDB 1.x drops the connection
-   * on a `createIndexes` listing existing indexes in another order than it
-   * holds them, and on two concurrent calls for one collection (several
-   * processes starting at once), so a failed attempt is retried after
-   * looking again at what exists.
+   * Creates the declared indexes that are missing, once, on first use, and
+   * drops the ones this adapter made (named `<fields>__id`) that are no longer
+   * declared, as the SQLite adapter does: an index a new version stopped
+   * reading would otherwise cost every write. One index per call, and only
+   * missing ones: FerretDB 1.x drops the connection on a `createIndexes`
+   * listing existing indexes in another order than it holds them, and on two
+   * concurrent calls for one collection (several processes starting at once),
+   * so a failed attempt is retried after looking again at what exists.
    */
   private ready(): Promise<void> {
     this.indexes ??= (async () => {
       const wanted = this.spec.indexes.map((fields) => ({
-        name: `${fields.join('_')}__id`,
+        name: `${fields.join('_')}${OWN_INDEX_SUFFIX}`,
         key: Object.fromEntries([...fields.map((f) => [this.fieldName(f), 1] as const), ['_id', 1] as const]),
       }));
-      for (let attempt = 1; wanted.length > 0; attempt++) {
+      const wantedNames = new Set(wanted.map((index) => index.name));
+      for (let attempt = 1; ; attempt++) {
         try {
           const existing = new Set(
             (
@@ -158,6 +164,7 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
             ).map((i: { name?: unknown }) => String(i.name)),
           );
           for (const index of wanted) if (!existing.has(index.name)) await this.mongo.createIndex(index.key, { name: index.name });
+          for (const name of existing) if (name.endsWith(OWN_INDEX_SUFFIX) && !wantedNames.has(name)) await this.mongo.dropIndex(name);
           return;
         } catch (error) {
           if (attempt >= 5) throw error;
