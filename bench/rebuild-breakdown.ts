@@ -16,7 +16,7 @@
  * The difference between a variant and `core` is what that projection adds;
  * see docs/benchmarks.md (Rebuild).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -27,6 +27,7 @@ import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import { streams } from '../shared/events';
 import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import { ReadModels } from '../shared/read-models/read-models';
+import { bytesWrittenOf } from './lib/child';
 import { startService } from './lib/service';
 import { timeTravelWorld } from './lib/time-travel-world';
 
@@ -73,42 +74,31 @@ async function main(): Promise<void> {
         variant.catchUpBatchSize === undefined ? {} : { catchUpBatchSize: variant.catchUpBatchSize },
       );
       const cpu = process.cpuUsage();
-      const writtenBefore = bytesWritten();
+      const writtenBefore = bytesWrittenOf(process.pid);
       const started = performance.now();
       await runner.start();
       const reached = await runner.waitForPosition(head, 3_600_000);
       const wallS = (performance.now() - started) / 1000;
       const used = process.cpuUsage(cpu);
-      const written = bytesWritten() - writtenBefore;
+      const writtenAfter = bytesWrittenOf(process.pid);
       await runner.stop();
       await store.close();
       const fileMb = statSync(join(dir, 'read-models.sqlite')).size / 1e6;
       rmSync(dir, { recursive: true, force: true });
       if (!reached) throw new Error(`${variant.label}: the projections did not reach ${head}`);
       const cpuPerEvent = (used.user + used.system) / head;
+      // The pages a replay touches (its COMMITs and checkpoints): bytesWrittenOf (the service started first has stopped: this process alone).
+      const kibPerEvent = writtenBefore === null || writtenAfter === null ? '-' : ((writtenAfter - writtenBefore) / head / 1024).toFixed(1);
+      const eventsPerS = Math.round(head / wallS).toLocaleString('en-US');
       console.log(
-        `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${Math.round(head / wallS)
-          .toLocaleString('en-US')
-          .padStart(
-            7,
-          )} events/s  ${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event  ${fileMb.toFixed(0).padStart(5)} MB read models  ${(written / head / 1024).toFixed(1).padStart(5)} KiB written/event`,
+        `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${eventsPerS.padStart(7)} events/s  ` +
+          `${cpuPerEvent.toFixed(0).padStart(4)} µs CPU/event  ${fileMb.toFixed(0).padStart(5)} MB read models  ` +
+          `${kibPerEvent.padStart(5)} KiB written/event`,
       );
     }
   } finally {
     await events.close();
     rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Bytes this process handed to write(2) so far (/proc/self/io `wchar`): the WAL frames of each COMMIT
- * and the checkpoints' copies, one page each, so it follows the pages a replay touches (NaN off Linux).
- */
-function bytesWritten(): number {
-  try {
-    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN);
-  } catch {
-    return NaN;
   }
 }
 

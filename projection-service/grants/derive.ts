@@ -39,7 +39,7 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
         // Tuples never cross tenants (the decider refuses them); checked again so a grant can never leave its tenant.
         if (holder.tenant !== edge.tenant) continue;
         for (const entry of rulesOf(holder)) {
-          if (entry.rule.relation !== edge.relation || entry.resource !== typeOf(edge.object)) continue;
+          if (!carriesAlong(entry, edge)) continue;
           const id = grantId(ctx.environmentId, holder.user, edge.object, entry.role);
           if (!candidates.has(id)) candidates.set(id, derivedGrant(ctx, id, holder, edge, entry));
         }
@@ -51,6 +51,10 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
   }
   return fresh;
 }
+
+/** Whether a rule that starts from a holder's role carries it along `edge`: the rule's relation, onto an instance of the type it grants on. */
+export const carriesAlong = (entry: RuleEntry, edge: EdgeDoc): boolean =>
+  entry.rule.relation === edge.relation && entry.resource === typeOf(edge.object);
 
 /** A derivation from one instance (a new direct grant) whose tuples were read before the batch: them, as the one page asking would give. */
 function prefetched(ctx: GrantContext, byInstance: Map<string, GrantDoc[]>): EdgeDoc[][] | undefined {

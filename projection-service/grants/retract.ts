@@ -1,6 +1,6 @@
 import type { FieldValue } from '../../shared/docstore/port';
 import type { GrantContext } from './context';
-import { deriveClosure } from './derive';
+import { carriesAlong, deriveClosure } from './derive';
 import { grantId, typeGrantIds, typeOf, type GrantDoc, type GrantReason, type RuleEntry } from '../../shared/read-models/grants/model';
 import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 import { pairKey } from './direct-roles';
@@ -105,7 +105,7 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
     for (const edge of page) {
       for (const grant of byInstance.get(edge.subject) ?? []) {
         for (const entry of ctx.rules.outgoing(grant.resource, grant.role)) {
-          if (entry.rule.relation !== edge.relation || entry.resource !== typeOf(edge.object)) continue;
+          if (!carriesAlong(entry, edge)) continue;
           const id = grantId(env, grant.user, edge.object, entry.role);
           const from = supports.get(id);
           if (from) from.add(grant.id);
