@@ -50,6 +50,22 @@ describe('SqliteDocumentStore views', () => {
   });
 });
 
+describe('SqliteDocumentStore find limits', () => {
+  it('writes a limit into the SQL only when it is a non-negative integer', async () => {
+    const store = await harness.create();
+    try {
+      const items = store.collection<{ id: string }>({ name: 'items', fields: [], indexes: [] });
+      await items.putMany([{ id: 'a' }, { id: 'b' }]);
+      expect(await items.find({}, { sortBy: 'id', limit: 1 })).toEqual([{ id: 'a' }]);
+      for (const limit of [1.5, -1, Number.NaN, '1; DROP TABLE rm_items' as unknown as number])
+        await expect(items.find({}, { limit })).rejects.toThrow(/limit must be a non-negative integer/);
+      expect(await items.count({})).toBe(2);
+    } finally {
+      await harness.dispose(store);
+    }
+  });
+});
+
 describe('SqliteDocumentStore indexes', () => {
   it('creates the declared indexes and drops the ones it made that are no longer declared', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ds-indexes-'));

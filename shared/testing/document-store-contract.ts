@@ -53,6 +53,9 @@ export function describeDocumentStoreContract(name: string, harness: DocumentSto
       expect((await items.find({ env: 'e1', parent: null })).map((i) => i.id)).toEqual(['a']);
       expect(await items.find({ kind: { $in: [] } })).toEqual([]);
       expect((await items.find({ env: 'e1' }, { sortBy: 'rank', skip: 1, limit: 1 })).map((i) => i.id)).toEqual(['b']);
+      expect((await items.find({ env: 'e1' }, { sortBy: 'rank', skip: 1 })).map((i) => i.id)).toEqual(['b', 'c']);
+      expect((await items.find({ env: 'e1' }, { sortBy: 'rank', limit: 2 })).map((i) => i.id)).toEqual(['a', 'b']);
+      expect(await items.find({ env: 'e1' }, { limit: 0 })).toEqual([]);
       expect((await items.findOne({ env: 'e2' }))?.id).toBe('d');
       expect(await items.findOne({ env: 'e3' })).toBeNull();
       expect(await items.count({ env: 'e1' })).toBe(3);
