@@ -93,8 +93,12 @@ export async function repeatLoad(spec: LoadSpec, times: number, warmupS = 0): Pr
   if (warmupS > 0) await runLoad({ ...spec, durationS: warmupS });
   const runs: LoadRun[] = [];
   for (let i = 0; i < times; i++) runs.push(await runLoad(spec));
-  const sorted = [...runs].sort((a, b) => a.rps - b.rps);
-  return { median: sorted[Math.floor((sorted.length - 1) / 2)]!, runs };
+  return { median: medianBy(runs, (run) => run.rps), runs };
+}
+
+/** The item whose `value` is the median (of an even count, the lower of the two middle ones): a run, not an average of runs. */
+export function medianBy<T>(items: T[], value: (item: T) => number): T {
+  return [...items].sort((a, b) => value(a) - value(b))[Math.floor((items.length - 1) / 2)]!;
 }
 
 /** One request of a mixed load: what to send, and a label to account its answer under. */

@@ -1,5 +1,6 @@
 import type { BenchContext } from '../lib/context';
 import { TENANT } from '../lib/dataset';
+import { medianBy } from '../lib/load';
 import { bulkSend, FACTS, instancesPut, range, tuplesPost } from '../lib/load-ours';
 import type { ScenarioResult } from '../lib/results';
 
@@ -77,8 +78,8 @@ export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult>
     const stillGranted = await allowedInSample();
     if (stillGranted > 0) throw new Error(`${stillGranted} of ${sample.length} sampled documents still granted after the revoke answered`);
   }
-  const visibleMs = median(visibleRuns);
-  const revokedMs = median(revokedRuns);
+  const visibleMs = medianBy(visibleRuns, (ms) => ms);
+  const revokedMs = medianBy(revokedRuns, (ms) => ms);
   const spread = (runs: number[]) =>
     runs.length > 1 ? ` (${(Math.min(...runs) / 1000).toFixed(2)}–${(Math.max(...runs) / 1000).toFixed(2)} s)` : '';
 
@@ -94,10 +95,4 @@ export async function fanOutScenario(ctx: BenchContext): Promise<ScenarioResult>
       `checked ${sample.length} docs after each write; taken away (all gone) in ${(revokedMs / 1000).toFixed(2)} s${spread(revokedRuns)}`,
     details: { files, visibleMs, revokedMs, visibleRuns, revokedRuns, loadInstancesMs: loadInstances.ms, loadTuplesMs: loadTuples.ms },
   };
-}
-
-/** The middle value (the lower of the two middle ones for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }

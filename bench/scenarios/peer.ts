@@ -1,7 +1,7 @@
 import { cpuSecondsOf, type Memory } from '../lib/child';
 import type { BenchContext } from '../lib/context';
 import type { Check } from '../lib/dataset';
-import { runLoad, type LoadRun } from '../lib/load';
+import { medianBy, runLoad, type LoadRun } from '../lib/load';
 import type { BulkLoadTiming } from '../lib/load-ours';
 import { loadOpenFga, openfgaBinary, openfgaCheckBody, startOpenFga, type LoadedStore, type OpenFga } from '../lib/openfga';
 import type { PeerName } from '../lib/options';
@@ -372,7 +372,7 @@ function coresNote(use: CpuUse): string {
   return `${cores(use.server)} cores${use.datastore > 0 ? ` (+ PostgreSQL ${cores(use.datastore)})` : ''}, load generator ${cores(use.generator)}`;
 }
 
-const median = (runs: LoadRun[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor((runs.length - 1) / 2)]!;
+const median = (runs: LoadRun[]) => medianBy(runs, (run) => run.rps);
 
 function rowBase(id: string, title: string, unit: string): ScenarioResult {
   return { id, title, value: NaN, unit, better: 'higher' };
