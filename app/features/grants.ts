@@ -15,6 +15,6 @@ export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
     name: 'derived-grants',
     projections: (rm) => shippedProjections['derived-grants'](rm, options.stats),
     projectionsNeedThisThread: options.stats !== undefined,
-    routes: (context) => checkRoutes(new GrantQueries(context.services.readModels, new GrantCollections(context.documentStore))),
+    routes: (context) => checkRoutes(GrantQueries.overStored(context.services.readModels, new GrantCollections(context.documentStore))),
   };
 }

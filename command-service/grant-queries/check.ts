@@ -88,13 +88,16 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
 async function decide(deps: QueryDeps, environmentId: string, request: CheckRequest): Promise<boolean> {
   const { type, key } = request.resource;
   if (key !== null) {
-    const held = await deps.grants.grants.find(
-      { environment_id: environmentId, user: request.user, instance: `${type}:${key}` },
-      { fields: ['role'] },
-    );
-    if (held.length > 0) {
-      const permissions = await deps.roles.ofResource(environmentId, type);
-      if (held.some((g) => permissions.get(g.role)?.has(request.action))) return true;
+    // Only the roles that permit the action: one of them is enough, and a role implied through a
+    // tuple (a sink role, docs/grants.md) is looked for only when no stored one is held.
+    const permissions = await deps.roles.ofResource(environmentId, type);
+    const permitting = [...permissions].filter(([, actions]) => actions.has(request.action)).map(([role]) => role);
+    if (permitting.length > 0) {
+      const held = await deps.grants.grants.find(
+        { environment_id: environmentId, user: request.user, instance: `${type}:${key}`, role: { $in: permitting } },
+        { fields: ['role'], limit: 1 },
+      );
+      if (held.length > 0) return true;
     }
   }
   const tenantAssignments = await deps.rm.assignments.find(

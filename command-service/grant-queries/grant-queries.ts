@@ -1,5 +1,6 @@
 import type { ReadModels } from '../../shared/read-models/read-models';
-import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import { tupleEdges, type GrantCollections } from '../../shared/read-models/grants/collections';
+import { EffectiveGrants } from './effective-grants';
 import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
 import { check, type CheckResult } from './check';
 import { GrantsAsOf } from './grants-as-of';
@@ -19,6 +20,11 @@ export class GrantQueries {
     abac: AbacPolicies = storedAbacPolicies(rm),
   ) {
     this.deps = { rm, grants, roles, abac };
+  }
+
+  /** The queries over the current read models: the stored grants, with the grants of sink roles they imply (EffectiveGrants). */
+  static overStored(rm: ReadModels, collections: GrantCollections): GrantQueries {
+    return new GrantQueries(rm, { grants: new EffectiveGrants(collections, tupleEdges(rm.tuples)) });
   }
 
   /**

@@ -1,7 +1,7 @@
 import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { Filter } from '../../shared/docstore/port';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
-import { instanceGrantIds, typeOf, userGrantIds } from '../../shared/read-models/grants/model';
+import { typeOf } from '../../shared/read-models/grants/model';
 import { byteOrder, decodeCursor, encodeCursor } from './cursor';
 import { groupBy, groupPage, type GroupReads } from './pages';
 import { setRuleInstances } from './set-rule-lists';
@@ -53,7 +53,7 @@ export async function userPermissions(
   if (request.resource_types) filter.resource = { $in: request.resource_types };
   const { groups, ...byRoles } = request.resources
     ? await listedInstances(deps, { ...filter, instance: { $in: request.resources } }, after, request.limit)
-    : await groupPage(deps.grants.grants, userGrantReads(environmentId, request.user, filter), 'instance', after, request.limit);
+    : await groupPage(deps.grants.grants, userGrantReads(filter), 'instance', after, request.limit);
   // Instances set rules grant on, merged in instance order and cut at the limit (see setRuleInstances).
   const bySetRules = await setRuleInstances(deps, environmentId, request, after, request.limit);
   const merged = unique([...groups.keys(), ...bySetRules.granted.keys()]).sort(byteOrder);
@@ -116,17 +116,12 @@ async function tenantEntries(
   return entries;
 }
 
-/**
- * A user's grants (`filter` names the environment and user, and may narrow them) in instance
- * order, read as ranges of the id index (see userGrantIds): the grants collection keeps no index
- * on the user.
- */
-function userGrantReads(environmentId: string, user: string, filter: Filter): GroupReads {
+/** A user's grants (`filter` names the environment and user, and may narrow them) in instance order (EffectiveGrants reads them as ranges of the id index). */
+function userGrantReads(filter: Filter): GroupReads {
   return {
-    after: (after) => ({ ...filter, id: userGrantIds(environmentId, user, after) }),
-    only: (instance) => ({ ...filter, id: instanceGrantIds(environmentId, user, instance) }),
-    sortBy: 'id',
-    byId: true,
+    after: (after) => (after === null ? filter : { ...filter, instance: { $gt: after } }),
+    only: (instance) => ({ ...filter, instance }),
+    sortBy: 'instance',
   };
 }
 

@@ -2,7 +2,7 @@ import type { Collection } from '../../shared/docstore/port';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
 import type { Finder, GrantCollections } from '../../shared/read-models/grants/collections';
 import type { EdgeDoc, GrantDoc } from '../../shared/read-models/grants/model';
-import type { RuleIndex } from './rule-index';
+import type { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import type { GrantStats } from './stats';
 import type { Yielder } from '../yielder';
 

@@ -13,11 +13,14 @@ export interface Restriction {
  * One derivation step: the grants that `holders` give along tuples (subject →
  * object) and the rules that start from their roles, restricted to the new
  * tuple or rule when one is given. Writes the ones that do not exist yet and
- * returns them (only those need expanding further).
+ * returns them (only those need expanding further). Grants of sink roles (no
+ * rule starts from them) are not written: readers imply them from the tuple
+ * and the holder's grant (docs/grants.md, "Sink roles").
  */
 export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restriction: Restriction = {}): Promise<GrantDoc[]> {
+  // Grants of sink roles are not stored (they are implied when read), so nothing is derived along the rules to them.
   const rulesOf = (g: GrantDoc) =>
-    ctx.rules.outgoing(g.resource, g.role).filter((entry) => restriction.rule === undefined || sameEntry(entry, restriction.rule));
+    ctx.rules.storedOutgoing(g.resource, g.role).filter((entry) => restriction.rule === undefined || sameEntry(entry, restriction.rule));
   const byInstance = new Map<string, GrantDoc[]>();
   for (const holder of holders) {
     if (rulesOf(holder).length === 0) continue;

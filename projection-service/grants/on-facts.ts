@@ -57,8 +57,9 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
     object: d.object,
     tenant: d.tenant,
   };
-  // Most tuples carry no role (no rule follows their relation): then no holder needs looking at.
-  if (ctx.rules.along(typeOf(d.subject), d.relation, typeOf(d.object)).length === 0) return;
+  // Most tuples carry no stored role (no rule follows their relation, or only rules to sink roles,
+  // whose grants are implied when read): then no holder needs looking at.
+  if (!carriesStoredRoles(ctx, d)) return;
   const known = ctx.holdersBefore(d.subject);
   if (known) {
     if (known.length > 0) await deriveClosure(ctx, await deriveStep(ctx, known, { edges: [edge] }));
@@ -71,12 +72,20 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
 
 export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleDeleted'>): Promise<void> {
   const d = e.data;
+  // No stored grant names a tuple that carries only to sink roles (or none).
+  if (!carriesStoredRoles(ctx, d)) return;
   const roots: GrantDoc[] = [];
   for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.object }, 'user')) {
     roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === d.id));
   }
   await retract(ctx, roots);
 }
+
+/** Whether some rule whose grants are stored (no sink) follows the tuple. */
+const carriesStoredRoles = (ctx: GrantContext, tuple: { subject: string; relation: string; object: string }): boolean =>
+  ctx.rules
+    .along(typeOf(tuple.subject), tuple.relation, typeOf(tuple.object))
+    .some((entry) => !ctx.rules.isSink(entry.resource, entry.role));
 
 /**
  * The log deletes an instance's tuples and assignments before the instance, so

@@ -12,8 +12,9 @@ import {
   onRelationDeleted,
   onResourceDeleted,
   onRoleDeleted,
+  dropStoredSinkGrants,
 } from './on-schema';
-import { RuleBook } from './rule-index';
+import { RuleBook } from './rule-book';
 import { onDerivationConditionsSet } from './conditions';
 import { BatchHolders } from './batch-holders';
 import { PrefetchedEdges } from './prefetched-edges';
@@ -131,6 +132,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         previous: new Map(),
       };
       try {
+        if (!ctx.rules.sinksImplied) await dropStoredSinkGrants(ctx);
         await dispatch(grantsProjectionHandlers, event.type, ctx, event);
         await ruleBook.saveIfChanged(environmentId, ctx.rules);
       } catch (error) {

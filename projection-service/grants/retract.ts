@@ -35,7 +35,8 @@ export async function retract(ctx: GrantContext, roots: GrantDoc[], tuplesDroppe
 /**
  * Writes back each of `grants` (not stored) that has a support among the
  * stored grants, facts and rules, with that support; returns those written
- * (the caller derives on from them).
+ * (the caller derives on from them). A grant of a sink role supported only by
+ * a derivation stays unwritten: it holds, implied by that support.
  */
 export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<GrantDoc[]> {
   const restored: GrantDoc[] = [];
@@ -43,7 +44,9 @@ export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<Gr
     const supports = await otherSupports(ctx, chunk);
     const docs = chunk.flatMap((g) => {
       const reason = supports.get(g.id);
-      return reason ? [{ ...g, reason, from_grant: reason.kind === 'derivation' ? reason.from_grant : null, updated_at: ctx.at }] : [];
+      // A sink role's grant derived from another is implied when read, not stored.
+      if (!reason || (reason.kind === 'derivation' && ctx.rules.isSink(g.resource, g.role))) return [];
+      return [{ ...g, reason, from_grant: reason.kind === 'derivation' ? reason.from_grant : null, updated_at: ctx.at }];
     });
     if (docs.length > 0) {
       // Written at once, so later chunks can use them as supports.
@@ -89,7 +92,7 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
   const env = ctx.environmentId;
   const byInstance = new Map<string, GrantDoc[]>();
   for (const grant of grants) {
-    if (ctx.rules.outgoing(grant.resource, grant.role).length === 0) continue;
+    if (ctx.rules.storedOutgoing(grant.resource, grant.role).length === 0) continue;
     if (grant.instance === tuplesDroppedFrom) {
       yield* dependantsByUser(ctx, grant);
       continue;
@@ -104,7 +107,7 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
     const supports = new Map<string, Set<string>>();
     for (const edge of page) {
       for (const grant of byInstance.get(edge.subject) ?? []) {
-        for (const entry of ctx.rules.outgoing(grant.resource, grant.role)) {
+        for (const entry of ctx.rules.storedOutgoing(grant.resource, grant.role)) {
           if (!carriesAlong(entry, edge)) continue;
           const id = grantId(env, grant.user, edge.object, entry.role);
           const from = supports.get(id);
@@ -130,7 +133,7 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
  * case that needs it.
  */
 async function* dependantsByUser(ctx: GrantContext, grant: GrantDoc): AsyncGenerator<GrantDoc[]> {
-  const types = unique(ctx.rules.outgoing(grant.resource, grant.role).map((entry) => entry.resource));
+  const types = unique(ctx.rules.storedOutgoing(grant.resource, grant.role).map((entry) => entry.resource));
   for (const type of types) {
     const range = typeGrantIds(ctx.environmentId, grant.user, type);
     let after: FieldValue = range.$gt!;

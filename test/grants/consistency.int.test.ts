@@ -1,7 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { GrantCollections, tupleEdges } from '../../shared/read-models/grants/collections';
+import { EffectiveGrants } from '../../command-service/grant-queries/effective-grants';
+import { ReadModels } from '../../shared/read-models/read-models';
 import { startTestServer, type TestServer } from '../support/embedded-server';
 import { documentSchema, Scenario } from './support/scenario';
 
@@ -51,7 +53,15 @@ describe('consistency of checks with writes', () => {
     await s.instance('folder:g', 'acme');
     await s.tuple('folder:f', 'parent', 'folder:g');
     await s.untuple('folder:f', 'parent', 'folder:g');
-    const grantsOf = (t: TestServer) => new GrantCollections(t.service.documentStore).grants.find({}, { sortBy: 'id' });
+    // Every grant, stored or implied (EffectiveGrants), of the environments that have stored ones.
+    const grantsOf = async (t: TestServer) => {
+      const collections = new GrantCollections(t.service.documentStore);
+      const effective = new EffectiveGrants(collections, tupleEdges(new ReadModels(t.service.documentStore).tuples));
+      const environments = [...new Set((await collections.grants.find({})).map((g) => g.environment_id))].sort();
+      const all = [];
+      for (const environment_id of environments) all.push(...(await effective.find({ environment_id }, { sortBy: 'id' })));
+      return all;
+    };
     const before = await grantsOf(server);
     expect(before.length).toBeGreaterThan(3);
 

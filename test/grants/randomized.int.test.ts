@@ -39,6 +39,8 @@ describe('derived grants under a random sequence of adds and deletes', () => {
             expect({ step, grants: grantKeys(grants) }).toEqual({ step, grants: recomputeGrants(state) });
             expect(unsoundReasons(grants, state)).toEqual([]);
             expect({ step, wrongChecks: await wrongChecks(h, state, recomputeGrants(state)) }).toEqual({ step, wrongChecks: [] });
+            expect({ step, listed: await listedByPages(h) }).toEqual({ step, listed: recomputeGrants(state) });
+            expect({ step, readers: await readersPaged(h, state, 1) }).toEqual({ step, readers: await readersPaged(h, state, 1000) });
             maxGrants = Math.max(maxGrants, grants.length);
             maxDerived = Math.max(maxDerived, grants.filter((g) => g.reason.kind === 'derivation').length);
           }
@@ -106,6 +108,42 @@ async function wrongChecks(h: GrantsHarness, state: EnvState, grants: string[]):
     }
   }
   return wrong;
+}
+
+/** Every user's roles as /user-permissions lists them one instance a page (implied grants of sink roles merged into the stored ones), as grant keys. */
+async function listedByPages(h: GrantsHarness): Promise<string[]> {
+  const keys: string[] = [];
+  for (const user of WORLD.USERS) {
+    let cursor: string | undefined;
+    do {
+      const page = await h.read.queries.userPermissions(ENV, { user, limit: 1, cursor });
+      for (const [instance, entry] of Object.entries(page.permissions))
+        if (!instance.startsWith('__tenant:')) for (const role of entry.roles) keys.push(`${user}|${instance}|${role}`);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+  return keys.sort();
+}
+
+/** Every instance's readers as /authorized_users pages them, `limit` users a page. */
+async function readersPaged(h: GrantsHarness, state: EnvState, limit: number): Promise<Record<string, unknown[]>> {
+  const readers: Record<string, unknown[]> = {};
+  for (const instance of state.instances.values()) {
+    const ref = `${instance.resource}:${instance.key}`;
+    readers[ref] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await h.read.queries.authorizedUsers(ENV, {
+        action: 'read',
+        resource: { type: instance.resource, key: instance.key, tenant: null },
+        limit,
+        cursor,
+      });
+      for (const [user, held] of Object.entries(page.users)) readers[ref].push([user, held.map((g) => `${g.resource}#${g.role}`).sort()]);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+  return readers;
 }
 
 function seedsFromEnv(): number[] | null {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { coreProjections } from '../../app/feature';
-import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { GrantCollections, tupleEdges } from '../../shared/read-models/grants/collections';
+import { EffectiveGrants } from '../../command-service/grant-queries/effective-grants';
 import { grantsProjection } from '../../projection-service/grants/projection';
 import { applyToProjections, type Projection } from '../../shared/read-models/projection';
 import { ReadModels } from '../../shared/read-models/read-models';
@@ -22,7 +23,10 @@ async function replay(dir: string, name: string, events: RecordedEvent[], delive
       for (const index of deliveries(i)) await applyToProjections(projections, events[index]!);
     });
   }
-  const grants = await new GrantCollections(store).grants.find({ environment_id: ENV }, { sortBy: 'id' });
+  const grants = await new EffectiveGrants(new GrantCollections(store), tupleEdges(rm.tuples)).find(
+    { environment_id: ENV },
+    { sortBy: 'id' },
+  );
   await store.close();
   return grants;
 }

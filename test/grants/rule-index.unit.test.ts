@@ -1,4 +1,4 @@
-import { RuleIndex } from '../../projection-service/grants/rule-index';
+import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 
 const rule = (onResource: string, role: string, relation: string) => ({ onResource, role, relation });
 

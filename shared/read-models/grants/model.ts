@@ -68,6 +68,11 @@ export interface RulesDoc {
    * Absent in documents stored before the condition existed.
    */
   guarded?: string[];
+  /**
+   * True once the projection stores no derived grant of a sink role (a role no rule starts
+   * from). Absent in documents stored before: their environment's rows are cleaned first.
+   */
+  sinks_implied?: boolean;
 }
 
 /**

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { coreProjections } from '../../../app/feature';
-import { GrantCollections } from '../../../shared/read-models/grants/collections';
+import { GrantCollections, tupleEdges } from '../../../shared/read-models/grants/collections';
+import { EffectiveGrants } from '../../../command-service/grant-queries/effective-grants';
 import type { GrantDoc } from '../../../shared/read-models/grants/model';
 import { grantsProjection } from '../../../projection-service/grants/projection';
 import { GrantQueries } from '../../../command-service/grant-queries/grant-queries';
@@ -40,7 +41,7 @@ export class ReadSide {
     this.store = store;
     this.rm = new ReadModels(store);
     this.grants = new GrantCollections(store);
-    this.queries = new GrantQueries(this.rm, this.grants);
+    this.queries = GrantQueries.overStored(this.rm, this.grants);
     // The projections read and write through the store's writer view, as in the service.
     const projected = new ReadModels(store.writerView());
     this.runner = new ProjectionRunner(
@@ -54,8 +55,13 @@ export class ReadSide {
     );
   }
 
-  /** Every grant of the environment, sorted by id. */
+  /** Every grant of the environment, stored or implied (EffectiveGrants), sorted by id. */
   async allGrants(): Promise<GrantDoc[]> {
+    return await new EffectiveGrants(this.grants, tupleEdges(this.rm.tuples)).find({ environment_id: ENV }, { sortBy: 'id' });
+  }
+
+  /** Every grant row the projection stored, sorted by id. */
+  async storedGrants(): Promise<GrantDoc[]> {
     return await this.grants.grants.find({ environment_id: ENV }, { sortBy: 'id' });
   }
 }

@@ -1,6 +1,5 @@
-import type { DerivationRule } from '../../shared/events';
-import type { GrantCollections } from '../../shared/read-models/grants/collections';
-import { sameRule, type RuleEntry } from '../../shared/read-models/grants/model';
+import type { DerivationRule } from '../../events';
+import { sameRule, type RuleEntry, type RulesDoc } from './model';
 
 const roleOf = (resource: string, role: string) => `${resource}#${role}`;
 
@@ -19,10 +18,41 @@ export class RuleIndex {
   /** Set by every change, so the projection stores the index only when it changed. */
   changed = false;
 
-  constructor(entries: RuleEntry[] = [], guarded: string[] = []) {
+  /** False for an index stored before sink roles were implied (RulesDoc.sinks_implied). */
+  private impliedSinks: boolean;
+
+  constructor(entries: RuleEntry[] = [], guarded: string[] = [], sinksImplied = true) {
     this.entries = [...entries];
     this.guardedRoles = new Set(guarded);
+    this.impliedSinks = sinksImplied;
     this.reindex();
+  }
+
+  /** Whether the read model holds no derived grant of a sink role (see RulesDoc.sinks_implied). */
+  get sinksImplied(): boolean {
+    return this.impliedSinks;
+  }
+
+  markSinksImplied(): void {
+    if (this.impliedSinks) return;
+    this.impliedSinks = true;
+    this.changed = true;
+  }
+
+  /** The index from its stored document (or an empty one). */
+  static of(doc: RulesDoc | null): RuleIndex {
+    return doc ? new RuleIndex(doc.rules, doc.guarded ?? [], doc.sinks_implied === true) : new RuleIndex();
+  }
+
+  /** The document that stores the index. */
+  toDoc(environmentId: string): RulesDoc {
+    return {
+      id: environmentId,
+      environment_id: environmentId,
+      rules: this.all(),
+      guarded: this.guarded(),
+      sinks_implied: this.impliedSinks,
+    };
   }
 
   guarded(): string[] {
@@ -62,6 +92,20 @@ export class RuleIndex {
   /** Rules through which a holder of `role` on a `resource` instance derives other roles. */
   outgoing(resource: string, role: string): RuleEntry[] {
     return this.bySource.get(roleOf(resource, role)) ?? [];
+  }
+
+  /**
+   * Whether no rule starts from `role` of `resource`: its grants derive nothing further, so the
+   * projection stores none of them that are derived (they are implied, and read through the
+   * tuples and the grants they come from: command-service/grant-queries/effective-grants.ts).
+   */
+  isSink(resource: string, role: string): boolean {
+    return this.outgoing(resource, role).length === 0;
+  }
+
+  /** The rules from `role` of `resource` whose grants are stored (their role is no sink): what the projection derives along. */
+  storedOutgoing(resource: string, role: string): RuleEntry[] {
+    return this.outgoing(resource, role).filter((entry) => !this.isSink(entry.resource, entry.role));
   }
 
   /** Rules a tuple `(subjectType:…, relation, objectType:…)` can carry a role along. */
@@ -122,43 +166,4 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-/**
- * Loads and stores each environment's RuleIndex. Cached in memory between
- * events; the cache is dropped whenever events arrive out of order (a replay
- * after a failed batch), since the stored copy is then the truth.
- */
-export class RuleBook {
-  private readonly cache = new Map<string, RuleIndex>();
-  private lastPosition = 0;
-
-  constructor(private readonly collections: GrantCollections) {}
-
-  /** Call before applying each event. */
-  observe(position: number): void {
-    if (position <= this.lastPosition) this.cache.clear();
-    this.lastPosition = position;
-  }
-
-  async of(environmentId: string): Promise<RuleIndex> {
-    const cached = this.cache.get(environmentId);
-    if (cached) return cached;
-    const doc = await this.collections.rules.get(environmentId);
-    const index = new RuleIndex(doc?.rules ?? [], doc?.guarded ?? []);
-    this.cache.set(environmentId, index);
-    return index;
-  }
-
-  /** Stores the index if it changed since it was loaded or last stored. */
-  async saveIfChanged(environmentId: string, index: RuleIndex): Promise<void> {
-    if (!index.changed) return;
-    await this.collections.rules.put({ id: environmentId, environment_id: environmentId, rules: index.all(), guarded: index.guarded() });
-    index.changed = false;
-  }
-
-  /** Forgets the cache (after a failure, the stored copy is the truth). */
-  reset(): void {
-    this.cache.clear();
-  }
 }

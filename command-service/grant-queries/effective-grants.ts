@@ -1,0 +1,337 @@
+import type { Collection, Filter, FindOptions } from '../../shared/docstore/port';
+import type { Finder, GrantCollections } from '../../shared/read-models/grants/collections';
+import { grantId, typeOf, userGrantIds, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
+import { RuleIndex } from '../../shared/read-models/grants/rule-index';
+import { byteOrder } from './cursor';
+import { select } from './select';
+import { unique } from './types';
+
+/**
+ * The grants as the queries read them: the stored rows, and the grants of sink roles that a stored
+ * grant, a tuple and a rule imply. The projection stores no derived grant of a role no rule starts
+ * from (docs/grants.md, "Sink roles"): a folder editor's 100,000 documents are 100,000 grants
+ * implied by one row, not 100,000 rows.
+ *
+ * A read-only Collection for the filters the grant queries ask, always in one environment:
+ * - a user's grants on one instance or on listed ones (`user`, `instance`: a key or `$in`), as a
+ *   check asks;
+ * - a user's grants in instance order (`user`, `instance` absent or `$gt`), as /user-permissions pages;
+ * - the holders on one instance (`instance`, no `user`), as /authorized_users pages them by user;
+ * - every grant of the environment (`environment_id` alone), for tests and audits.
+ * `role`, `tenant` and `resource` may narrow any of them. Any other filter is refused, so that a new
+ * reader cannot miss the implied grants without a test failing.
+ *
+ * An implied grant's reason is its support with the smallest parent grant id, so every read gives
+ * the same one; it carries its parent grant's timestamps.
+ */
+export class EffectiveGrants implements Collection<GrantDoc> {
+  private readonly stored: Collection<GrantDoc>;
+  private readonly rulesOf: (environmentId: string) => Promise<RuleIndex>;
+
+  constructor(
+    collections: GrantCollections,
+    private readonly edges: Finder<EdgeDoc>,
+    rulesOf?: (environmentId: string) => Promise<RuleIndex>,
+  ) {
+    this.stored = collections.grants;
+    this.rulesOf = rulesOf ?? (async (environmentId) => RuleIndex.of(await collections.rules.get(environmentId)));
+  }
+
+  /** By id: an implied grant is never the parent of another (no rule starts from its role), so the stored rows are every grant asked for by id. */
+  get(id: string): Promise<GrantDoc | null> {
+    return this.stored.get(id);
+  }
+
+  async findOne(filter: Filter): Promise<GrantDoc | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return (await this.find(filter)).length;
+  }
+
+  async find(asked: Filter, options: FindOptions = {}): Promise<GrantDoc[]> {
+    const filter: Filter = Object.fromEntries(Object.entries(asked).filter(([, condition]) => condition !== undefined));
+    if (options.skip !== undefined) throw new Error('grants are read in keyset pages, not skipped');
+    const environmentId = filter.environment_id;
+    if (typeof environmentId !== 'string') throw new Error('grants are read per environment');
+    const unknown = Object.keys(filter).filter((field) => !FILTER_FIELDS.has(field));
+    if (unknown.length > 0) throw new Error(`grants are not read by ${unknown.join(', ')}`);
+    const { user, instance } = filter;
+    if (typeof user === 'string') {
+      if (typeof instance === 'string' || isIn(instance)) return this.ofUserOn(environmentId, user, filter, options);
+      if (instance === undefined || isAfter(instance)) return this.ofUserInOrder(environmentId, user, filter, options);
+    } else if (user === undefined || isAfter(user) || isIn(user)) {
+      if (typeof instance === 'string') return this.holdersOn(environmentId, instance, filter, options);
+      if (instance === undefined && Object.keys(filter).length === 1) return this.everything(environmentId, options);
+    }
+    throw new Error(`grants are not read by this filter: ${JSON.stringify(filter)}`);
+  }
+
+  put(): Promise<void> {
+    return readOnly();
+  }
+  putMany(): Promise<void> {
+    return readOnly();
+  }
+  insertMissing(): Promise<GrantDoc[]> {
+    return readOnly();
+  }
+  delete(): Promise<void> {
+    return readOnly();
+  }
+  deleteMany(): Promise<number> {
+    return readOnly();
+  }
+
+  /** A user's grants on one instance, or on each of a list: the stored ones, then (if they do not already fill `limit`) the implied ones. */
+  private async ofUserOn(environmentId: string, user: string, filter: Filter, options: FindOptions): Promise<GrantDoc[]> {
+    const stored = await this.stored.find(filter, options);
+    if (options.sortBy === undefined && options.limit !== undefined && stored.length >= options.limit) return stored;
+    const rules = await this.rulesOf(environmentId);
+    const instances = typeof filter.instance === 'string' ? [filter.instance] : (filter.instance as { $in: string[] }).$in;
+    const implied: GrantDoc[] = [];
+    for (const instance of unique(instances)) {
+      const sinks = sinkRulesInto(rules, typeOf(instance), filter);
+      if (sinks.length > 0) implied.push(...(await this.impliedOn(environmentId, rules, instance, sinks, { user })));
+    }
+    return merged(stored, implied, filter, options);
+  }
+
+  /**
+   * A user's grants in instance order after `instance.$gt` (all when absent): the stored ones are a
+   * range of the id index (userGrantIds); the implied ones follow each of the user's grants that a
+   * rule leads from into a sink role, along its tuples in object order, `limit` at a time.
+   */
+  private async ofUserInOrder(environmentId: string, user: string, filter: Filter, options: FindOptions): Promise<GrantDoc[]> {
+    const { instance, ...rest } = filter;
+    const after = isAfter(instance) ? String(instance.$gt) : null;
+    const stored = await this.stored.find(
+      { ...rest, id: userGrantIds(environmentId, user, after) },
+      { ...options, sortBy: 'id', byId: true },
+    );
+    const rules = await this.rulesOf(environmentId);
+    const implied = await this.impliedOfUser(environmentId, rules, user, after, filter, options.limit);
+    return merged(stored, implied, filter, options);
+  }
+
+  /** The holders on one instance: the stored grants, and each rule into a sink role followed back to the holders of its source role. */
+  private async holdersOn(environmentId: string, instance: string, filter: Filter, options: FindOptions): Promise<GrantDoc[]> {
+    const stored = await this.stored.find(filter, options);
+    const rules = await this.rulesOf(environmentId);
+    const sinks = sinkRulesInto(rules, typeOf(instance), filter);
+    if (sinks.length === 0) return stored;
+    const users: Filter = filter.user === undefined ? {} : { user: filter.user };
+    const implied = await this.impliedOn(environmentId, rules, instance, sinks, { users, limit: options.limit });
+    return merged(stored, implied, filter, options);
+  }
+
+  /** Every grant of the environment: the stored ones, and every rule into a sink role followed from every holder of its source role. */
+  private async everything(environmentId: string, options: FindOptions): Promise<GrantDoc[]> {
+    const filter = { environment_id: environmentId };
+    const stored = await this.stored.find(filter, options.limit === undefined ? options : { ...options, limit: undefined });
+    const rules = await this.rulesOf(environmentId);
+    const implied: GrantDoc[] = [];
+    for (const entry of rules.all().filter((e) => rules.isSink(e.resource, e.role))) {
+      const parents = stored.filter((g) => g.resource === entry.rule.onResource && g.role === entry.rule.role);
+      for (const parent of parents) {
+        const edges = await this.edges.find({ environment_id: environmentId, subject: parent.instance });
+        for (const edge of edges) if (carries(entry, edge, parent)) implied.push(impliedGrant(parent, edge, entry));
+      }
+    }
+    return merged(stored, await this.unguarded(environmentId, rules, implied), filter, options);
+  }
+
+  /**
+   * The grants of the sink roles `sinks` (rules into roles of the instance's type) implied on one
+   * instance: for one user, or for the holders `users` selects (at most `limit` per source).
+   */
+  private async impliedOn(
+    environmentId: string,
+    rules: RuleIndex,
+    instance: string,
+    sinks: RuleEntry[],
+    who: { user: string } | { users: Filter; limit?: number },
+  ): Promise<GrantDoc[]> {
+    // The relation is compared here, not in the query: a relation condition could make SQLite pick the (environment, relation) index.
+    const edges = await this.edges.find({ environment_id: environmentId, object: instance });
+    const steps = edges.flatMap((edge) => sinks.filter((entry) => carriesAlong(entry, edge)).map((entry) => ({ edge, entry })));
+    if (steps.length === 0) return [];
+    const implied: GrantDoc[] = [];
+    if ('user' in who) {
+      const parentIds = unique(steps.map(({ edge, entry }) => grantId(environmentId, who.user, edge.subject, entry.rule.role)));
+      const parents = new Map((await this.stored.find({ id: { $in: parentIds } })).map((g) => [g.id, g]));
+      for (const { edge, entry } of steps) {
+        const parent = parents.get(grantId(environmentId, who.user, edge.subject, entry.rule.role));
+        if (parent && carries(entry, edge, parent)) implied.push(impliedGrant(parent, edge, entry));
+      }
+    } else {
+      for (const { edge, entry } of steps) {
+        const holders = await this.stored.find(
+          { environment_id: environmentId, instance: edge.subject, role: entry.rule.role, tenant: edge.tenant, ...who.users },
+          { sortBy: 'user', limit: who.limit },
+        );
+        for (const parent of holders) if (carries(entry, edge, parent)) implied.push(impliedGrant(parent, edge, entry));
+      }
+    }
+    return this.unguarded(environmentId, rules, implied);
+  }
+
+  /**
+   * A user's implied grants in instance order after `after`: from each of the user's grants that a
+   * rule leads from into a sink role, the tuples along those rules in object order. Each source
+   * reads until it has given `limit` grants (or has no more), so the first `limit` of the merged
+   * sources are exact.
+   */
+  private async impliedOfUser(
+    environmentId: string,
+    rules: RuleIndex,
+    user: string,
+    after: string | null,
+    filter: Filter,
+    limit: number | undefined,
+  ): Promise<GrantDoc[]> {
+    const sinkRules = rules
+      .all()
+      .filter((e) => rules.isSink(e.resource, e.role) && matches(filter.resource, e.resource) && matches(filter.role, e.role));
+    if (sinkRules.length === 0) return [];
+    const parentFilter: Filter = {
+      environment_id: environmentId,
+      user,
+      id: userGrantIds(environmentId, user, null),
+      role: { $in: unique(sinkRules.map((e) => e.rule.role)) },
+    };
+    if (filter.tenant !== undefined) parentFilter.tenant = filter.tenant;
+    const parents = await this.stored.find(parentFilter, { sortBy: 'id', byId: true });
+    const implied: GrantDoc[] = [];
+    for (const parent of parents) {
+      const from = sinkRules.filter((e) => e.rule.onResource === parent.resource && e.rule.role === parent.role);
+      for (const type of unique(from.map((e) => e.resource))) {
+        const entries = from.filter((e) => e.resource === type);
+        implied.push(...(await this.impliedFrom(environmentId, rules, parent, entries, type, after, limit)));
+      }
+    }
+    return implied;
+  }
+
+  /** The grants of type `type` that `entries` (rules from `parent`'s role) give along `parent`'s tuples, in object order after `after`: at least `limit`, if there are so many. */
+  private async impliedFrom(
+    environmentId: string,
+    rules: RuleIndex,
+    parent: GrantDoc,
+    entries: RuleEntry[],
+    type: string,
+    after: string | null,
+    limit: number | undefined,
+  ): Promise<GrantDoc[]> {
+    const found: GrantDoc[] = [];
+    let lower = after !== null && byteOrder(after, `${type}:`) > 0 ? after : `${type}:`;
+    for (;;) {
+      const edges = await this.edges.find(
+        {
+          environment_id: environmentId,
+          subject: parent.instance,
+          tenant: parent.tenant,
+          object: { $gt: lower, $lt: `${type};` },
+        },
+        { sortBy: 'object', limit },
+      );
+      const step: GrantDoc[] = [];
+      for (const edge of edges) for (const entry of entries) if (carries(entry, edge, parent)) step.push(impliedGrant(parent, edge, entry));
+      found.push(...(await this.unguarded(environmentId, rules, step)));
+      if (limit === undefined || edges.length < limit || found.length >= limit) return found;
+      lower = edges[edges.length - 1]!.object;
+    }
+  }
+
+  /** Drops the implied grants of guarded roles (`no_direct_roles_on_object`) for users who hold a direct role on that instance (a stored grant from an assignment). */
+  private async unguarded(environmentId: string, rules: RuleIndex, implied: GrantDoc[]): Promise<GrantDoc[]> {
+    const guarded = implied.filter((g) => rules.isGuarded(g.resource, g.role));
+    if (guarded.length === 0) return implied;
+    const direct = new Set<string>();
+    for (const instance of unique(guarded.map((g) => g.instance))) {
+      const users = unique(guarded.filter((g) => g.instance === instance).map((g) => g.user));
+      const held = await this.stored.find({ environment_id: environmentId, instance, user: { $in: users } });
+      for (const g of held) if (g.reason.kind === 'assignment') direct.add(`${g.user}\u0000${g.instance}`);
+    }
+    return implied.filter((g) => !(rules.isGuarded(g.resource, g.role) && direct.has(`${g.user}\u0000${g.instance}`)));
+  }
+}
+
+const FILTER_FIELDS = new Set(['environment_id', 'user', 'instance', 'role', 'tenant', 'resource']);
+
+/** The rules into sink roles of `type` that the filter's `role` and `resource` allow. */
+function sinkRulesInto(rules: RuleIndex, type: string, filter: Filter): RuleEntry[] {
+  if (!matches(filter.resource, type)) return [];
+  return rules.all().filter((e) => e.resource === type && rules.isSink(e.resource, e.role) && matches(filter.role, e.role));
+}
+
+/** Whether a filter's condition on a string field (absent, a value, or `$in`) admits `value`. */
+function matches(condition: Filter[string] | undefined, value: string): boolean {
+  if (condition === undefined) return true;
+  if (isIn(condition)) return condition.$in.includes(value);
+  return condition === value;
+}
+
+const isIn = (c: Filter[string] | undefined): c is { $in: Array<string | number | boolean | null> } =>
+  c !== null && typeof c === 'object' && '$in' in c;
+const isAfter = (c: Filter[string] | undefined): c is { $gt: string } =>
+  c !== null && typeof c === 'object' && Object.keys(c).length === 1 && '$gt' in c;
+
+/** Whether a rule carries `parent`'s role along the tuple: its relation, onto its type, from the parent's role and type, in the parent's tenant. */
+const carries = (entry: RuleEntry, edge: EdgeDoc, parent: GrantDoc): boolean =>
+  carriesAlong(entry, edge) &&
+  entry.rule.role === parent.role &&
+  entry.rule.onResource === parent.resource &&
+  parent.tenant === edge.tenant;
+
+const carriesAlong = (entry: RuleEntry, edge: EdgeDoc): boolean =>
+  entry.rule.relation === edge.relation && entry.resource === typeOf(edge.object) && entry.rule.onResource === typeOf(edge.subject);
+
+function impliedGrant(parent: GrantDoc, edge: EdgeDoc, entry: RuleEntry): GrantDoc {
+  return {
+    id: grantId(parent.environment_id, parent.user, edge.object, entry.role),
+    environment_id: parent.environment_id,
+    user: parent.user,
+    instance: edge.object,
+    resource: entry.resource,
+    role: entry.role,
+    tenant: edge.tenant,
+    from_grant: parent.id,
+    reason: {
+      kind: 'derivation',
+      from_grant: parent.id,
+      tuple: { id: edge.id, subject: edge.subject, relation: edge.relation, object: edge.object },
+      rule: entry.rule,
+    },
+    created_at: parent.created_at,
+    updated_at: parent.updated_at,
+  };
+}
+
+/**
+ * The stored grants with the implied ones the store does not hold (a direct grant of a sink role
+ * is stored), each implied grant once, by the support with the smallest parent id; then filtered,
+ * sorted and cut as the store would.
+ */
+function merged(stored: GrantDoc[], implied: GrantDoc[], filter: Filter, options: FindOptions): GrantDoc[] {
+  if (implied.length === 0) return stored;
+  const byId = new Map<string, GrantDoc>();
+  for (const g of implied) {
+    const seen = byId.get(g.id);
+    if (!seen || byteOrder(g.from_grant!, seen.from_grant!) < 0) byId.set(g.id, g);
+  }
+  for (const g of stored) byId.delete(g.id);
+  // The stored rows already match the filter (and may be partial, per `fields`); the implied ones are selected here.
+  const chosen = select([...byId.values()], filter, { ...options, limit: undefined, fields: undefined });
+  const all = [...stored.map((g) => ({ g, partial: true })), ...chosen.map((g) => ({ g, partial: false }))];
+  const sortBy = options.sortBy ?? 'id';
+  // Every field a grant query sorts by (id, instance, user) is a string.
+  const key = (g: GrantDoc) => (g as unknown as Record<string, string | undefined>)[sortBy] ?? '';
+  all.sort((a, b) => byteOrder(key(a.g), key(b.g)) || byteOrder(a.g.id, b.g.id));
+  const page = options.limit === undefined ? all : all.slice(0, options.limit);
+  return page.map(({ g, partial }) => (partial ? g : select([g], {}, { fields: options.fields })[0]!));
+}
+
+const readOnly = (): Promise<never> =>
+  Promise.reject(new Error('the effective grants are read-only: the projection writes the stored ones'));

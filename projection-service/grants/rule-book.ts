@@ -1,0 +1,40 @@
+import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import { RuleIndex } from '../../shared/read-models/grants/rule-index';
+
+/**
+ * Loads and stores each environment's RuleIndex. Cached in memory between
+ * events; the cache is dropped whenever events arrive out of order (a replay
+ * after a failed batch), since the stored copy is then the truth.
+ */
+export class RuleBook {
+  private readonly cache = new Map<string, RuleIndex>();
+  private lastPosition = 0;
+
+  constructor(private readonly collections: GrantCollections) {}
+
+  /** Call before applying each event. */
+  observe(position: number): void {
+    if (position <= this.lastPosition) this.cache.clear();
+    this.lastPosition = position;
+  }
+
+  async of(environmentId: string): Promise<RuleIndex> {
+    const cached = this.cache.get(environmentId);
+    if (cached) return cached;
+    const index = RuleIndex.of(await this.collections.rules.get(environmentId));
+    this.cache.set(environmentId, index);
+    return index;
+  }
+
+  /** Stores the index if it changed since it was loaded or last stored. */
+  async saveIfChanged(environmentId: string, index: RuleIndex): Promise<void> {
+    if (!index.changed) return;
+    await this.collections.rules.put(index.toDoc(environmentId));
+    index.changed = false;
+  }
+
+  /** Forgets the cache (after a failure, the stored copy is the truth). */
+  reset(): void {
+    this.cache.clear();
+  }
+}
