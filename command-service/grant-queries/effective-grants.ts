@@ -204,14 +204,65 @@ export class EffectiveGrants implements Collection<GrantDoc> {
     if (filter.tenant !== undefined) parentFilter.tenant = filter.tenant;
     const parents = await this.stored.find(parentFilter, { sortBy: 'id', byId: true });
     const implied: GrantDoc[] = [];
-    for (const parent of parents) {
-      const from = sinkRules.filter((e) => e.rule.onResource === parent.resource && e.rule.role === parent.role);
-      for (const type of unique(from.map((e) => e.resource))) {
-        const entries = from.filter((e) => e.resource === type);
-        implied.push(...(await this.impliedFrom(environmentId, rules, parent, entries, type, after, limit)));
-      }
+    for (const type of unique(sinkRules.map((e) => e.resource))) {
+      const steps = parents.flatMap((parent) => {
+        const entries = sinkRules.filter(
+          (e) => e.resource === type && e.rule.onResource === parent.resource && e.rule.role === parent.role,
+        );
+        return entries.length > 0 ? [{ parent, entries }] : [];
+      });
+      if (steps.length > 0) implied.push(...(await this.impliedOfType(environmentId, rules, type, steps, after, limit)));
     }
     return implied;
+  }
+
+  /**
+   * The grants of type `type` that `steps` (a user's grants, each with the rules from its role
+   * into sink roles of that type) give, in object order after `after`: at least `limit`, if there
+   * are so many. Two ways, whichever is cheaper here: the type's tuples in object order, kept when
+   * their subject is one of the grants' instances (cheap when those instances are the subjects of
+   * most of the tuples, as for a user who edits most folders), or each grant's own tuples, `limit`
+   * at a time (cheap for a few grants). The first runs until it has read SCAN_ROWS_PER_SOURCE
+   * tuples per grant; what it found is complete up to where it stopped, and the second goes on
+   * from there.
+   */
+  private async impliedOfType(
+    environmentId: string,
+    rules: RuleIndex,
+    type: string,
+    steps: Array<{ parent: GrantDoc; entries: RuleEntry[] }>,
+    after: string | null,
+    limit: number | undefined,
+  ): Promise<GrantDoc[]> {
+    const bySubject = new Map<string, Array<{ parent: GrantDoc; entries: RuleEntry[] }>>();
+    for (const step of steps) bySubject.set(step.parent.instance, [...(bySubject.get(step.parent.instance) ?? []), step]);
+    const found: GrantDoc[] = [];
+    let lower = after !== null && byteOrder(after, `${type}:`) > 0 ? after : `${type}:`;
+    let budget = steps.length * SCAN_ROWS_PER_SOURCE;
+    while (budget > 0) {
+      const page = await this.edges.find(
+        { environment_id: environmentId, object: { $gt: lower, $lt: `${type};` } },
+        { sortBy: 'object', limit: SCAN_PAGE },
+      );
+      if (page.length === 0) return found;
+      const last = page[page.length - 1]!.object;
+      // A full page may end inside one object's tuples: that object's are read whole.
+      const edges =
+        page.length < SCAN_PAGE
+          ? page
+          : [...page.filter((e) => e.object !== last), ...(await this.edges.find({ environment_id: environmentId, object: last }))];
+      const step: GrantDoc[] = [];
+      for (const edge of edges)
+        for (const { parent, entries } of bySubject.get(edge.subject) ?? [])
+          for (const entry of entries) if (carries(entry, edge, parent)) step.push(impliedGrant(parent, edge, entry));
+      found.push(...(await this.unguarded(environmentId, rules, step)));
+      if (page.length < SCAN_PAGE || (limit !== undefined && found.length >= limit)) return found;
+      lower = last;
+      budget -= edges.length;
+    }
+    for (const { parent, entries } of steps)
+      found.push(...(await this.impliedFrom(environmentId, rules, parent, entries, type, lower, limit)));
+    return found;
   }
 
   /** The grants of type `type` that `entries` (rules from `parent`'s role) give along `parent`'s tuples, in object order after `after`: at least `limit`, if there are so many. */
@@ -257,6 +308,11 @@ export class EffectiveGrants implements Collection<GrantDoc> {
     return implied.filter((g) => !(rules.isGuarded(g.resource, g.role) && direct.has(`${g.user}\u0000${g.instance}`)));
   }
 }
+
+/** Tuples of a type read in object order per grant of the user's, before their grants' own tuples are read instead (impliedOfType). */
+const SCAN_ROWS_PER_SOURCE = 8;
+/** Tuples read a query in that scan. */
+const SCAN_PAGE = 1_000;
 
 const FILTER_FIELDS = new Set(['environment_id', 'user', 'instance', 'role', 'tenant', 'resource']);
 
