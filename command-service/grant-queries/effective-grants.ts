@@ -100,8 +100,8 @@ export class EffectiveGrants implements Collection<GrantDoc> {
 
   /**
    * A user's grants in instance order after `instance.$gt` (all when absent): the stored ones are a
-   * range of the id index (userGrantIds); the implied ones follow each of the user's grants that a
-   * rule leads from into a sink role, along its tuples in object order, `limit` at a time.
+   * range of the id index (userGrantIds); the implied ones come from the user's grants that a rule
+   * leads from into a sink role, at least `limit` of them when there are so many (impliedOfUser).
    */
   private async ofUserInOrder(environmentId: string, user: string, filter: Filter, options: FindOptions): Promise<GrantDoc[]> {
     const { instance, ...rest } = filter;
