@@ -1,6 +1,14 @@
 import type { Collection, Filter, FindOptions } from '../../shared/docstore/port';
 import type { Finder, GrantCollections } from '../../shared/read-models/grants/collections';
-import { grantId, typeOf, userGrantIds, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
+import {
+  carriesAlong,
+  grantId,
+  typeOf,
+  userGrantIds,
+  type EdgeDoc,
+  type GrantDoc,
+  type RuleEntry,
+} from '../../shared/read-models/grants/model';
 import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import { byteOrder } from './cursor';
 import { select } from './select';
@@ -340,9 +348,6 @@ const carries = (entry: RuleEntry, edge: EdgeDoc, parent: GrantDoc): boolean =>
   entry.rule.role === parent.role &&
   entry.rule.onResource === parent.resource &&
   parent.tenant === edge.tenant;
-
-const carriesAlong = (entry: RuleEntry, edge: EdgeDoc): boolean =>
-  entry.rule.relation === edge.relation && entry.resource === typeOf(edge.object) && entry.rule.onResource === typeOf(edge.subject);
 
 function impliedGrant(parent: GrantDoc, edge: EdgeDoc, entry: RuleEntry): GrantDoc {
   return {

@@ -1,5 +1,5 @@
 import type { GrantContext } from './context';
-import { grantId, sameRule, typeOf, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
+import { carriesAlong, grantId, sameRule, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
 import { insertMissingInChunks, pagesByKeys, PAGE_SIZE } from './paging';
 import { directlyAssigned, pairKey } from './direct-roles';
 
@@ -54,10 +54,6 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
   }
   return fresh;
 }
-
-/** Whether a rule that starts from a holder's role carries it along `edge`: the rule's relation, onto an instance of the type it grants on. */
-export const carriesAlong = (entry: RuleEntry, edge: EdgeDoc): boolean =>
-  entry.rule.relation === edge.relation && entry.resource === typeOf(edge.object);
 
 /** A derivation from one instance (a new direct grant) whose tuples were read before the batch: them, as the one page asking would give. */
 function prefetched(ctx: GrantContext, byInstance: Map<string, GrantDoc[]>): EdgeDoc[][] | undefined {

@@ -121,7 +121,7 @@ function sinkChanges(ctx: GrantContext, added: RuleEntry[], removed: RuleEntry[]
  * them: no rule starts from the role any more, and what the removed rules carried was retracted
  * first. Direct grants (assignments) keep their rows.
  */
-export async function dropDerivedRows(ctx: GrantContext, resource: string, role: string): Promise<void> {
+async function dropDerivedRows(ctx: GrantContext, resource: string, role: string): Promise<void> {
   const ids: string[] = [];
   for await (const page of grantsOfRole(ctx, resource, role))
     ids.push(...page.filter((g) => g.reason.kind === 'derivation').map((g) => g.id));

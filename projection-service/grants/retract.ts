@@ -1,7 +1,15 @@
 import type { FieldValue } from '../../shared/docstore/port';
 import type { GrantContext } from './context';
-import { carriesAlong, deriveClosure } from './derive';
-import { grantId, typeGrantIds, typeOf, type GrantDoc, type GrantReason, type RuleEntry } from '../../shared/read-models/grants/model';
+import { deriveClosure } from './derive';
+import {
+  carriesAlong,
+  grantId,
+  typeGrantIds,
+  typeOf,
+  type GrantDoc,
+  type GrantReason,
+  type RuleEntry,
+} from '../../shared/read-models/grants/model';
 import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 import { pairKey } from './direct-roles';
 
