@@ -11,6 +11,7 @@ import {
 } from '../../shared/read-models/grants/model';
 import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import { byteOrder } from './cursor';
+import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
 import { unique } from './types';
 
@@ -32,7 +33,7 @@ import { unique } from './types';
  * An implied grant's reason is its support with the smallest parent grant id, so every read gives
  * the same one; it carries its parent grant's timestamps.
  */
-export class EffectiveGrants implements Collection<GrantDoc> {
+export class EffectiveGrants extends ReadOnlyGrants {
   private readonly stored: Collection<GrantDoc>;
   private readonly rulesOf: (environmentId: string) => Promise<RuleIndex>;
 
@@ -41,6 +42,7 @@ export class EffectiveGrants implements Collection<GrantDoc> {
     private readonly edges: Finder<EdgeDoc>,
     rulesOf?: (environmentId: string) => Promise<RuleIndex>,
   ) {
+    super('the effective grants are read-only: the projection writes the stored ones');
     this.stored = collections.grants;
     this.rulesOf = rulesOf ?? (async (environmentId) => RuleIndex.of(await collections.rules.get(environmentId)));
   }
@@ -48,14 +50,6 @@ export class EffectiveGrants implements Collection<GrantDoc> {
   /** By id: an implied grant is never the parent of another (no rule starts from its role), so the stored rows are every grant asked for by id. */
   get(id: string): Promise<GrantDoc | null> {
     return this.stored.get(id);
-  }
-
-  async findOne(filter: Filter): Promise<GrantDoc | null> {
-    return (await this.find(filter, { limit: 1 }))[0] ?? null;
-  }
-
-  async count(filter: Filter): Promise<number> {
-    return (await this.find(filter)).length;
   }
 
   async find(asked: Filter, options: FindOptions = {}): Promise<GrantDoc[]> {
@@ -74,22 +68,6 @@ export class EffectiveGrants implements Collection<GrantDoc> {
       if (instance === undefined && Object.keys(filter).length === 1) return this.everything(environmentId, options);
     }
     throw new Error(`grants are not read by this filter: ${JSON.stringify(filter)}`);
-  }
-
-  put(): Promise<void> {
-    return readOnly();
-  }
-  putMany(): Promise<void> {
-    return readOnly();
-  }
-  insertMissing(): Promise<GrantDoc[]> {
-    return readOnly();
-  }
-  delete(): Promise<void> {
-    return readOnly();
-  }
-  deleteMany(): Promise<number> {
-    return readOnly();
   }
 
   /** A user's grants on one instance, or on each of a list: the stored ones, then (if they do not already fill `limit`) the implied ones. */
@@ -137,7 +115,7 @@ export class EffectiveGrants implements Collection<GrantDoc> {
   /** Every grant of the environment: the stored ones, and every rule into a sink role followed from every holder of its source role. */
   private async everything(environmentId: string, options: FindOptions): Promise<GrantDoc[]> {
     const filter = { environment_id: environmentId };
-    const stored = await this.stored.find(filter, options.limit === undefined ? options : { ...options, limit: undefined });
+    const stored = await this.stored.find(filter, { ...options, limit: undefined });
     const rules = await this.rulesOf(environmentId);
     const implied: GrantDoc[] = [];
     for (const entry of rules.all().filter((e) => rules.isSink(e.resource, e.role))) {
@@ -393,6 +371,3 @@ function merged(stored: GrantDoc[], implied: GrantDoc[], filter: Filter, options
   const page = options.limit === undefined ? all : all.slice(0, options.limit);
   return page.map(({ g, partial }) => (partial ? g : select([g], {}, { fields: options.fields })[0]!));
 }
-
-const readOnly = (): Promise<never> =>
-  Promise.reject(new Error('the effective grants are read-only: the projection writes the stored ones'));

@@ -1,8 +1,9 @@
-import type { Collection, Filter, FindOptions } from '../../shared/docstore/port';
+import type { Filter, FindOptions } from '../../shared/docstore/port';
 import type { DerivationRule } from '../../shared/events';
 import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import type { AssignmentDoc, ReadModels, RoleDoc, TupleDoc } from '../../shared/read-models/read-models';
 import { byRole, type RolePermissions } from './role-permissions';
+import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
 
 /**
@@ -31,13 +32,15 @@ import { select } from './select';
  * One instance serves one request: what it computes is kept for the request
  * (the read models it reads do not change).
  */
-export class GrantsAsOf implements Collection<GrantDoc> {
+export class GrantsAsOf extends ReadOnlyGrants {
   private readonly computed = new Map<string, Promise<GrantDoc[]>>();
   private readonly byId = new Map<string, GrantDoc>();
   private rulesLoaded: Promise<Rules> | null = null;
   private readonly tuplesInto = new Map<string, Promise<Edge[]>>();
 
-  constructor(private readonly rm: ReadModels) {}
+  constructor(private readonly rm: ReadModels) {
+    super('grants as of a past position are read-only');
+  }
 
   /** Role permissions read from the same read models (resource roles read once per request). */
   rolePermissions(): RolePermissions {
@@ -52,14 +55,6 @@ export class GrantsAsOf implements Collection<GrantDoc> {
 
   async get(id: string): Promise<GrantDoc | null> {
     return this.byId.get(id) ?? null;
-  }
-
-  async findOne(filter: Filter): Promise<GrantDoc | null> {
-    return (await this.find(filter, { limit: 1 }))[0] ?? null;
-  }
-
-  async count(filter: Filter): Promise<number> {
-    return (await this.find(filter)).length;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<GrantDoc[]> {
@@ -77,22 +72,6 @@ export class GrantsAsOf implements Collection<GrantDoc> {
       throw new Error('grants as of a position are read by user, by instance, or both');
     }
     return select(candidates, filter, options);
-  }
-
-  put(): Promise<void> {
-    return readOnly();
-  }
-  putMany(): Promise<void> {
-    return readOnly();
-  }
-  insertMissing(): Promise<GrantDoc[]> {
-    return readOnly();
-  }
-  delete(): Promise<void> {
-    return readOnly();
-  }
-  deleteMany(): Promise<number> {
-    return readOnly();
   }
 
   private memo(key: string, compute: () => Promise<GrantDoc[]>): Promise<GrantDoc[]> {
@@ -368,5 +347,3 @@ function chunks<T>(values: T[], size = 500): T[][] {
   for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
   return out;
 }
-
-const readOnly = (): Promise<never> => Promise.reject(new Error('grants as of a past position are read-only'));
