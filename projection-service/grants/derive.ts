@@ -1,5 +1,5 @@
 import type { GrantContext } from './context';
-import { carriesAlong, grantId, sameRule, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
+import { carriesAlong, grantId, sameEntry, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
 import { insertMissingInChunks, pagesByKeys, PAGE_SIZE } from './paging';
 import { directlyAssigned, pairKey } from './direct-roles';
 
@@ -119,5 +119,3 @@ export function derivedGrant(ctx: GrantContext, id: string, from: GrantDoc, edge
     updated_at: ctx.at,
   };
 }
-
-const sameEntry = (a: RuleEntry, b: RuleEntry) => a.resource === b.resource && a.role === b.role && sameRule(a.rule, b.rule);

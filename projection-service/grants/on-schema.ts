@@ -1,7 +1,7 @@
 import type { EnvEventOf } from '../../shared/events';
 import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
-import { sameRule, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
+import { sameEntry, sameRule, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
 import { retract } from './retract';
 import { deleteByIds } from './paging';
 import { grantsOfRole } from './role-holders';
@@ -90,8 +90,6 @@ async function deriveAlong(ctx: GrantContext, entry: RuleEntry): Promise<void> {
     await deriveClosure(ctx, await deriveStep(ctx, page, { rule: entry }));
   }
 }
-
-const sameEntry = (a: RuleEntry, b: RuleEntry) => a.resource === b.resource && a.role === b.role && sameRule(a.rule, b.rule);
 
 type RoleRef = { resource: string; role: string };
 

@@ -142,6 +142,10 @@ export function typeOf(instance: string): string {
 export const sameRule = (a: DerivationRule, b: DerivationRule): boolean =>
   a.onResource === b.onResource && a.role === b.role && a.relation === b.relation;
 
+/** The same rule of the same role. */
+export const sameEntry = (a: RuleEntry, b: RuleEntry): boolean =>
+  a.resource === b.resource && a.role === b.role && sameRule(a.rule, b.rule);
+
 /** Whether a rule that starts from a holder's role carries it along `edge`: the rule's relation, onto an instance of the type it grants on. */
 export const carriesAlong = (entry: RuleEntry, edge: EdgeDoc): boolean =>
   entry.rule.relation === edge.relation && entry.resource === typeOf(edge.object);
