@@ -31,6 +31,8 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
   let { version } = resumed;
   let eventsCopied = version + 1;
   let sourceEventsRead = nextSourceVersion;
+  // Followed through what this copy writes; only a resumed copy reads what it wrote before.
+  let defaultTenant = version < 0 ? false : await hasDefaultTenant(deps.eventStore, targetStream, version);
 
   /**
    * One batch's append, then its progress report. At most one is under way: the
@@ -42,6 +44,7 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
       try {
         const result = await deps.eventStore.append(targetStream, events, version === -1 ? 'no_stream' : version);
         version = result.streamVersion;
+        defaultTenant = defaultTenantAfter(events, defaultTenant);
       } catch (error) {
         // Another attempt of this task wrote the same events (retry later), or someone else wrote here (give up).
         if (error instanceof StreamVersionConflictError) await resumePoint(deps.eventStore, targetStream, sourceStream, origin.taskId);
@@ -72,7 +75,7 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
     appending.catch(() => undefined);
   }
   await appending;
-  await ensureDefaultTenant(deps, job, targetStream, { version, sourceEventsRead });
+  if (!defaultTenant) await writeDefaultTenant(deps, job, targetStream, { version, sourceEventsRead });
   return { environmentId: targetId, sourceEventsRead, eventsCopied };
 }
 
@@ -83,13 +86,12 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
  * copy sees it as its own and goes on after it (and, finding it, writes none).
  * Not counted among the events copied.
  */
-async function ensureDefaultTenant(
+async function writeDefaultTenant(
   deps: CopyDependencies,
   job: CopyJob,
   targetStream: string,
   at: { version: number; sourceEventsRead: number },
 ): Promise<void> {
-  if (await hasDefaultTenant(deps.eventStore, targetStream, at.version)) return;
   const { type: _type, ...data } = defaultTenantCommand(job.request.target.kind === 'new' ? job.request.target.environmentId : '');
   const cause = `${streams.environment(job.sourceEnvironmentId)}@${Math.max(0, at.sourceEventsRead - 1)}`;
   await deps.eventStore.append(
@@ -102,12 +104,17 @@ async function ensureDefaultTenant(
 /** Whether the stream (up to `version`) ends with a `default` tenant that exists. */
 async function hasDefaultTenant(store: EventStore, stream: string, version: number): Promise<boolean> {
   let exists = false;
-  for (let from = 0; from <= version; from += READ_BATCH) {
-    for (const event of await store.readStream(stream, from, READ_BATCH)) {
-      if (!isEventOf('env', event)) continue;
-      if (event.type === 'TenantCreated' && event.data.key === DEFAULT_TENANT_KEY) exists = true;
-      if (event.type === 'TenantDeleted' && event.data.key === DEFAULT_TENANT_KEY) exists = false;
-    }
+  for (let from = 0; from <= version; from += READ_BATCH)
+    exists = defaultTenantAfter(await store.readStream(stream, from, READ_BATCH), exists);
+  return exists;
+}
+
+/** Whether a `default` tenant exists after `events`, given whether it did before them. */
+function defaultTenantAfter(events: ReadonlyArray<{ type: string; data: unknown }>, existed: boolean): boolean {
+  let exists = existed;
+  for (const { type, data } of events) {
+    if ((type === 'TenantCreated' || type === 'TenantDeleted') && (data as { key: string }).key === DEFAULT_TENANT_KEY)
+      exists = type === 'TenantCreated';
   }
   return exists;
 }
