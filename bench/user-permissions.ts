@@ -2,8 +2,8 @@
  * Benchmark: /user-permissions for a user who holds a role on many instances from which a rule
  * leads into a sink role (docs/grants.md §8): editor on every one of FOLDERS folders, each with
  * FILES_PER_FOLDER files whose editor role derives from the folder's. Since sink roles are implied
- * when read, each page reads every one of the user's folder grants and asks each folder's tuples
- * after the cursor; before, the files' grants were stored rows, read as one range a page.
+ * when read, each page reads the files' tuples after the cursor and the user's grants on their
+ * folders by id; before, the files' grants were stored rows, read as one range a page.
  *
  * Prints the load time, then the time to page through everything (limit 1000, Permit's default
  * page) and the slowest page, and the time of an uncached check of one file.

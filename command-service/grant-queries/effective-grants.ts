@@ -13,7 +13,7 @@ import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import { byteOrder } from './cursor';
 import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
-import { unique } from './types';
+import { chunks, unique } from './types';
 
 /**
  * The grants as the queries read them: the stored rows, and the grants of sink roles that a stored
@@ -181,50 +181,49 @@ export class EffectiveGrants extends ReadOnlyGrants {
       .all()
       .filter((e) => rules.isSink(e.resource, e.role) && matches(filter.resource, e.resource) && matches(filter.role, e.role));
     if (sinkRules.length === 0) return [];
-    const parentFilter: Filter = {
-      environment_id: environmentId,
+    const parents: ParentGrants = {
       user,
-      id: userGrantIds(environmentId, user, null),
-      role: { $in: unique(sinkRules.map((e) => e.rule.role)) },
+      filter: {
+        environment_id: environmentId,
+        user,
+        id: userGrantIds(environmentId, user, null),
+        role: { $in: unique(sinkRules.map((e) => e.rule.role)) },
+        ...(filter.tenant === undefined ? {} : { tenant: filter.tenant }),
+      },
+      count: 0,
     };
-    if (filter.tenant !== undefined) parentFilter.tenant = filter.tenant;
-    const parents = await this.stored.find(parentFilter, { sortBy: 'id', byId: true });
+    // Counted, not read: a page that finds its grants by scanning the tuples reads only the parents of what it scanned.
+    parents.count = await this.stored.count(parents.filter);
+    if (parents.count === 0) return [];
     const implied: GrantDoc[] = [];
     for (const type of unique(sinkRules.map((e) => e.resource))) {
-      const steps = parents.flatMap((parent) => {
-        const entries = sinkRules.filter(
-          (e) => e.resource === type && e.rule.onResource === parent.resource && e.rule.role === parent.role,
-        );
-        return entries.length > 0 ? [{ parent, entries }] : [];
-      });
-      if (steps.length > 0) implied.push(...(await this.impliedOfType(environmentId, rules, type, steps, after, limit)));
+      const entries = sinkRules.filter((e) => e.resource === type);
+      implied.push(...(await this.impliedOfType(environmentId, rules, type, entries, parents, after, limit)));
     }
     return implied;
   }
 
   /**
-   * The grants of type `type` that `steps` (a user's grants, each with the rules from its role
-   * into sink roles of that type) give, in object order after `after`: at least `limit`, if there
-   * are so many. Two ways, whichever is cheaper here: the type's tuples in object order, kept when
-   * their subject is one of the grants' instances (cheap when those instances are the subjects of
-   * most of the tuples, as for a user who edits most folders), or each grant's own tuples, `limit`
-   * at a time (cheap for a few grants). The first runs until it has read SCAN_ROWS_PER_SOURCE
-   * tuples per grant; what it found is complete up to where it stopped, and the second goes on
-   * from there.
+   * The grants of type `type` that the user's grants `parents` give along `entries` (rules into sink
+   * roles of that type), in object order after `after`: at least `limit`, if there are so many. Two
+   * ways, whichever is cheaper here: the type's tuples in object order, each page's subjects' grants
+   * of the user's read by id (cheap when the user holds grants on most of those subjects, as a user
+   * who edits most folders does), or each parent grant's own tuples, `limit` at a time (cheap for a
+   * few grants). The first runs until it has read SCAN_ROWS_PER_SOURCE tuples per parent grant; what
+   * it found is complete up to where it stopped, and the second goes on from there.
    */
   private async impliedOfType(
     environmentId: string,
     rules: RuleIndex,
     type: string,
-    steps: Array<{ parent: GrantDoc; entries: RuleEntry[] }>,
+    entries: RuleEntry[],
+    parents: ParentGrants,
     after: string | null,
     limit: number | undefined,
   ): Promise<GrantDoc[]> {
-    const bySubject = new Map<string, Array<{ parent: GrantDoc; entries: RuleEntry[] }>>();
-    for (const step of steps) bySubject.set(step.parent.instance, [...(bySubject.get(step.parent.instance) ?? []), step]);
     const found: GrantDoc[] = [];
     let lower = after !== null && byteOrder(after, `${type}:`) > 0 ? after : `${type}:`;
-    let budget = steps.length * SCAN_ROWS_PER_SOURCE;
+    let budget = parents.count * SCAN_ROWS_PER_SOURCE;
     while (budget > 0) {
       const page = await this.edges.find(
         { environment_id: environmentId, object: { $gt: lower, $lt: `${type};` } },
@@ -237,18 +236,34 @@ export class EffectiveGrants extends ReadOnlyGrants {
         page.length < SCAN_PAGE
           ? page
           : [...page.filter((e) => e.object !== last), ...(await this.edges.find({ environment_id: environmentId, object: last }))];
+      const steps = edges.flatMap((edge) => entries.filter((entry) => carriesAlong(entry, edge)).map((entry) => ({ edge, entry })));
+      const parentId = ({ edge, entry }: { edge: EdgeDoc; entry: RuleEntry }) =>
+        grantId(environmentId, parents.user, edge.subject, entry.rule.role);
+      const held = await this.parentsById(parents, unique(steps.map(parentId)));
       const step: GrantDoc[] = [];
-      for (const edge of edges)
-        for (const { parent, entries } of bySubject.get(edge.subject) ?? [])
-          for (const entry of entries) if (carries(entry, edge, parent)) step.push(impliedGrant(parent, edge, entry));
+      for (const { edge, entry } of steps) {
+        const parent = held.get(parentId({ edge, entry }));
+        if (parent && carries(entry, edge, parent)) step.push(impliedGrant(parent, edge, entry));
+      }
       found.push(...(await this.unguarded(environmentId, rules, step)));
       if (page.length < SCAN_PAGE || (limit !== undefined && found.length >= limit)) return found;
       lower = last;
       budget -= edges.length;
     }
-    for (const { parent, entries } of steps)
-      found.push(...(await this.impliedFrom(environmentId, rules, parent, entries, type, lower, limit)));
+    for (const parent of await this.stored.find(parents.filter, { sortBy: 'id', byId: true })) {
+      const from = entries.filter((e) => e.rule.onResource === parent.resource && e.rule.role === parent.role);
+      if (from.length > 0) found.push(...(await this.impliedFrom(environmentId, rules, parent, from, type, lower, limit)));
+    }
     return found;
+  }
+
+  /** Those of `ids` that are grants `parents` selects, by id. */
+  private async parentsById(parents: ParentGrants, ids: string[]): Promise<Map<string, GrantDoc>> {
+    const held = new Map<string, GrantDoc>();
+    for (const chunk of chunks(ids))
+      for (const grant of await this.stored.find({ id: { $in: chunk } }))
+        if (matches(parents.filter.role, grant.role) && matches(parents.filter.tenant, grant.tenant)) held.set(grant.id, grant);
+    return held;
   }
 
   /** The grants of type `type` that `entries` (rules from `parent`'s role) give along `parent`'s tuples, in object order after `after`: at least `limit`, if there are so many. */
@@ -293,6 +308,13 @@ export class EffectiveGrants extends ReadOnlyGrants {
     }
     return implied.filter((g) => !(rules.isGuarded(g.resource, g.role) && direct.has(`${g.user}\u0000${g.instance}`)));
   }
+}
+
+/** A user's grants that rules lead from into sink roles: their filter, and how many there are. */
+interface ParentGrants {
+  user: string;
+  filter: Filter;
+  count: number;
 }
 
 /** Tuples of a type read in object order per grant of the user's, before their grants' own tuples are read instead (impliedOfType). */

@@ -5,6 +5,7 @@ import type { AssignmentDoc, ReadModels, RoleDoc, TupleDoc } from '../../shared/
 import { byRole, type RolePermissions } from './role-permissions';
 import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
+import { chunks, unique } from './types';
 
 /**
  * Derived grants computed on the fly, for read models that have no
@@ -337,13 +338,4 @@ function push<V>(map: Map<string, V[]>, key: string, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-const unique = <T>(values: T[]): T[] => [...new Set(values)];
-
-/** `$in` lists of at most 500 (as the projection reads). */
-function chunks<T>(values: T[], size = 500): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
-  return out;
 }

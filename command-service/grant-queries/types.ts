@@ -33,3 +33,10 @@ export interface CheckRequest {
 export const DEFAULT_TENANT = 'default';
 
 export const unique = <T>(values: T[]): T[] => [...new Set(values)];
+
+/** `$in` lists of at most 500 (as the projection reads): few distinct statements, each well under SQLite's variable limit. */
+export function chunks<T>(values: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}
