@@ -17,7 +17,7 @@
  * feature runs, so the figures are the copy's, not other projections'.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
@@ -98,6 +98,8 @@ async function main(): Promise<void> {
     // 3. The copy, watched through the result endpoint.
     rss.reset();
     const baseline = process.memoryUsage().rss;
+    // Every thread of the process (the copy, the event store's writer, the projections, their checkpointers).
+    const processCpuBefore = process.cpuUsage();
     started = Date.now();
     const task = await call('POST', '/v2/projects/default/envs/production/copy/async', {
       target_env: { new: { key: 'bench-copy', name: 'Bench copy' } },
@@ -136,6 +138,8 @@ async function main(): Promise<void> {
       );
     }
     const visibleAfterMs = Date.now() - started;
+    const processCpu = process.cpuUsage(processCpuBefore);
+    const processCpuMs = (processCpu.user + processCpu.system) / 1000;
     if (result.status !== 'success') throw new Error(`copy failed: ${JSON.stringify(result.error)}`);
 
     // The copy itself ran from the task's start to its outcome (both events in the task stream).
@@ -152,6 +156,12 @@ async function main(): Promise<void> {
       );
     console.log(
       `until visible (request → success in the read model, incl. projecting the copy): ${(visibleAfterMs / 1000).toFixed(1)} s, ${rate(copied, visibleAfterMs)}`,
+    );
+    // What the copy and its projections cost the machine: on `cores` cores it cannot be visible sooner than this CPU time over them.
+    const cores = availableParallelism();
+    console.log(
+      `CPU, request → visible, every thread: ${(processCpuMs / 1000).toFixed(1)} s, ${((processCpuMs * 1000) / copied).toFixed(1)} µs/event; ` +
+        `over ${cores} cores at least ${(processCpuMs / 1000 / cores).toFixed(1)} s`,
     );
     console.log(`progress events recorded:   ${events.filter((e) => e.type === 'TaskProgressed').length}`);
     if (copyPeakRss !== null)

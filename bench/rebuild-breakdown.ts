@@ -24,12 +24,9 @@ import { buildProjections } from '../app/feature';
 import { embeddedFeatures } from '../app/features';
 import { ProjectionRunner } from '../projection-service/runner';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
-import { streams } from '../shared/events';
-import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import { ReadModels } from '../shared/read-models/read-models';
 import { bytesWrittenOf } from './lib/child';
-import { startService } from './lib/service';
-import { timeTravelWorld } from './lib/time-travel-world';
+import { rebuildLog } from './lib/rebuild-log';
 
 const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
 const ALL = ['derived-grants', 'time-travel', 'audit-log', 'environment-copy'];
@@ -49,17 +46,8 @@ if (unknown.length > 0)
   throw new Error(`REBUILD_VARIANTS: unknown ${unknown.join(', ')} (known: ${VARIANTS.map((v) => v.key).join(', ')})`);
 
 async function main(): Promise<void> {
-  // A bootstrapped log (organisation, project, environments) from a real first start, then the world appended to it.
-  const first = await startService();
-  const dataDir = first.dataDir;
-  const environmentId = (await first.admin.ok('GET', '/v2/projects/default/envs/production')).id as string;
-  await first.stop({ keepData: true });
-  const events = new SqliteEventStore({ path: join(dataDir, 'events.sqlite') });
+  const { events, head, close } = await rebuildLog(TOTAL);
   try {
-    let version = await events.streamVersion(streams.environment(environmentId));
-    for (const batch of timeTravelWorld(TOTAL).batches)
-      version = (await events.append(streams.environment(environmentId), batch, version < 0 ? 'no_stream' : version)).streamVersion;
-    const head = await events.headPosition();
     console.log(`${head.toLocaleString('en-US')} events; each variant replays them all into a fresh read-model database`);
     for (const variant of VARIANTS.filter((v) => !picked || picked.includes(v.key))) {
       const dir = mkdtempSync(join(tmpdir(), 'rebac-rebuild-'));
@@ -97,8 +85,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await events.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 
