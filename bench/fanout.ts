@@ -32,6 +32,8 @@ import { GrantCollections } from '../shared/read-models/grants/collections';
 import { grantsFeature } from '../app/features/grants';
 import { GrantStats } from '../projection-service/grants/stats';
 import { loadConfig } from '../shared/config';
+import { folderFileModel } from './lib/folder-file-model';
+import { FACTS } from './lib/load-ours';
 
 const FILES = Number(process.env.FANOUT_FILES ?? 100_000);
 const BULK = 10_000;
@@ -169,34 +171,22 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(r.body)}`);
       return r;
     };
-    const S = '/v2/schema/default/production';
-    const F = '/v2/facts/default/production';
     console.log(
       `fan-out benchmark: ${FILES.toLocaleString('en-US')} files in one folder; ${SAMPLER_CONCURRENCY} check(s) in flight; load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} on ${cpus().length} CPUs`,
     );
 
-    await ok('POST', `${S}/resources`, { key: 'folder', name: 'Folder', actions: { read: {}, write: {} } });
-    await ok('POST', `${S}/resources`, { key: 'file', name: 'File', actions: { read: {}, write: {} } });
-    await ok('POST', `${S}/resources/folder/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] });
-    await ok('POST', `${S}/resources/file/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] });
-    await ok('POST', `${S}/resources/file/relations`, { key: 'parent', name: 'Parent', subject_resource: 'folder' });
-    await ok('POST', `${S}/resources/file/roles/editor/implicit_grants`, {
-      role: 'editor',
-      on_resource: 'folder',
-      linked_by_relation: 'parent',
-    });
-    await ok('POST', `${F}/tenants`, { key: 'acme', name: 'Acme' });
-    await ok('POST', `${F}/resource_instances`, { key: 'big', resource: 'folder', tenant: 'acme' });
-    await ok('POST', `${F}/resource_instances`, { key: 'other', resource: 'folder', tenant: 'acme' });
+    await folderFileModel(ok);
+    await ok('POST', `${FACTS}/resource_instances`, { key: 'big', resource: 'folder', tenant: 'acme' });
+    await ok('POST', `${FACTS}/resource_instances`, { key: 'other', resource: 'folder', tenant: 'acme' });
 
     const beforeLoad = stats.snapshot();
     let started = performance.now();
     for (let from = 0; from < FILES; from += BULK) {
       const keys = Array.from({ length: Math.min(BULK, FILES - from) }, (_, i) => `f${from + i}`);
-      await ok('PUT', `${F}/bulk/resource_instances`, { operations: keys.map((k) => ({ key: k, resource: 'file', tenant: 'acme' })) });
-      await ok('POST', `${F}/relationship_tuples/bulk`, {
+      await ok('PUT', `${FACTS}/bulk/resource_instances`, { operations: keys.map((k) => ({ key: k, resource: 'file', tenant: 'acme' })) });
+      await ok('POST', `${FACTS}/relationship_tuples/bulk`, {
         operations: keys.map((k) => ({ subject: 'folder:big', relation: 'parent', object: `file:${k}` })),
       });
     }
@@ -207,12 +197,12 @@ async function main(): Promise<void> {
     );
     // A steady user for the latency samples: editor on a few files through another folder.
     for (let i = 0; i < 10; i++)
-      await ok('POST', `${F}/relationship_tuples`, {
+      await ok('POST', `${FACTS}/relationship_tuples`, {
         subject: 'folder:other',
         relation: 'parent',
         object: `file:f${Math.floor((i * FILES) / 10)}`,
       });
-    await ok('POST', `${F}/role_assignments`, { user: 'steady', role: 'editor', resource_instance: 'folder:other' });
+    await ok('POST', `${FACTS}/role_assignments`, { user: 'steady', role: 'editor', resource_instance: 'folder:other' });
 
     // Two samplers: one keeps checks in flight, the other polls the last file.
     const sampler = new Sampler(service.url, key.body.secret as string);
@@ -238,8 +228,8 @@ async function main(): Promise<void> {
       const visible = poller.poll(lastFile, phase === 'grant');
       started = now();
       const response = await (phase === 'grant'
-        ? call('POST', `${F}/role_assignments`, { user: 'alice', role: 'editor', resource_instance: 'folder:big' })
-        : call('DELETE', `${F}/role_assignments`, { user: 'alice', role: 'editor', resource_instance: 'folder:big' }));
+        ? call('POST', `${FACTS}/role_assignments`, { user: 'alice', role: 'editor', resource_instance: 'folder:big' })
+        : call('DELETE', `${FACTS}/role_assignments`, { user: 'alice', role: 'editor', resource_instance: 'folder:big' }));
       const visibleMs = (await visible) - started;
       await new Promise((resolve) => setTimeout(resolve, 200));
       const samples = await sampler.stop();

@@ -19,6 +19,8 @@ import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
 import { startEmbedded } from '../app/embedded';
 import { embeddedFeatures } from '../app/features';
 import { loadConfig } from '../shared/config';
+import { folderFileModel } from './lib/folder-file-model';
+import { FACTS } from './lib/load-ours';
 
 const FOLDERS = Number(process.env.UP_FOLDERS ?? 10_000);
 const FILES_PER_FOLDER = Number(process.env.UP_FILES_PER_FOLDER ?? 9);
@@ -53,45 +55,33 @@ async function main(): Promise<void> {
     ).secret as string;
     const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
       request(key, method, path, body, headers);
-    const S = '/v2/schema/default/production';
-    const F = '/v2/facts/default/production';
     console.log(
       `user-permissions benchmark: editor on ${FOLDERS.toLocaleString('en-US')} folders of ${FILES_PER_FOLDER} files; load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} on ${cpus().length} CPUs`,
     );
-    await call('POST', `${S}/resources`, { key: 'folder', name: 'Folder', actions: { read: {}, write: {} } });
-    await call('POST', `${S}/resources`, { key: 'file', name: 'File', actions: { read: {}, write: {} } });
-    await call('POST', `${S}/resources/folder/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] });
-    await call('POST', `${S}/resources/file/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] });
-    await call('POST', `${S}/resources/file/relations`, { key: 'parent', name: 'Parent', subject_resource: 'folder' });
-    await call('POST', `${S}/resources/file/roles/editor/implicit_grants`, {
-      role: 'editor',
-      on_resource: 'folder',
-      linked_by_relation: 'parent',
-    });
-    await call('POST', `${F}/tenants`, { key: 'acme', name: 'Acme' });
+    await folderFileModel(call);
 
     let started = performance.now();
     const folders = Array.from({ length: FOLDERS }, (_, i) => `d${i}`);
     const files = folders.flatMap((folder) => Array.from({ length: FILES_PER_FOLDER }, (_, i) => ({ folder, file: `${folder}f${i}` })));
     for (let i = 0; i < folders.length; i += BULK)
-      await call('PUT', `${F}/bulk/resource_instances`, {
+      await call('PUT', `${FACTS}/bulk/resource_instances`, {
         operations: folders.slice(i, i + BULK).map((k) => ({ key: k, resource: 'folder', tenant: 'acme' })),
       });
     for (let i = 0; i < files.length; i += BULK) {
       const chunk = files.slice(i, i + BULK);
-      await call('PUT', `${F}/bulk/resource_instances`, {
+      await call('PUT', `${FACTS}/bulk/resource_instances`, {
         operations: chunk.map(({ file }) => ({ key: file, resource: 'file', tenant: 'acme' })),
       });
-      await call('POST', `${F}/relationship_tuples/bulk`, {
+      await call('POST', `${FACTS}/relationship_tuples/bulk`, {
         operations: chunk.map(({ folder, file }) => ({ subject: `folder:${folder}`, relation: 'parent', object: `file:${file}` })),
       });
     }
     for (let i = 0; i < folders.length; i += BULK)
       await call(
         'POST',
-        `${F}/role_assignments/bulk`,
+        `${FACTS}/role_assignments/bulk`,
         folders.slice(i, i + BULK).map((k) => ({ user: 'alice', role: 'editor', resource_instance: `folder:${k}`, tenant: 'acme' })),
       );
     console.log(
