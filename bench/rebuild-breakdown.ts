@@ -19,14 +19,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
-import { buildProjections } from '../app/feature';
 import { embeddedFeatures } from '../app/features';
-import { ProjectionRunner } from '../projection-service/runner';
-import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
-import { ReadModels } from '../shared/read-models/read-models';
-import { bytesWrittenOf } from './lib/child';
-import { rebuildLog } from './lib/rebuild-log';
+import { rebuildLog, replayLog } from './lib/rebuild-log';
 
 const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
 const ALL = ['derived-grants', 'time-travel', 'audit-log', 'environment-copy'];
@@ -46,37 +40,23 @@ if (unknown.length > 0)
   throw new Error(`REBUILD_VARIANTS: unknown ${unknown.join(', ')} (known: ${VARIANTS.map((v) => v.key).join(', ')})`);
 
 async function main(): Promise<void> {
-  const { events, head, close } = await rebuildLog(TOTAL);
+  const log = await rebuildLog(TOTAL);
+  const { head } = log;
   try {
     console.log(`${head.toLocaleString('en-US')} events; each variant replays them all into a fresh read-model database`);
     for (const variant of VARIANTS.filter((v) => !picked || picked.includes(v.key))) {
       const dir = mkdtempSync(join(tmpdir(), 'rebac-rebuild-'));
-      const store = new SqliteDocumentStore(join(dir, 'read-models.sqlite'));
-      const readModels = new ReadModels(store.writerView());
       const features = embeddedFeatures().filter((f) => variant.features.includes(f.name));
-      const runner = new ProjectionRunner(
-        events,
-        store,
-        buildProjections(readModels, features),
-        pino({ level: 'silent' }),
-        variant.catchUpBatchSize === undefined ? {} : { catchUpBatchSize: variant.catchUpBatchSize },
+      const options = variant.catchUpBatchSize === undefined ? {} : { catchUpBatchSize: variant.catchUpBatchSize };
+      const { wallS, cpuUs, writtenBytes } = await replayLog(log, join(dir, 'read-models.sqlite'), features, options).catch(
+        (error: unknown) => {
+          throw new Error(`${variant.label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        },
       );
-      const cpu = process.cpuUsage();
-      const writtenBefore = bytesWrittenOf(process.pid);
-      const started = performance.now();
-      await runner.start();
-      const reached = await runner.waitForPosition(head, 3_600_000);
-      const wallS = (performance.now() - started) / 1000;
-      const used = process.cpuUsage(cpu);
-      const writtenAfter = bytesWrittenOf(process.pid);
-      await runner.stop();
-      await store.close();
       const fileMb = statSync(join(dir, 'read-models.sqlite')).size / 1e6;
       rmSync(dir, { recursive: true, force: true });
-      if (!reached) throw new Error(`${variant.label}: the projections did not reach ${head}`);
-      const cpuPerEvent = (used.user + used.system) / head;
-      // The pages a replay touches (its COMMITs and checkpoints): bytesWrittenOf (the service started first has stopped: this process alone).
-      const kibPerEvent = writtenBefore === null || writtenAfter === null ? '-' : ((writtenAfter - writtenBefore) / head / 1024).toFixed(1);
+      const cpuPerEvent = cpuUs / head;
+      const kibPerEvent = writtenBytes === null ? '-' : (writtenBytes / head / 1024).toFixed(1);
       const eventsPerS = Math.round(head / wallS).toLocaleString('en-US');
       console.log(
         `${variant.label.padEnd(26)} ${wallS.toFixed(1).padStart(6)} s  ${eventsPerS.padStart(7)} events/s  ` +
@@ -85,7 +65,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await close();
+    await log.close();
   }
 }
 

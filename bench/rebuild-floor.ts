@@ -27,13 +27,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pino from 'pino';
-import { buildProjections } from '../app/feature';
 import { embeddedFeatures } from '../app/features';
-import { ProjectionRunner } from '../projection-service/runner';
-import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
-import { ReadModels } from '../shared/read-models/read-models';
-import { bulkLoadLog, rebuildLog } from './lib/rebuild-log';
+import { bulkLoadLog, rebuildLog, replayLog } from './lib/rebuild-log';
 
 const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
 const WORLD = process.env.FLOOR_WORLD ?? 'rebuild';
@@ -59,28 +54,15 @@ async function main(): Promise<void> {
     const rebuilt = join(dir, 'read-models.sqlite');
 
     // As shipped: every projection replays the log, leaving the read models whose rows are written again below.
-    const store = new SqliteDocumentStore(rebuilt);
-    const runner = new ProjectionRunner(
-      log.events,
-      store,
-      buildProjections(new ReadModels(store.writerView()), embeddedFeatures()),
-      pino({ level: 'silent' }),
-    );
-    let started = performance.now();
-    const cpu = process.cpuUsage();
-    await runner.start();
-    if (!(await runner.waitForPosition(head, 3_600_000))) throw new Error(`the projections did not reach ${head}`);
-    const shippedUs = ((performance.now() - started) * 1000) / head;
-    const used = process.cpuUsage(cpu);
-    await runner.stop();
-    await store.close();
+    const shipped = await replayLog(log, rebuilt, embeddedFeatures());
+    const shippedUs = (shipped.wallS * 1e6) / head;
     console.log(
       `${head.toLocaleString('en-US')} events replayed by every projection as shipped: ${shippedUs.toFixed(1)} µs/event ` +
-        `(${eventsPerSecond(shippedUs)} events/s), ${((used.user + used.system) / head).toFixed(1)} µs CPU/event`,
+        `(${eventsPerSecond(shippedUs)} events/s), ${(shipped.cpuUs / head).toFixed(1)} µs CPU/event`,
     );
 
     // Reading the log as the runner does.
-    started = performance.now();
+    const started = performance.now();
     let read = 0;
     for (let after = 0; ;) {
       const page = await log.events.readAll(after, BATCH);
