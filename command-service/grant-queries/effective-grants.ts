@@ -181,20 +181,17 @@ export class EffectiveGrants extends ReadOnlyGrants {
       .all()
       .filter((e) => rules.isSink(e.resource, e.role) && matches(filter.resource, e.resource) && matches(filter.role, e.role));
     if (sinkRules.length === 0) return [];
-    const parents: ParentGrants = {
+    const parentFilter: Filter = {
+      environment_id: environmentId,
       user,
-      filter: {
-        environment_id: environmentId,
-        user,
-        id: userGrantIds(environmentId, user, null),
-        role: { $in: unique(sinkRules.map((e) => e.rule.role)) },
-        ...(filter.tenant === undefined ? {} : { tenant: filter.tenant }),
-      },
-      count: 0,
+      id: userGrantIds(environmentId, user, null),
+      role: { $in: unique(sinkRules.map((e) => e.rule.role)) },
+      ...(filter.tenant === undefined ? {} : { tenant: filter.tenant }),
     };
     // Counted, not read: a page that finds its grants by scanning the tuples reads only the parents of what it scanned.
-    parents.count = await this.stored.count(parents.filter);
-    if (parents.count === 0) return [];
+    const count = await this.stored.count(parentFilter);
+    if (count === 0) return [];
+    const parents: ParentGrants = { user, filter: parentFilter, count };
     const implied: GrantDoc[] = [];
     for (const type of unique(sinkRules.map((e) => e.resource))) {
       const entries = sinkRules.filter((e) => e.resource === type);
@@ -222,11 +219,11 @@ export class EffectiveGrants extends ReadOnlyGrants {
     limit: number | undefined,
   ): Promise<GrantDoc[]> {
     const found: GrantDoc[] = [];
-    let lower = after !== null && byteOrder(after, `${type}:`) > 0 ? after : `${type}:`;
+    let lower = lowerBoundIn(type, after);
     let budget = parents.count * SCAN_ROWS_PER_SOURCE;
     while (budget > 0) {
       const page = await this.edges.find(
-        { environment_id: environmentId, object: { $gt: lower, $lt: `${type};` } },
+        { environment_id: environmentId, object: { $gt: lower, $lt: upperBoundOf(type) } },
         { sortBy: 'object', limit: SCAN_PAGE },
       );
       if (page.length === 0) return found;
@@ -277,14 +274,14 @@ export class EffectiveGrants extends ReadOnlyGrants {
     limit: number | undefined,
   ): Promise<GrantDoc[]> {
     const found: GrantDoc[] = [];
-    let lower = after !== null && byteOrder(after, `${type}:`) > 0 ? after : `${type}:`;
+    let lower = lowerBoundIn(type, after);
     for (;;) {
       const edges = await this.edges.find(
         {
           environment_id: environmentId,
           subject: parent.instance,
           tenant: parent.tenant,
-          object: { $gt: lower, $lt: `${type};` },
+          object: { $gt: lower, $lt: upperBoundOf(type) },
         },
         { sortBy: 'object', limit },
       );
@@ -321,6 +318,12 @@ interface ParentGrants {
 const SCAN_ROWS_PER_SOURCE = 8;
 /** Tuples read a query in that scan. */
 const SCAN_PAGE = 1_000;
+
+/** Where instances of `type` after `after` (null: all of them) start, exclusive: `type:` sorts before every `type:key`. */
+const lowerBoundIn = (type: string, after: string | null): string =>
+  after !== null && byteOrder(after, `${type}:`) > 0 ? after : `${type}:`;
+/** Past every instance of `type`, exclusive: `;` follows `:`. */
+const upperBoundOf = (type: string): string => `${type};`;
 
 const FILTER_FIELDS = new Set(['environment_id', 'user', 'instance', 'role', 'tenant', 'resource']);
 
