@@ -26,6 +26,7 @@ function stringify(value: unknown, what: string): string {
  * (undefined, a function). The event must not change once serialised.
  */
 export function eventJson(event: NewEvent): EventJson {
+  if (event instanceof SerialisedEvent) return event.json;
   let json = byEvent.get(event);
   if (json) return json;
   const data = stringify(event.data, `the data of a ${event.type} event`);
@@ -38,6 +39,27 @@ export function eventJson(event: NewEvent): EventJson {
   json = { data, metadata };
   byEvent.set(event, json);
   return json;
+}
+
+/**
+ * A new event its writer built as JSON text rather than as values (the copy
+ * takes a source event's stored text and changes its id in it): the log stores
+ * the text as it is, and the data is parsed only if something reads it. The
+ * text must be a JSON text of an object. Not to be spread: its data is a getter.
+ */
+export class SerialisedEvent implements NewEvent {
+  private parsed: unknown = undefined;
+
+  constructor(
+    readonly type: string,
+    readonly json: EventJson,
+    readonly metadata: NewEvent['metadata'],
+  ) {}
+
+  get data(): unknown {
+    this.parsed ??= JSON.parse(this.json.data) as unknown;
+    return this.parsed;
+  }
 }
 
 /** The UTF-8 size of a JSON text when it is over `limit` bytes, else undefined (counted only when its length leaves a doubt). */

@@ -1,4 +1,5 @@
 import type { NewEvent, RecordedEvent } from '../events/envelope';
+import type { EventJson } from './event-json';
 
 /**
  * Expected stream version for an append, in our own vocabulary (adapters
@@ -68,6 +69,13 @@ export interface EventStore {
   /** Events of one stream from version `fromVersion` (inclusive), in order, at most `limit`. */
   readStream(streamId: string, fromVersion?: number, limit?: number): Promise<RecordedEvent[]>;
 
+  /**
+   * readStream's events as the log stores them, their data and metadata as JSON text, unparsed:
+   * for a reader that writes them again with few changes (the copy). Only a log that stores text
+   * has it.
+   */
+  readStreamText?(streamId: string, fromVersion: number, limit: number): Promise<StoredEventText[]>;
+
   /** Current version of a stream (-1 when it does not exist). */
   streamVersion(streamId: string): Promise<number>;
 
@@ -86,4 +94,13 @@ export interface EventStore {
   subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription;
 
   close(): Promise<void>;
+}
+
+/** An event as a log that stores JSON text holds it (EventStore.readStreamText). */
+export interface StoredEventText {
+  position: number;
+  streamId: string;
+  streamVersion: number;
+  type: string;
+  json: EventJson;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describeEventStoreContract } from '../testing/event-store-contract';
 import { StreamVersionConflictError } from '../errors';
 import { SqliteEventStore } from './sqlite-event-store';
+import { SerialisedEvent } from './event-json';
 
 const dirs = new Map<object, string>();
 describeEventStoreContract('sqlite', {
@@ -76,6 +77,32 @@ describe('sqlite event store: large appends', () => {
     expect(await reopened.headPosition()).toBe(5);
     await reopened.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('sqlite event store: events as text', () => {
+  it('reads a stream as its stored JSON text, and stores an event given as text as it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'es-text-'));
+    const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
+    try {
+      const metadata = { actor: 'a', timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
+      // Spaced as JSON.stringify would not: the text the writer gave is what the log keeps.
+      const text = { data: '{"id": "x1", "n": [1, 2]}', metadata: JSON.stringify(metadata) };
+      await store.append(
+        'items-1',
+        [{ type: 'Added', data: { id: 'x0' }, metadata }, new SerialisedEvent('Added', text, metadata)],
+        'no_stream',
+      );
+      const parsed = await store.readStream('items-1', 1);
+      const asText = await store.readStreamText('items-1', 0, 10);
+      expect(asText.map((e) => e.json.data)).toEqual(['{"id":"x0"}', text.data]);
+      expect(asText[1]).toEqual({ position: parsed[0]!.position, streamId: 'items-1', streamVersion: 1, type: 'Added', json: text });
+      expect(parsed[0]!.data).toEqual({ id: 'x1', n: [1, 2] });
+      expect(await store.readStreamText('items-1', 1, 0)).toEqual([]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError, UnavailableError } from '../errors';
-import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, SubscribeOptions, Subscription } from './port';
+import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredEventText, SubscribeOptions, Subscription } from './port';
 import { batchSizeAfter, runCatchUpSubscription } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 
@@ -216,6 +216,16 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, fromVersion = 0, limit = Number.MAX_SAFE_INTEGER): Promise<RecordedEvent[]> {
     return this.statements.readStream.all(streamId, fromVersion, limit).map(toRecorded);
+  }
+
+  async readStreamText(streamId: string, fromVersion: number, limit: number): Promise<StoredEventText[]> {
+    return this.statements.readStream.all(streamId, fromVersion, limit).map((row) => ({
+      position: row.position,
+      streamId: row.stream_id,
+      streamVersion: row.stream_version,
+      type: row.type,
+      json: { data: row.data, metadata: row.metadata },
+    }));
   }
 
   async streamVersion(streamId: string): Promise<number> {

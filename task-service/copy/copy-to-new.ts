@@ -3,10 +3,10 @@ import { CURRENT_SCHEMA_VERSION, isEventOf, streams, type EventMetadata, type Ne
 import type { EventStore } from '../../shared/eventstore/port';
 import { TargetChangedError } from '../../shared/domain/task/errors';
 import { CopyInterruptedError, type CopyDependencies, type CopyJob, type CopyOutcome } from './copy-job';
-import { copiedEvent, copyMetadata, parseCausation } from './remap';
+import { copiedEvent, copiedEventFromText, copyMetadata, parseCausation } from './remap';
 import { DEFAULT_TENANT_KEY, defaultTenantCommand } from '../../shared/domain/env/default-tenant';
-import { inScope, scopedEvent } from './scope';
-import { readBounded } from './source-reader';
+import { inScope, narrowsEvents, scopedEvent } from './scope';
+import { readBounded, readBoundedText } from './source-reader';
 
 /**
  * Copies into a new environment: creates it through the organisation decider
@@ -58,25 +58,54 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
   };
 
   let appending: Promise<void> = Promise.resolve();
-  for await (const batch of readBounded(deps.eventStore, sourceStream, nextSourceVersion, job.bound, deps.batchSize)) {
+  for await (const { events, lastSourceVersion } of copiedBatches(deps, job, targetId, nextSourceVersion)) {
     if (job.signal.aborted) {
       await appending;
       throw new CopyInterruptedError();
     }
-    const events = batch
-      .filter((e) => inScope(e.type, request.scope))
-      .flatMap((e) => {
-        const scoped = isEventOf('env', e) ? scopedEvent(e, request.scope) : e;
-        return scoped ? [copiedEvent(scoped, targetId, origin)] : [];
-      });
     await appending;
-    appending = appendBatch(events, batch.at(-1)!.streamVersion);
+    appending = appendBatch(events, lastSourceVersion);
     // Its failure is seen at the next `await appending`; until then it must not count as unhandled.
     appending.catch(() => undefined);
   }
   await appending;
   if (!defaultTenant) await writeDefaultTenant(deps, job, targetStream, { version, sourceEventsRead });
   return { environmentId: targetId, sourceEventsRead, eventsCopied };
+}
+
+/**
+ * The source stream from `fromVersion` up to the copy's bound, a batch at a
+ * time: the events the copy writes for each, and the source version the batch
+ * ends at. Without key filters, and from a log that stores text, the events are
+ * read and copied as text (copiedEventFromText).
+ */
+async function* copiedBatches(
+  deps: CopyDependencies,
+  job: CopyJob,
+  targetId: string,
+  fromVersion: number,
+): AsyncGenerator<{ events: NewEvent[]; lastSourceVersion: number }> {
+  const { request, origin } = job;
+  const sourceStream = streams.environment(job.sourceEnvironmentId);
+  const asText = narrowsEvents(request.scope)
+    ? null
+    : readBoundedText(deps.eventStore, sourceStream, fromVersion, job.bound, deps.batchSize);
+  if (asText) {
+    for await (const batch of asText) {
+      const events = batch.filter((e) => inScope(e.type, request.scope)).map((e) => copiedEventFromText(e, targetId, origin));
+      yield { events, lastSourceVersion: batch.at(-1)!.streamVersion };
+    }
+    return;
+  }
+  for await (const batch of readBounded(deps.eventStore, sourceStream, fromVersion, job.bound, deps.batchSize)) {
+    const events = batch
+      .filter((e) => inScope(e.type, request.scope))
+      .flatMap((e) => {
+        const scoped = isEventOf('env', e) ? scopedEvent(e, request.scope) : e;
+        return scoped ? [copiedEvent(scoped, targetId, origin)] : [];
+      });
+    yield { events, lastSourceVersion: batch.at(-1)!.streamVersion };
+  }
 }
 
 /**

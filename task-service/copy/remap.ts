@@ -2,6 +2,8 @@ import type { EnvEvent, EventHandlers, EventMetadata, NewEvent, RecordedEvent } 
 import { CURRENT_SCHEMA_VERSION, dispatch, isEventOf } from '../../shared/events';
 import { attributeDefsOf, attributesData } from '../../shared/domain/env/attributes';
 import { copiedId } from '../../shared/ids';
+import { SerialisedEvent } from '../../shared/eventstore/event-json';
+import type { StoredEventText } from '../../shared/eventstore/port';
 
 type NewId = (sourceId: string) => string;
 
@@ -91,7 +93,7 @@ export interface CopyOrigin {
  * `causationId` names the source event (`<stream>@<version>`): a resumed copy
  * reads it from the target's last event to know where to go on.
  */
-export const causationOf = (source: RecordedEvent) => `${source.streamId}@${source.streamVersion}`;
+export const causationOf = (source: Pick<RecordedEvent, 'streamId' | 'streamVersion'>) => `${source.streamId}@${source.streamVersion}`;
 
 export function parseCausation(causationId: string | undefined): { streamId: string; version: number } | null {
   const match = causationId ? /^(.+)@(\d+)$/.exec(causationId) : null;
@@ -118,4 +120,55 @@ export function copiedEvent(source: RecordedEvent, targetEnvironmentId: string, 
   if (!isEventOf('env', source)) throw new Error(`Only environment events are copied, not ${source.type}`);
   const remapped = remapIds(source, targetEnvironmentId);
   return { type: remapped.type, data: remapped.data, metadata: copyMetadata(origin, causationOf(source)) };
+}
+
+/**
+ * copiedEvent for a source event read as its stored text (a copy without key
+ * filters): an event whose copy differs from it by its own id alone, with the id
+ * as the text's first key, becomes the same text with the new id, neither parsed
+ * nor serialised again (those were half of the copying thread's time,
+ * docs/benchmarks.md). Any other event is parsed and copied as copiedEvent does.
+ */
+export function copiedEventFromText(source: StoredEventText, targetEnvironmentId: string, origin: CopyOrigin): NewEvent {
+  const cause = causationOf(source);
+  const leading = idRemapping[source.type as EnvEvent['type']] === withNewId ? leadingId(source.json.data) : null;
+  if (leading === null) {
+    const { json, ...fields } = source;
+    const parsed: RecordedEvent = {
+      ...fields,
+      data: JSON.parse(json.data) as unknown,
+      metadata: JSON.parse(json.metadata) as RecordedEvent['metadata'],
+    };
+    return copiedEvent(parsed, targetEnvironmentId, origin);
+  }
+  const data = `{"id":${JSON.stringify(copiedId(targetEnvironmentId, leading.id))}${source.json.data.slice(leading.end)}`;
+  const metadata = copyMetadata(origin, cause);
+  return new SerialisedEvent(source.type, { data, metadata: copyMetadataJson(origin, cause) }, metadata);
+}
+
+const LEADING_ID = '{"id":"';
+
+/**
+ * The object's id when its JSON text opens with it (`{"id":"…"`), and where the
+ * id's string ends; null otherwise, or when the id holds an escape. The log's
+ * text is JSON.stringify's, which writes a key once: the first key is the
+ * top-level id (a nested object's "id" comes later).
+ */
+function leadingId(text: string): { id: string; end: number } | null {
+  if (!text.startsWith(LEADING_ID)) return null;
+  const close = text.indexOf('"', LEADING_ID.length);
+  if (close < 0) return null;
+  const id = text.slice(LEADING_ID.length, close);
+  return id.includes('\\') ? null : { id, end: close + 1 };
+}
+
+/** copyMetadata's JSON text: the origin's part serialised once per copy, then the causation. */
+const originJson = new WeakMap<CopyOrigin, string>();
+function copyMetadataJson(origin: CopyOrigin, causationId: string): string {
+  let head = originJson.get(origin);
+  if (head === undefined) {
+    head = JSON.stringify(copyMetadata(origin)).slice(0, -1);
+    originJson.set(origin, head);
+  }
+  return `${head},"causationId":${JSON.stringify(causationId)}}`;
 }

@@ -1,6 +1,8 @@
 import type { RecordedEvent } from '../../shared/events';
+import { eventJson, SerialisedEvent } from '../../shared/eventstore/event-json';
+import type { StoredEventText } from '../../shared/eventstore/port';
 import { deterministicId } from '../../shared/ids';
-import { copiedEvent, parseCausation, remapIds } from './remap';
+import { copiedEvent, copiedEventFromText, parseCausation, remapIds } from './remap';
 import { inScope } from './scope';
 
 const recorded = (type: string, data: unknown, streamVersion = 3): RecordedEvent => ({
@@ -11,6 +13,15 @@ const recorded = (type: string, data: unknown, streamVersion = 3): RecordedEvent
   position: 99,
   metadata: { actor: 'someone', timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 },
 });
+/** A resource type with one action: its copy gets new ids for both. */
+const docResource = {
+  id: 'r1',
+  key: 'doc',
+  name: 'Doc',
+  description: '',
+  attributes: {},
+  actions: [{ id: 'a1', key: 'read', name: 'read', description: '' }],
+};
 const origin = { taskId: 'task-1', actor: 'key-1', requestId: 'req-1', timestamp: '2026-02-02T00:00:00.000Z' };
 
 describe('copying an event', () => {
@@ -18,14 +29,7 @@ describe('copying an event', () => {
     const event = remapIds(
       {
         type: 'ResourceCreated',
-        data: {
-          id: 'r1',
-          key: 'doc',
-          name: 'Doc',
-          description: '',
-          attributes: {},
-          actions: [{ id: 'a1', key: 'read', name: 'read', description: '' }],
-        },
+        data: docResource,
       },
       'target',
     );
@@ -101,5 +105,44 @@ describe('copying an event', () => {
       });
     }
     expect(inScope('TaskStarted', { facts: true })).toBe(false);
+  });
+
+  describe('from its stored text (a copy without key filters)', () => {
+    /** The event as the log stores it, and as it reads it parsed. */
+    const stored = (type: string, data: unknown): { text: StoredEventText; parsed: RecordedEvent } => {
+      const parsed = recorded(type, data, 8);
+      const { data: _data, metadata, ...fields } = parsed;
+      return { text: { ...fields, json: { data: JSON.stringify(data), metadata: JSON.stringify(metadata) } }, parsed };
+    };
+    /** What the log gets for an event: its data and metadata as the JSON values it stores. */
+    const written = (event: Parameters<typeof eventJson>[0]) => {
+      const json = eventJson(event);
+      return { type: event.type, data: JSON.parse(json.data) as unknown, metadata: JSON.parse(json.metadata) as unknown };
+    };
+
+    it('changes the id in the text, and the log gets what the parsed copy would give it', () => {
+      // A nested "id" (an attribute) is the user's, not the object's: it stays.
+      const { text, parsed } = stored('UserCreated', { id: 'u1', key: 'alice', email: null, attributes: { id: 'u1', n: { id: 'u1' } } });
+      const copied = copiedEventFromText(text, 'target', origin);
+      expect(copied).toBeInstanceOf(SerialisedEvent);
+      const expected = copiedEvent(parsed, 'target', origin);
+      expect(written(copied)).toEqual({ type: expected.type, data: expected.data, metadata: expected.metadata });
+      expect(copied.data).toEqual(expected.data);
+      expect(copied.metadata).toEqual(expected.metadata);
+      expect(eventJson(copied).data).toBe(text.json.data.replace('"u1"', JSON.stringify((expected.data as { id: string }).id)));
+    });
+
+    it('parses and copies an event whose copy changes more than its id, whose id is not first, or whose id has an escape', () => {
+      const cases = [
+        stored('ResourceCreated', docResource),
+        stored('TenantCreated', { key: 'acme', id: 't1', name: 'Acme', description: '', attributes: {} }),
+        stored('TenantCreated', { id: 't"1', key: 'acme', name: 'Acme', description: '', attributes: {} }),
+      ];
+      for (const { text, parsed } of cases) {
+        const copied = copiedEventFromText(text, 'target', origin);
+        expect(copied).not.toBeInstanceOf(SerialisedEvent);
+        expect(copied).toEqual(copiedEvent(parsed, 'target', origin));
+      }
+    });
   });
 });

@@ -187,13 +187,16 @@ function permissionsKept(d: { resource: string | null; permissions: string[] }, 
   return d.resource === null ? d.permissions.filter((p) => keep.typed(p)) : d.permissions;
 }
 
+/** Whether the scope filters by key (scopedEvent may then narrow an event's data): without filters every event in scope is taken whole. */
+export const narrowsEvents = (scope: CopyScope): boolean => Boolean(scope.resources || scope.roles || scope.userSets || scope.resourceSets);
+
 /**
  * The event as a copy with this scope takes it (the data narrowed as above),
  * or null when it takes none of it. Without resource or role filters, the
  * event as it is.
  */
 export function scopedEvent<E extends EnvEvent>(event: E, scope: CopyScope): E | null {
-  if (!scope.resources && !scope.roles && !scope.userSets && !scope.resourceSets) return event;
+  if (!narrowsEvents(scope)) return event;
   const resource = (key: string) => passes(scope.resources, key);
   const dropped = () => {
     let found = droppedSets.get(scope);

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../shared/events';
-import type { EventStore } from '../../shared/eventstore/port';
+import type { EventStore, StoredEventText } from '../../shared/eventstore/port';
 
 /**
  * The end of what a copy reads: the source as it was at a log position, and
@@ -16,22 +16,58 @@ export interface SourceBound {
 export const withinBound = (event: RecordedEvent, bound: SourceBound): boolean =>
   event.position <= bound.position && (bound.time === undefined || event.metadata.timestamp <= bound.time);
 
+/** withinBound for an event read as text: its metadata is parsed only when the bound has a time. */
+const textWithinBound = (event: StoredEventText, bound: SourceBound): boolean =>
+  event.position <= bound.position &&
+  (bound.time === undefined || (JSON.parse(event.json.metadata) as RecordedEvent['metadata']).timestamp <= bound.time);
+
 /**
  * Reads a stream from `fromVersion` in batches up to the bound, without ever
  * holding more than one batch: this is what lets a copy of millions of events
  * run in constant memory.
  */
-export async function* readBounded(
+export function readBounded(
   store: EventStore,
   streamId: string,
   fromVersion: number,
   bound: SourceBound,
   batchSize: number,
 ): AsyncGenerator<RecordedEvent[]> {
+  const read = (from: number) => store.readStream(streamId, from, batchSize);
+  return boundedBatches(read, (event) => withinBound(event, bound), fromVersion, batchSize);
+}
+
+/**
+ * readBounded's batches as the log stores them (EventStore.readStreamText),
+ * for a copy that changes little of each event; null when the log has no text.
+ */
+export function readBoundedText(
+  store: EventStore,
+  streamId: string,
+  fromVersion: number,
+  bound: SourceBound,
+  batchSize: number,
+): AsyncGenerator<StoredEventText[]> | null {
+  if (!store.readStreamText) return null;
+  const read = store.readStreamText.bind(store);
+  return boundedBatches(
+    (from) => read(streamId, from, batchSize),
+    (event) => textWithinBound(event, bound),
+    fromVersion,
+    batchSize,
+  );
+}
+
+async function* boundedBatches<E extends { streamVersion: number }>(
+  read: (fromVersion: number) => Promise<E[]>,
+  within: (event: E) => boolean,
+  fromVersion: number,
+  batchSize: number,
+): AsyncGenerator<E[]> {
   let next = fromVersion;
   for (;;) {
-    const batch = await store.readStream(streamId, next, batchSize);
-    const end = batch.findIndex((e) => !withinBound(e, bound));
+    const batch = await read(next);
+    const end = batch.findIndex((e) => !within(e));
     const inside = end < 0 ? batch : batch.slice(0, end);
     if (inside.length > 0) yield inside;
     if (end >= 0 || batch.length < batchSize) return;
