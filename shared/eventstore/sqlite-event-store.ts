@@ -18,14 +18,12 @@ interface PendingAppend {
   asked: number;
 }
 
-interface EventRow {
-  position: number;
-  stream_id: string;
-  stream_version: number;
-  type: string;
-  data: string;
-  metadata: string;
-}
+/**
+ * An event's row as the reads select it (EVENT_COLUMNS), as an array: better-sqlite3's raw
+ * rows cost about half of its row objects, which a catch-up reads a million of.
+ */
+type EventRow = [position: number, streamId: string, streamVersion: number, type: string, data: string, metadata: string];
+const EVENT_COLUMNS = 'position, stream_id, stream_version, type, data, metadata';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -121,10 +119,14 @@ export class SqliteEventStore implements EventStore {
     this.appended.setMaxListeners(0);
     this.statements = {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
-      readStream: this.db.prepare<[string, number, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version LIMIT ?',
-      ),
-      readAll: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      readStream: this.db
+        .prepare<[string, number, number], EventRow>(
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version LIMIT ?`,
+        )
+        .raw(true),
+      readAll: this.db
+        .prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+        .raw(true),
       head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
     };
   }
@@ -219,13 +221,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStreamText(streamId: string, fromVersion: number, limit: number): Promise<StoredEventText[]> {
-    return this.statements.readStream.all(streamId, fromVersion, limit).map((row) => ({
-      position: row.position,
-      streamId: row.stream_id,
-      streamVersion: row.stream_version,
-      type: row.type,
-      json: { data: row.data, metadata: row.metadata },
-    }));
+    return this.statements.readStream.all(streamId, fromVersion, limit).map(toStoredText);
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -269,9 +265,11 @@ export class SqliteEventStore implements EventStore {
     let statement = this.categoryReads.get(count);
     if (!statement) {
       const list = Array.from({ length: count }, () => '?').join(', ');
-      statement = this.db.prepare<unknown[], EventRow>(
-        `SELECT * FROM events WHERE position > ? AND position <= ? AND category IN (${list}) ORDER BY position LIMIT ?`,
-      );
+      statement = this.db
+        .prepare<unknown[], EventRow>(
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? AND category IN (${list}) ORDER BY position LIMIT ?`,
+        )
+        .raw(true);
       this.categoryReads.set(count, statement);
     }
     return statement;
@@ -469,13 +467,17 @@ parentPort.on('message', (message) => {
 });
 `;
 
+function toStoredText(row: EventRow): StoredEventText {
+  return { position: row[0], streamId: row[1], streamVersion: row[2], type: row[3], json: { data: row[4], metadata: row[5] } };
+}
+
 function toRecorded(row: EventRow): RecordedEvent {
   return {
-    position: row.position,
-    streamId: row.stream_id,
-    streamVersion: row.stream_version,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+    position: row[0],
+    streamId: row[1],
+    streamVersion: row[2],
+    type: row[3],
+    data: JSON.parse(row[4]) as unknown,
+    metadata: JSON.parse(row[5]) as RecordedEvent['metadata'],
   };
 }
