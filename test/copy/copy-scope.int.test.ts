@@ -77,7 +77,8 @@ describe('environment copy with a scope', () => {
     expect((await api.get('/v2/schema/default/merge-into/roles/reader')).body.permissions).toEqual(['folder:read']);
   });
 
-  it('user_sets and resource_sets are accepted and select nothing (no condition sets exist); other shapes are refused', async () => {
+  // What these filters take and leave is test/abac/copy.int.test.ts's (this source has no condition sets).
+  it('user_sets and resource_sets filters leave the resource types alone; other shapes are refused', async () => {
     const r = await copy({
       target_env: { new: { key: 'with-sets', name: 'With sets' } },
       scope: { user_sets: { include: ['*'] }, resource_sets: { exclude: ['x'] } },
