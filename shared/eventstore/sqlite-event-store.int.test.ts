@@ -20,11 +20,21 @@ describeEventStoreContract('sqlite', {
   },
 });
 
+/** Runs `test` on a store in a fresh directory, then closes the store and removes the directory. */
+async function withStore(prefix: string, test: (store: SqliteEventStore) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
+  try {
+    await test(store);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('sqlite event store: large appends', () => {
   it('stores an append of many events (several multi-row INSERTs and a remainder) in order, each with its own metadata', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'es-large-'));
-    const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
-    try {
+    await withStore('es-large-', async (store) => {
       const first = { actor: 'a', timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
       const second = { actor: 'b', timestamp: '2026-01-01T00:00:01.000Z', schemaVersion: 1 };
       const events = Array.from({ length: 200 }, (_, i) => ({ type: 'Added', data: { i }, metadata: i < 130 ? first : second }));
@@ -36,18 +46,13 @@ describe('sqlite event store: large appends', () => {
         events.map((e, i) => [i + 2, i + 1, i, i < 130 ? 'a' : 'b']),
       );
       expect(await store.streamVersion('items-1')).toBe(200);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('groups the appends that arrive while a transaction is being written into the next one, each checked alone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'es-group-'));
-    const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
     const meta = { actor: null, timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
     const one = (i: number) => [{ type: 'Added', data: { i }, metadata: meta }];
-    try {
+    await withStore('es-group-', async (store) => {
       const first = store.append('s-0', one(0), 'no_stream');
       await new Promise((resolve) => setImmediate(resolve)); // the first transaction is now with the writer
       const more = Array.from({ length: 20 }, (_, i) => store.append(`s-${i + 1}`, one(i + 1), 'no_stream'));
@@ -56,10 +61,7 @@ describe('sqlite event store: large appends', () => {
       const results = await Promise.all([first, ...more]);
       expect(results.map((r) => r.position)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
       expect(results.every((r) => r.streamVersion === 0)).toBe(true);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('close answers every append it had accepted before stopping the writer', async () => {
@@ -82,9 +84,7 @@ describe('sqlite event store: large appends', () => {
 
 describe('sqlite event store: events as text', () => {
   it('reads a stream as its stored JSON text, and stores an event given as text as it is', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'es-text-'));
-    const store = new SqliteEventStore({ path: join(dir, 'events.sqlite') });
-    try {
+    await withStore('es-text-', async (store) => {
       const metadata = { actor: 'a', timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
       // Spaced as JSON.stringify would not: the text the writer gave is what the log keeps.
       const text = { data: '{"id": "x1", "n": [1, 2]}', metadata: JSON.stringify(metadata) };
@@ -99,10 +99,7 @@ describe('sqlite event store: events as text', () => {
       expect(asText[1]).toEqual({ position: parsed[0]!.position, streamId: 'items-1', streamVersion: 1, type: 'Added', json: text });
       expect(parsed[0]!.data).toEqual({ id: 'x1', n: [1, 2] });
       expect(await store.readStreamText('items-1', 1, 0)).toEqual([]);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

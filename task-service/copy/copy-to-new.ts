@@ -58,7 +58,7 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
   };
 
   let appending: Promise<void> = Promise.resolve();
-  for await (const { events, lastSourceVersion } of copiedBatches(deps, job, targetId, nextSourceVersion)) {
+  for await (const { events, lastSourceVersion } of copiedBatches(deps, job, sourceStream, targetId, nextSourceVersion)) {
     if (job.signal.aborted) {
       await appending;
       throw new CopyInterruptedError();
@@ -82,11 +82,11 @@ export async function copyToNewEnvironment(deps: CopyDependencies, job: CopyJob)
 async function* copiedBatches(
   deps: CopyDependencies,
   job: CopyJob,
+  sourceStream: string,
   targetId: string,
   fromVersion: number,
 ): AsyncGenerator<{ events: NewEvent[]; lastSourceVersion: number }> {
   const { request, origin } = job;
-  const sourceStream = streams.environment(job.sourceEnvironmentId);
   const asText = narrowsEvents(request.scope)
     ? null
     : readBoundedText(deps.eventStore, sourceStream, fromVersion, job.bound, deps.batchSize);

@@ -130,7 +130,6 @@ export function copiedEvent(source: RecordedEvent, targetEnvironmentId: string, 
  * docs/benchmarks.md). Any other event is parsed and copied as copiedEvent does.
  */
 export function copiedEventFromText(source: StoredEventText, targetEnvironmentId: string, origin: CopyOrigin): NewEvent {
-  const cause = causationOf(source);
   const leading = idRemapping[source.type as EnvEvent['type']] === withNewId ? leadingId(source.json.data) : null;
   if (leading === null) {
     const { json, ...fields } = source;
@@ -142,6 +141,7 @@ export function copiedEventFromText(source: StoredEventText, targetEnvironmentId
     return copiedEvent(parsed, targetEnvironmentId, origin);
   }
   const data = `{"id":${JSON.stringify(copiedId(targetEnvironmentId, leading.id))}${source.json.data.slice(leading.end)}`;
+  const cause = causationOf(source);
   const metadata = copyMetadata(origin, cause);
   return new SerialisedEvent(source.type, { data, metadata: copyMetadataJson(origin, cause) }, metadata);
 }
