@@ -162,7 +162,7 @@ async function main(): Promise<void> {
       await guarded('memory', async () => (await storeScaleScenarios(standalone)).filter((r) => want(r.id as ScenarioName)));
     }
     if (want('copy')) {
-      await guarded('copy', () => copyScenario(standalone, 'isolated'));
+      await guarded('copy', () => copyScenario(standalone, 'services'));
       await guarded('copy', () => copyScenario(standalone, 'embedded'));
     }
     if (want('soak')) await guarded('soak', () => soakScenario(standalone));

@@ -9,12 +9,12 @@ const number = (s: string) => Number(s.replace(/,/g, ''));
  * Environment copy of an N-event environment with its facts: runs
  * bench/copy.ts (its own process, its own fresh service) and reads its
  * figures: the copy's rate from the task's start to its success, and until the
- * copy is visible in the read models. Two modes: `isolated` is the task
- * service copying on its own (as deployed in distributed mode; the projections
- * then catch up), `embedded` is the one-process default, where the copy shares
- * the event loop with the projections of what it writes.
+ * copy is visible in the read models. Two modes: `services` is the distributed
+ * deployment, the command, task and projection services each in its own process
+ * (the task service copies while the projection service projects what it
+ * writes), `embedded` is the one-process default (`npm start`).
  */
-export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, mode: 'isolated' | 'embedded'): Promise<ScenarioResult> {
+export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, mode: 'services' | 'embedded'): Promise<ScenarioResult> {
   const events = ctx.options.copyEvents;
   ctx.log(`copy: bench/copy.ts with ${events.toLocaleString('en-US')} events, ${mode} (its own process)`);
   const nodeArgs = ctx.options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profileDir}/copy-${mode}`] : [];
@@ -23,15 +23,17 @@ export async function copyScenario(ctx: Pick<BenchContext, 'options' | 'log'>, m
   const output = child.output();
   const copy = /copy \(task start → success\):\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);
   const visible = /until visible[^:]*:\s+([\d.]+) s, ([\d,]+) events\/s/.exec(output);
-  const peak = /peak RSS while copying:\s+(\d+) MB/.exec(output);
-  const cpu = /CPU, request → visible, every thread: ([\d.]+) s, ([\d.]+) µs\/event; over (\d+) cores at least ([\d.]+) s/.exec(output);
+  const peak = /peak RSS, copy \+ projecting it:\s+(\d+) MB/.exec(output);
+  const cpu = /CPU, request → visible, every thread[^:]*: ([\d.]+) s, ([\d.]+) µs\/event; over (\d+) cores at least ([\d.]+) s/.exec(
+    output,
+  );
   if (code !== 0 || !copy) throw new Error(`bench/copy.ts exited ${code}; output:\n${output.slice(-3000)}`);
   const rate = number(copy[2]!);
   const untilVisibleS = Math.max(Number(copy[1]), visible ? Number(visible[1]) : 0);
   return {
-    id: mode === 'isolated' ? 'copy' : 'copy-embedded',
+    id: mode === 'services' ? 'copy' : 'copy-embedded',
     title:
-      mode === 'isolated'
+      mode === 'services'
         ? `copy of a ${events.toLocaleString('en-US')}-event environment (task service)`
         : `copy of a ${events.toLocaleString('en-US')}-event environment, embedded`,
     value: rate,
