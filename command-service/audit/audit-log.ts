@@ -5,6 +5,7 @@ import { auditActorOf, type AuditActorType, type AuditCollections } from '../../
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { queryIndex, type IndexMatch } from './index-query';
 import { presentEventData, type PresentedData } from './present-event';
+import { withFields } from '../../shared/objects';
 
 /** One event as the audit log shows it. */
 export interface AuditEntry {
@@ -120,7 +121,7 @@ function present(event: RecordedEvent, names: Map<string, string | null>): Audit
     stream_version: event.streamVersion,
     type: event.type,
     timestamp: m.timestamp,
-    actor: { ...actor, name: actor.type === 'api_key' && actor.id !== null ? (names.get(actor.id) ?? null) : null },
+    actor: withFields(actor, { name: actor.type === 'api_key' && actor.id !== null ? (names.get(actor.id) ?? null) : null }),
     request_id: m.requestId || null,
     correlation_id: m.correlationId ?? null,
     causation_id: m.causationId ?? null,

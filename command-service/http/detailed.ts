@@ -1,5 +1,6 @@
 import type { AssignmentDoc, InstanceDoc, ReadModels, TupleDoc } from '../../shared/read-models/read-models';
 import { splitRef } from '../../shared/refs';
+import { withFields } from '../../shared/objects';
 
 /**
  * Permit's `detailed=true` read shapes: the objects a fact names, embedded.
@@ -111,8 +112,7 @@ export async function detailedTuples(rm: ReadModels, env: string, page: TupleDoc
   return page.map((t) => {
     const relation = relations.get(`${splitRef(t.object)[0] ?? ''}#${t.relation}`);
     const tenant = tenants.get(t.tenant);
-    return {
-      ...t,
+    return withFields(t, {
       subject_details: instanceBlock(t.subject, t.tenant, instances.get(t.subject)),
       relation_details: { key: t.relation, name: relation?.name ?? t.relation, description: relation?.description ?? '' },
       object_details: instanceBlock(t.object, t.tenant, instances.get(t.object)),
@@ -122,7 +122,7 @@ export async function detailedTuples(rm: ReadModels, env: string, page: TupleDoc
         description: tenant?.description ?? '',
         attributes: tenant?.attributes ?? {},
       },
-    };
+    });
   });
 }
 
@@ -137,6 +137,6 @@ export async function detailedInstances(rm: ReadModels, env: string, page: Insta
   return page.map((i) => {
     const ref = `${i.resource}:${i.key}`;
     const relationships = [...asSubject.filter((t) => t.subject === ref), ...asObject.filter((t) => t.object === ref)];
-    return { ...i, relationships };
+    return withFields(i, { relationships });
   });
 }

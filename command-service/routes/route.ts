@@ -88,10 +88,11 @@ function requestInput<Body extends Schema, Query extends Schema>(
   req: Request,
   { body, query }: { body?: Body; query?: Query },
 ): RouteInput<Body, Query> {
-  return {
-    ...(body ? { body: once(() => parse(body, req.body, 'body')) } : {}),
-    ...(query ? { query: once(() => parse(query, req.query, 'query')) } : {}),
-  } as RouteInput<Body, Query>;
+  // Keys added to an empty object, not spread into it: once per request (shared/objects.ts).
+  const input: { body?: () => unknown; query?: () => unknown } = {};
+  if (body) input.body = once(() => parse(body, req.body, 'body'));
+  if (query) input.query = once(() => parse(query, req.query, 'query'));
+  return input as RouteInput<Body, Query>;
 }
 
 /** A handler may ask twice; the schema runs (and its transforms and defaults apply) once. */

@@ -1,6 +1,7 @@
 import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
 import type { Finder } from '../../shared/read-models/grants/collections';
 import type { Yielder } from '../yielder';
+import { withFields } from '../../shared/objects';
 
 /**
  * Keyset pages over a filter, sorted by `field`: each page holds about
@@ -27,7 +28,7 @@ export async function* keysetPages<T extends { id: string }>(
   }
   let after: FieldValue | undefined;
   for (;;) {
-    const bounded = after === undefined ? filter : { ...filter, [field]: { $gt: after } };
+    const bounded = after === undefined ? filter : withFields(filter, { [field]: { $gt: after } });
     const page = await collection.find(bounded, { sortBy: field, limit: pageSize });
     if (page.length < pageSize) {
       if (page.length > 0) yield page;
@@ -35,7 +36,7 @@ export async function* keysetPages<T extends { id: string }>(
     }
     const last = valueOf(page[page.length - 1]!, field);
     const head = page.filter((doc) => valueOf(doc, field) !== last);
-    const ties = await collection.find({ ...filter, [field]: last }, { sortBy: 'id' });
+    const ties = await collection.find(withFields(filter, { [field]: last }), { sortBy: 'id' });
     yield [...head, ...ties];
     after = last;
   }
@@ -61,12 +62,12 @@ export async function* pagesByKeys<T extends { id: string }>(
 ): AsyncGenerator<T[]> {
   for (let i = 0; i < keys.length; i += KEY_CHUNK) {
     const chunk = keys.slice(i, i + KEY_CHUNK);
-    const docs = await collection.find({ ...base, [keyField]: { $in: chunk } }, { limit: pageSize + 1 });
+    const docs = await collection.find(withFields(base, { [keyField]: { $in: chunk } }), { limit: pageSize + 1 });
     if (docs.length <= pageSize) {
       if (docs.length > 0) yield docs;
       continue;
     }
-    for (const key of chunk) yield* keysetPages(collection, { ...base, [keyField]: key }, sortField, pageSize);
+    for (const key of chunk) yield* keysetPages(collection, withFields(base, { [keyField]: key }), sortField, pageSize);
   }
 }
 

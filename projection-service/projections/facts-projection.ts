@@ -3,7 +3,7 @@ import type { EnvEvent, EventHandlers } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import { associatedTenants, type ReadModels } from '../../shared/read-models/read-models';
 import type { EnvContext, Projection } from '../../shared/read-models/projection';
-import { EnvContextCache } from '../../shared/read-models/projection';
+import { createdFields, EnvContextCache, type CreatedFields } from '../../shared/read-models/projection';
 import { KeyIds } from './key-ids';
 
 /** What a facts handler writes with, for one event of environment `ctx`. */
@@ -13,7 +13,7 @@ interface FactsScope {
   ctx: EnvContext;
   at: string;
   /** The fields every document an event creates starts with. */
-  common: EnvContext & { created_at: string; updated_at: string };
+  common: CreatedFields;
 }
 
 /** Tenants, users, resource instances, role assignments and relationship tuples; the schema is the schema projection's. */
@@ -213,12 +213,7 @@ export function factsProjection(rm: ReadModels): Projection<EnvEvent> {
       keyIds.observe(event.position);
       const ctx = await contexts.of(event);
       const at = event.metadata.timestamp;
-      await dispatch(
-        factsProjectionHandlers,
-        event.type,
-        { rm, keyIds, ctx, at, common: { ...ctx, created_at: at, updated_at: at } },
-        event,
-      );
+      await dispatch(factsProjectionHandlers, event.type, { rm, keyIds, ctx, at, common: createdFields(ctx, at) }, event);
     },
   };
 }

@@ -2,8 +2,8 @@ import type { DerivationRule, EnvEvent, EventHandlers } from '../../shared/event
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import { attributeDefsOf } from '../../shared/domain/env/attributes';
 import type { DerivedRoleRuleDoc, ReadModels, ResourceDoc, RoleDoc } from '../../shared/read-models/read-models';
-import type { EnvContext, Projection } from '../../shared/read-models/projection';
-import { EnvContextCache } from '../../shared/read-models/projection';
+import type { CreatedFields, EnvContext, Projection } from '../../shared/read-models/projection';
+import { createdFields, EnvContextCache } from '../../shared/read-models/projection';
 import { abacProjectionHandlers } from './abac-projection';
 
 /** What a schema handler writes with, for one event of environment `ctx`. */
@@ -12,7 +12,7 @@ interface SchemaScope {
   ctx: EnvContext;
   at: string;
   /** The fields every document an event creates starts with. */
-  common: EnvContext & { created_at: string; updated_at: string };
+  common: CreatedFields;
 }
 
 /** Resource types, their roles (with derivations), relations, and top-level roles; the facts are the facts projection's. */
@@ -213,7 +213,7 @@ export function schemaProjection(rm: ReadModels): Projection<EnvEvent> {
     async apply(event) {
       const ctx = await contexts.of(event);
       const at = event.metadata.timestamp;
-      await dispatch(schemaProjectionHandlers, event.type, { rm, ctx, at, common: { ...ctx, created_at: at, updated_at: at } }, event);
+      await dispatch(schemaProjectionHandlers, event.type, { rm, ctx, at, common: createdFields(ctx, at) }, event);
     },
   };
 }

@@ -59,3 +59,24 @@ export class EnvContextCache {
     return context;
   }
 }
+
+/** The fields every document an event creates in environment `ctx` starts with. */
+export interface CreatedFields extends EnvContext {
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The created fields of a document made at `at` in `ctx`, written out field by
+ * field: the facts and schema projections make one per event, and
+ * `{ ...ctx, created_at, updated_at }` costs 1–3 µs on Node 20 (shared/objects.ts).
+ */
+export function createdFields(ctx: EnvContext, at: string): CreatedFields {
+  return {
+    organization_id: ctx.organization_id,
+    project_id: ctx.project_id,
+    environment_id: ctx.environment_id,
+    created_at: at,
+    updated_at: at,
+  };
+}

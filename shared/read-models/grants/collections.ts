@@ -2,6 +2,7 @@ import type { Collection, CollectionSpec, DocumentStore, Filter, FindOptions } f
 import type { InstanceDoc, TupleDoc } from '../read-models';
 import type { EdgeDoc, GrantDoc, RulesDoc } from './model';
 import { GrantRows, type StoredGrant } from './stored-grants';
+import { withFields } from '../../objects';
 
 const grantsSpec: CollectionSpec = {
   name: 'derived_grants',
@@ -41,7 +42,7 @@ export interface Finder<T> {
 /** The facts read model's instances, read as their keys only. */
 export function instanceKeys(instances: Collection<InstanceDoc>): Finder<{ id: string; key: string }> {
   return {
-    find: (filter, options = {}) => instances.find(filter, { ...options, fields: ['key'] }),
+    find: (filter, options = {}) => instances.find(filter, withFields(options, { fields: ['key'] })),
   };
 }
 
@@ -56,6 +57,6 @@ const edgeFields = ['environment_id', 'subject', 'relation', 'object', 'tenant']
  */
 export function tupleEdges(tuples: Collection<TupleDoc>): Finder<EdgeDoc> {
   return {
-    find: (filter, options = {}) => tuples.find(filter, { ...options, fields: edgeFields }),
+    find: (filter, options = {}) => tuples.find(filter, withFields(options, { fields: edgeFields })),
   };
 }

@@ -13,6 +13,7 @@ import {
   type SetRuleDoc,
   type UserDoc,
 } from '../read-models';
+import { withFields } from '../../objects';
 
 /**
  * The history read model: every version of every environment-scoped document
@@ -73,7 +74,8 @@ const versionedByCollection = new Map<string, CollectionSpec>(Object.values(vers
 export const versionId = (oid: string, from: number): string => `${oid}@${from}`;
 
 export function versionOf<T extends { id: string }>(doc: T, from: number, to = OPEN): Version<T> {
-  return { ...doc, id: versionId(doc.id, from), _oid: doc.id, _from: from, _to: to };
+  // Once per version written: not a spread (shared/objects.ts).
+  return withFields(doc, { id: versionId(doc.id, from), _oid: doc.id, _from: from, _to: to }) as Version<T>;
 }
 
 /** The document a version holds, as the current collection returns it. */
@@ -168,7 +170,7 @@ export class HistoryCollection<T extends { id: string }> {
 
   /** The versions current at some point of `[from, to]` (positions), matching `filter`. */
   overlapping(filter: Filter, from: number, to: number, options: FindOptions = {}): Promise<Array<Version<T>>> {
-    return this.versions.find({ ...filter, _from: { $lte: to }, _to: { $gt: from } }, options);
+    return this.versions.find(withFields(filter, { _from: { $lte: to }, _to: { $gt: from } }), options);
   }
 }
 
