@@ -145,6 +145,7 @@ async function measureCopy(host: CopyHost): Promise<void> {
   const baseline = host.rssMb();
   const cpuBefore = host.cpuSeconds();
   const started = Date.now();
+  const uptimeAtRequest = process.uptime();
   const task = await host.call('POST', '/v2/projects/default/envs/production/copy/async', {
     target_env: { new: { key: 'bench-copy', name: 'Bench copy' } },
     scope: { facts: true },
@@ -164,6 +165,8 @@ async function measureCopy(host: CopyHost): Promise<void> {
     );
   }
   const visibleAfterMs = Date.now() - started;
+  // For bench/profile-summary.ts: the copy's part of a profile of this process (--cpu-prof), request to visible.
+  const profileWindow = `--window=${uptimeAtRequest.toFixed(1)}:${process.uptime().toFixed(1)}`;
   const cpuMs = (host.cpuSeconds() - cpuBefore) * 1000;
   if (result.status !== 'success') throw new Error(`copy failed: ${JSON.stringify(result.error)}`);
 
@@ -185,6 +188,7 @@ async function measureCopy(host: CopyHost): Promise<void> {
       `over ${cores} cores at least ${(cpuMs / 1000 / cores).toFixed(1)} s`,
   );
   console.log(`progress events recorded:   ${events.filter((e) => e.type === 'TaskProgressed').length}`);
+  console.log(`the copy in a profile of this process (bench/profile-summary.ts): ${profileWindow}`);
   const peak = host.peakRssMb();
   console.log(
     `peak RSS, copy + projecting it: ${peak.toFixed(0)} MB (${baseline.toFixed(0)} MB before it, +${(peak - baseline).toFixed(0)} MB)`,

@@ -138,12 +138,16 @@ async function hasDefaultTenant(store: EventStore, stream: string, version: numb
   return exists;
 }
 
-/** Whether a `default` tenant exists after `events`, given whether it did before them. */
-function defaultTenantAfter(events: ReadonlyArray<{ type: string; data: unknown }>, existed: boolean): boolean {
+/**
+ * Whether a `default` tenant exists after `events`, given whether it did before them. Reads the
+ * data of tenant events alone: a copied event's data is parsed when first read (SerialisedEvent),
+ * and reading every event's here parsed the whole copy again (8% of the copying thread).
+ */
+export function defaultTenantAfter(events: ReadonlyArray<{ type: string; data: unknown }>, existed: boolean): boolean {
   let exists = existed;
-  for (const { type, data } of events) {
-    if ((type === 'TenantCreated' || type === 'TenantDeleted') && (data as { key: string }).key === DEFAULT_TENANT_KEY)
-      exists = type === 'TenantCreated';
+  for (const event of events) {
+    if (event.type !== 'TenantCreated' && event.type !== 'TenantDeleted') continue;
+    if ((event.data as { key: string }).key === DEFAULT_TENANT_KEY) exists = event.type === 'TenantCreated';
   }
   return exists;
 }
