@@ -35,6 +35,7 @@ import { sqliteEventsPath } from '../app/stores';
 import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import type { RecordedEvent } from '../shared/events';
 import { cpuSecondsOf, freePort, memoryOf, sleep, spawnNode, type NodeChild } from './lib/child';
+import { HttpClient } from './lib/http';
 import { npmStartEnv } from './lib/service';
 
 const TOTAL = Number(process.env.COPY_BENCH_EVENTS ?? 1_000_000);
@@ -71,14 +72,8 @@ interface CopyHost {
   close(): Promise<void>;
 }
 
-const apiCall = (url: string, key: string) => async (method: string, path: string, body?: unknown) => {
-  const r = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await r.json()) as any;
-};
+/** The API through `client`: a 2xx answer's body (anything else throws with the answer). */
+const apiCall = (client: HttpClient) => (method: string, path: string, body?: unknown) => client.ok(method, path, body);
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-bench-copy-'));
@@ -92,8 +87,10 @@ async function main(): Promise<void> {
   });
   const service = await startEmbedded(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }), [environmentCopyFeature()]);
   const key = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
+  // Closed once: in services mode before the services start on its data, and again (a no-op) if they fail to.
+  let closing: Promise<void> | null = null;
   let host: CopyHost = {
-    call: apiCall(service.url, key),
+    call: apiCall(new HttpClient(service.url, key)),
     taskEvents: (taskId) => service.eventStore.readStream(streams.task(taskId)),
     projectionsAt: async () => service.runner.position,
     cpuSeconds: () => {
@@ -103,7 +100,7 @@ async function main(): Promise<void> {
     resetPeak: () => rss.reset(),
     rssMb: () => process.memoryUsage().rss / 1024 / 1024,
     peakRssMb: () => rss.peak / 1024 / 1024,
-    close: () => service.close(),
+    close: () => (closing ??= service.close()),
   };
   try {
     console.log(`copy benchmark: ${TOTAL.toLocaleString('en-US')} source events, scope.facts, ${MODE} mode, data in ${dataDir}`);
@@ -128,7 +125,7 @@ async function main(): Promise<void> {
     }
     console.log(`projections caught up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     if (MODE === 'services') {
-      await service.close();
+      await host.close();
       host = await startServices(config, key);
     }
     await measureCopy(host);
@@ -231,7 +228,7 @@ async function startServices(config: Config, key: string): Promise<CopyHost> {
   };
   const sampler = setInterval(samplePeaks, 25);
   const host: CopyHost = {
-    call: apiCall(commandUrl, key),
+    call: apiCall(new HttpClient(commandUrl, key)),
     taskEvents: (taskId) => log.readStream(streams.task(taskId)),
     projectionsAt: async () => (await readiness(projectionUrl))?.position ?? null,
     cpuSeconds: () => children.reduce((total, child) => total + (cpuSecondsOf(child.pid) ?? 0), 0),
@@ -244,15 +241,21 @@ async function startServices(config: Config, key: string): Promise<CopyHost> {
       await log.close();
     },
   };
-  for (let i = 0; ; i++) {
-    const exited = children.find((child) => child.process.exitCode !== null);
-    if (exited) throw new Error(`a service exited before it was ready:\n${exited.output().slice(-3000)}`);
-    // Once ready, a command service loads every environment's command state in the background (app/warm-command-state.ts):
-    // for the 1M-event source, seconds of CPU that a deployed service spent long before anyone asked for a copy.
-    const warm = children[2]!.output().includes('"msg":"command state loaded"');
-    if (warm && (await readiness(commandUrl)) && (await readiness(projectionUrl))) break;
-    if (i > 1200) throw new Error('the services were not ready within 2 minutes');
-    await sleep(100);
+  try {
+    for (let i = 0; ; i++) {
+      const exited = children.find((child) => child.process.exitCode !== null);
+      if (exited) throw new Error(`a service exited before it was ready:\n${exited.output().slice(-3000)}`);
+      // Once ready, a command service loads every environment's command state in the background (app/warm-command-state.ts):
+      // for the 1M-event source, seconds of CPU that a deployed service spent long before anyone asked for a copy.
+      const warm = children[2]!.output().includes('"msg":"command state loaded"');
+      if (warm && (await readiness(commandUrl)) && (await readiness(projectionUrl))) break;
+      if (i > 1200) throw new Error('the services were not ready within 2 minutes');
+      await sleep(100);
+    }
+  } catch (error) {
+    // The caller only has the embedded service to close: the services stop here.
+    await host.close();
+    throw error;
   }
   console.log('command, projection and task services started, each in its own process');
   return host;

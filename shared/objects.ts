@@ -4,7 +4,7 @@
  * the copy a hidden class of its own, and each added key another), against
  * 0.1–0.4 µs for Object.assign; a spread that only overrides keys the source
  * has is as fast as this. It showed in the projections, which made such objects
- * once per event (docs/benchmarks.md, "Object spreads").
+ * once per event (docs/benchmarks.md, the full run of 2026-11-28, 23:35).
  *
  * Only for objects whose keys are the program's (a document, a filter, a
  * context), never a client's: assign sets a `__proto__` key as the prototype,
