@@ -31,6 +31,7 @@ import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
 import { timeTravelScenarios } from './scenarios/time-travel';
 import { abacScenario } from './scenarios/abac';
+import { cpuCounters, probeHost, stealPercentSince } from './lib/host-speed';
 
 const TITLES: Record<ScenarioName, string> = {
   check: 'POST /allowed (mixed, derived roles)',
@@ -59,11 +60,29 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   log(`${options.mode} run: ${[...options.only].join(', ')}; load average ${machine.loadAvgAtStart.join(' ')} on ${machine.cpus} cpus`);
 
+  /**
+   * The host's speed before a scenario (bench/lib/host-speed.ts) and the CPU the hypervisor took
+   * during it, recorded on its rows: this machine's speed changes by up to 2× over a day, and
+   * rows measured in seconds are read across runs with it.
+   */
+  const hostBefore = (name: string) => {
+    const probe = probeHost();
+    const counters = cpuCounters();
+    log(`${name}: host probe ${probe.jsUs} µs per document, ${probe.sqliteUs} µs per row`);
+    return {
+      after: (rows: ScenarioResult[]): ScenarioResult[] => {
+        const stealPercent = stealPercentSince(counters);
+        return rows.map((row) => ({ ...row, host: { ...probe, stealPercent } }));
+      },
+    };
+  };
+
   /** Runs a scenario; a failure becomes an ERROR row and the run goes on. */
   const guarded = async (name: ScenarioName, run: () => Promise<ScenarioResult | ScenarioResult[]>) => {
+    const host = hostBefore(name);
     try {
       const out = await run();
-      results.push(...(Array.isArray(out) ? out : [out]));
+      results.push(...host.after(Array.isArray(out) ? out : [out]));
     } catch (error) {
       log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
       results.push({
@@ -96,6 +115,7 @@ async function main(): Promise<void> {
         `loading ${folders.toLocaleString('en-US')} folders, ${documents.toLocaleString('en-US')} documents, ${users.toLocaleString('en-US')} users (${dataset.assignments.length.toLocaleString('en-US')} assignments) through the bulk endpoints`,
       );
       const concurrency = 2;
+      const loadHost = hostBefore('bulk-import');
       const phases: Phase[] = [];
       const loadFrom = performance.now();
       const timings = await loadFacts(api, dataset, { chunk: options.bulkChunk, concurrency });
@@ -106,7 +126,7 @@ async function main(): Promise<void> {
       });
       const imported = bulkImportResult(timings, options.bulkChunk, concurrency);
       log(`loaded: ${imported.notes}`);
-      if (want('bulk-import')) results.push(imported);
+      if (want('bulk-import')) results.push(...loadHost.after([imported]));
 
       const ctx: BenchContext = {
         options,

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './child';
+import type { HostProbe } from './host-speed';
 
 /** One row of the table: a scenario's main figure, its latency where it has one, and its target. */
 export interface ScenarioResult {
@@ -29,6 +30,8 @@ export interface ScenarioResult {
   skipped?: string;
   /** Set when the scenario failed; the run continues with the next one. */
   error?: string;
+  /** The host's speed just before the scenario (bench/lib/host-speed.ts) and the share of its CPU the hypervisor took during it. */
+  host?: HostProbe & { stealPercent: number | null };
 }
 
 export interface BenchResults {

@@ -56,5 +56,18 @@ export function renderTable(results: ScenarioResult[]): string {
     else if (r.error) out.push(`- ${r.title}: ERROR: ${r.error.split('\n')[0]}`);
     else if (r.notes) out.push(`- ${r.title}: ${r.notes}`);
   }
+  // Rows of one scenario share its probe: one entry per probe, naming its rows.
+  const hosts = new Map<string, string[]>();
+  for (const r of results.filter((row) => row.host)) {
+    const text = hostText(r.host!);
+    hosts.set(text, [...(hosts.get(text) ?? []), r.id]);
+  }
+  if (hosts.size > 0)
+    out.push(
+      `- host before each row (µs per document / per row; steal during it): ${[...hosts].map(([text, ids]) => `${ids.join(', ')} ${text}`).join('; ')}`,
+    );
   return out.join('\n');
 }
+
+const hostText = (host: NonNullable<ScenarioResult['host']>) =>
+  `${host.jsUs}/${host.sqliteUs}${host.stealPercent === null ? '' : `, steal ${host.stealPercent}%`}`;
