@@ -135,6 +135,26 @@ describe('environment decider: bulk', () => {
       .thenThrows(InvalidRequestError, /^Item 0: The subject 'nocolon' must have the form/);
   });
 
+  it('refuses to create an instance implicitly under a key the create route would refuse', () => {
+    const implicit = (subject: string): BulkItemCommand => ({ ...createTuple('t1', subject, 'file:d1'), newSubjectId: 'i-new' });
+    spec
+      .given([...schema, instanceCreated('file', 'd1')])
+      .when({ type: 'Bulk', commands: [implicit('folder:f1*')] })
+      .thenThrows(InvalidRequestError, /^Item 0: Resource instance key 'f1\*' in 'folder:f1\*' must be/);
+    spec
+      .given([...schema, instanceCreated('file', 'd1')])
+      .when({ type: 'Bulk', commands: [implicit(`folder:${'k'.repeat(257)}`)] })
+      .thenThrows(InvalidRequestError, /must be 1 to 256 letters/);
+    // The same rule lets a valid key through: the instance is created with the tuple.
+    spec
+      .given([...schema, instanceCreated('file', 'd1')])
+      .when({ type: 'Bulk', commands: [implicit('folder:f-1_A')] })
+      .then([
+        { type: 'ResourceInstanceCreated', data: { id: 'i-new', key: 'f-1_A', resource: 'folder', tenant: 'acme', attributes: attrs } },
+        tupleCreated('t1', 'folder:f-1_A', 'file:d1'),
+      ]);
+  });
+
   it('deletes what items before it created, and refuses deleting what is not there', () => {
     spec
       .given([...schema, instanceCreated('folder', 'f1'), instanceCreated('file', 'd1')])

@@ -31,6 +31,9 @@ export function deleteInstance(c: Cmd<'DeleteInstance'>, s: EnvState): EnvEvent[
   return new Cascade(s).instance(findInstance(s, c.instance)).events();
 }
 
+/** An instance key: Permit's rule for object keys, as the create route checks it (command-service/http/validation.ts). */
+const INSTANCE_KEY = /^[A-Za-z0-9_-]{1,256}$/;
+
 /**
  * An instance named by `type:key` that does not exist yet, in a tenant that
  * does: created implicitly, as Permit does for assignments and tuples that
@@ -43,6 +46,13 @@ function instanceOrCreated(s: EnvState, ref: string, tenant: string | null, newI
   if (tenant === null || newId === undefined || separator <= 0) return findInstance(s, ref);
   const resource = findResource(s, ref.slice(0, separator)).key;
   const key = ref.slice(separator + 1);
+  // Created here, the instance never went through the create route's key rule: the same rule, or a
+  // key such as `x*` would be listed back against the documented schema (and the grants' key ranges).
+  if (!INSTANCE_KEY.test(key)) {
+    throw new InvalidRequestError(
+      `Resource instance key '${key}' in '${ref}' must be 1 to 256 letters, digits, '-' or '_' (it would be created here)`,
+    );
+  }
   const instance = { id: newId, key, resource, tenant: findTenant(s, tenant).key };
   created.push({ type: 'ResourceInstanceCreated', data: { ...instance, attributes: {} } });
   // Seen by the rest of this decision (a tuple's object may be its subject); the caller folds the events.
