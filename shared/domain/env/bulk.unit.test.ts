@@ -136,7 +136,15 @@ describe('environment decider: bulk', () => {
   });
 
   it('refuses to create an instance implicitly under a key the create route would refuse', () => {
-    const implicit = (subject: string): BulkItemCommand => ({ ...createTuple('t1', subject, 'file:d1'), newSubjectId: 'i-new' });
+    const implicit = (subject: string): BulkItemCommand => ({
+      type: 'CreateTuple',
+      id: 't1',
+      subject,
+      relation: 'parent',
+      object: 'file:d1',
+      tenant: null,
+      newSubjectId: 'i-new',
+    });
     spec
       .given([...schema, instanceCreated('file', 'd1')])
       .when({ type: 'Bulk', commands: [implicit('folder:f1*')] })
