@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { ValidationError } from '../../shared/errors';
+import { OBJECT_KEY_MAX, OBJECT_KEY_PATTERN } from '../../shared/refs';
 
 /** Object keys: letters, digits, '-' and '_' (Permit's rule). */
-export const keySchema = z
-  .string()
-  .regex(/^[A-Za-z0-9\-_]+$/, 'must match ^[A-Za-z0-9\\-_]+$')
-  .max(256);
+export const keySchema = z.string().regex(OBJECT_KEY_PATTERN, 'must match ^[A-Za-z0-9\\-_]+$').max(OBJECT_KEY_MAX);
 
 /**
  * A resource instance as requests name it: `type:key`, or its id (a UUID). Other

@@ -6,6 +6,7 @@ import { findInstance, findResource, findRole, findTenant, findUser } from './lo
 import type { EnvState, InstanceState } from './state';
 import { assignmentKey, instanceRef, relationKey, tupleKey } from './state';
 import { isUuid } from '../../ids';
+import { isObjectKey } from '../../refs';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
@@ -31,9 +32,6 @@ export function deleteInstance(c: Cmd<'DeleteInstance'>, s: EnvState): EnvEvent[
   return new Cascade(s).instance(findInstance(s, c.instance)).events();
 }
 
-/** An instance key: Permit's rule for object keys, as the create route checks it (command-service/http/validation.ts). */
-const INSTANCE_KEY = /^[A-Za-z0-9_-]{1,256}$/;
-
 /**
  * An instance named by `type:key` that does not exist yet, in a tenant that
  * does: created implicitly, as Permit does for assignments and tuples that
@@ -48,7 +46,7 @@ function instanceOrCreated(s: EnvState, ref: string, tenant: string | null, newI
   const key = ref.slice(separator + 1);
   // Created here, the instance never went through the create route's key rule: the same rule, or a
   // key such as `x*` would be listed back against the documented schema (and the grants' key ranges).
-  if (!INSTANCE_KEY.test(key)) {
+  if (!isObjectKey(key)) {
     throw new InvalidRequestError(
       `Resource instance key '${key}' in '${ref}' must be 1 to 256 letters, digits, '-' or '_' (it would be created here)`,
     );
