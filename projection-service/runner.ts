@@ -92,6 +92,9 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     this.stopping = new AbortController();
+    await this.store.transaction(async () => {
+      for (const projection of this.projections) await projection.open?.();
+    });
     this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
     this.startHead = await this.events.headPosition();
     this.read = { after: -1, size: 0 };

@@ -1,13 +1,14 @@
 import type { Range } from '../../shared/docstore/port';
 import {
   decodeBlock,
+  decodePostings,
   entryBounds,
   entryId,
-  positionOfId,
-  runId,
-  runPrefix,
+  postingsId,
+  postingsPrefix,
   type AuditCollections,
   type AuditEntry,
+  type AuditPostingsDoc,
 } from '../../shared/read-models/audit-log';
 
 /**
@@ -15,7 +16,7 @@ import {
  * (shared/read-models/audit-log.ts), in log order either way.
  *
  * Each filter is a sorted set of positions: the scope's entries, and for each
- * filter the union of its terms' runs. Their intersection is found by
+ * filter the union of its terms' runs (read from their postings documents). Their intersection is found by
  * leapfrogging: each set in turn is asked for its first member at or after the
  * current candidate (at or before, descending), which jumps the candidate ahead
  * until all agree. A set answers from a buffer of what it last read, and reads
@@ -279,12 +280,21 @@ interface Run {
   end: number;
 }
 
-/** The positions of one term: its runs. */
+/** Runs of a postings document, in order. */
+function runsOf(doc: AuditPostingsDoc): Run[] {
+  const flat = decodePostings(doc);
+  const runs: Run[] = [];
+  for (let i = 0; i < flat.length; i += 2) runs.push({ start: flat[i]!, end: flat[i + 1]! });
+  return runs;
+}
+
+/** The positions of one term: its runs, from its postings documents. */
 class RunSet implements PositionSet {
   /** Runs in walking order; ascending, the first may start before the candidate and reach it. */
   private buffer: Run[] = [];
   private exhausted = false;
-  private readonly chunk = new ChunkSize();
+  /** Postings documents per read (each holds up to RUNS_PER_POSTINGS runs). */
+  private readonly chunk = new ChunkSize(1, 16);
   known = false;
 
   constructor(
@@ -322,31 +332,26 @@ class RunSet implements PositionSet {
   }
 
   private async fill(t: number): Promise<void> {
-    const prefix = runPrefix(this.code, this.term);
-    const run = (doc: { id: string; e: number }): Run => ({ start: positionOfId(doc.id), end: doc.e });
+    const prefix = postingsPrefix(this.code, this.term);
+    const atT = postingsId(this.code, this.term, t);
     const limit = this.chunk.next(t, this.asc);
     if (this.asc) {
-      // The run that may hold t (the last to start at or before it), then those that start after it.
+      // The document that may hold t (the last to start at or before it: it holds every run that
+      // starts before the next one), then those that start after it.
       this.reads.count += 2;
-      const [holding] = await this.c.runs.find(
-        { id: { $gt: prefix, $lte: runId(this.code, this.term, t) } },
-        { sortBy: 'id', descending: true, limit: 1 },
-      );
-      const later = await this.c.runs.find(
-        { id: { $gt: runId(this.code, this.term, t), $lte: runId(this.code, this.term, this.high) } },
+      const [holding] = await this.c.postings.find({ id: { $gt: prefix, $lte: atT } }, { sortBy: 'id', descending: true, limit: 1 });
+      const later = await this.c.postings.find(
+        { id: { $gt: atT, $lte: postingsId(this.code, this.term, this.high) } },
         { sortBy: 'id', limit },
       );
-      this.buffer = [...(holding && holding.e >= t ? [run(holding)] : []), ...later.map(run)];
+      this.buffer = [...(holding ? runsOf(holding).filter((run) => run.end >= t) : []), ...later.flatMap(runsOf)];
       this.exhausted = later.length < limit;
       this.chunk.covered(this.buffer.at(-1)?.end ?? null);
     } else {
-      // Runs that start at or before t, latest first: the first holds t or ends before it.
+      // Documents that start at or before t, latest first, their runs latest first: the first holds t or ends before it.
       this.reads.count++;
-      const earlier = await this.c.runs.find(
-        { id: { $gt: prefix, $lte: runId(this.code, this.term, t) } },
-        { sortBy: 'id', descending: true, limit },
-      );
-      this.buffer = earlier.map(run);
+      const earlier = await this.c.postings.find({ id: { $gt: prefix, $lte: atT } }, { sortBy: 'id', descending: true, limit });
+      this.buffer = earlier.flatMap((doc) => runsOf(doc).reverse());
       this.exhausted = earlier.length < limit;
       this.chunk.covered(this.buffer.at(-1)?.start ?? null);
     }

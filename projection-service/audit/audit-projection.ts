@@ -8,34 +8,48 @@ import {
   auditTerm,
   ENTRIES_PER_BLOCK,
   decodeBlock,
+  decodePostings,
   encodeBlock,
+  encodePostings,
   entryBounds,
   entryId,
-  runId,
-  runPrefix,
+  postingsId,
+  postingsPrefix,
+  RUNS_PER_POSTINGS,
   scopeCode,
   type AuditDimension,
   type AuditEntry,
 } from '../../shared/read-models/audit-log';
 import type { Projection } from '../../shared/read-models/projection';
 import { envAuditRefs, orgAuditRefs, taskAuditRefs, type AuditRefs } from './refs';
+import { moveRunsToPostings } from './runs-to-postings';
 
-/** A run of the scope's events that all carry one term, as far as it goes. */
-interface Run {
-  id: string;
-  end: number;
-}
-
-/** What the projection remembers of a scope between events: enough to extend the runs of the scope's last event. */
+/** What the projection remembers of a scope between events. */
 interface ScopeState {
+  id: string;
   code: string;
   /** Position of the scope's last event indexed (0: none). */
   lastPosition: number;
   logTime: number;
-  /** The runs the last event belongs to, by term; null after a reload, when only the store knows them. */
-  open: Map<string, Run> | null;
+  /**
+   * Whether every term of the scope that has postings has its current document
+   * in memory: the scope is new to this projection and none of its documents
+   * was dropped from memory since. Otherwise a term not in memory is read back.
+   */
+  complete: boolean;
   /** The block the scope's entries go to (null: the next starts one). */
   block: Block | null;
+}
+
+/** A term's current postings document in a scope: its runs, flat and absolute (`[start0, end0, …]`). */
+interface Postings {
+  /** `<code>|<term>|` */
+  prefix: string;
+  runs: number[];
+  /** The scope's id, to mark it incomplete when this is dropped from memory. */
+  scope: string;
+  /** The last batch (its sequence number) that touched it: recently used ones are kept when memory is trimmed. */
+  used: number;
 }
 
 /** Entries of a block, from its first. */
@@ -46,20 +60,31 @@ interface Block {
 
 /** Scopes (and copy tasks) whose state is kept in memory; others are read back from the index when they come again. */
 const CACHED_SCOPES = 10_000;
+/** Terms whose current postings are kept in memory (trimmed after each write); others are read back when they come again. */
+const CACHED_POSTINGS = 200_000;
+/** Postings used within this many batches are kept when the cache is trimmed, if older ones can go. */
+const RECENT_BATCHES = 3;
 
 /**
  * The audit-log index (shared/read-models/audit-log.ts): every event, in every
  * scope it belongs to, as an entry and as an extension of the runs of its terms.
  *
- * Runs and entry blocks are written once per batch (at its last event, which
- * `prepare` points out), so a run that 5,000 events of one request extend is
- * one write, and their entries one per ENTRIES_PER_BLOCK. Idempotent under redelivery: a scope's state is read back from the
- * index when an event comes at or before its last indexed position (a replay
- * after a crash, on an engine without transactions), and replaying the same
- * events in order rebuilds the same runs.
+ * Postings and entry blocks are written once per batch (at its last event,
+ * which `prepare` points out), so a term that 5,000 events of a batch carry costs
+ * one document write however many runs they make, and their entries one per
+ * ENTRIES_PER_BLOCK. Idempotent under redelivery: a scope's state is read back
+ * from the index when an event comes at or before its last indexed position (a
+ * replay after a crash, on an engine without transactions), a term's postings
+ * are cut back to that position, and replaying the same events in order rebuilds
+ * the same documents, however the batches fall.
  */
-export function auditLogProjection(store: DocumentStore): Projection {
-  return new AuditLogProjection(new AuditCollections(store));
+export function auditLogProjection(store: DocumentStore, options: AuditLogOptions = {}): Projection {
+  return new AuditLogProjection(store, new AuditCollections(store), options.cachedPostings ?? CACHED_POSTINGS);
+}
+
+export interface AuditLogOptions {
+  /** Terms whose current postings stay in memory (default CACHED_POSTINGS; the tests make it small so that terms are read back). */
+  cachedPostings?: number;
 }
 
 class AuditLogProjection implements Projection {
@@ -70,20 +95,37 @@ class AuditLogProjection implements Projection {
   private readonly scopes = new Map<string, ScopeState>();
   private readonly taskScopes = new Map<string, string[]>();
   private readonly dirtyBlocks = new Map<string, { code: string; block: Block }>();
-  private readonly dirtyRuns = new Map<string, Run>();
+  /** Current postings by `<code>|<term>|`, in the order they were first kept (see forgetPostingsPastCache). */
+  private readonly postings = new Map<string, Postings>();
+  /** Batches prepared so far: the clock of Postings.used. */
+  private batches = 0;
+  private readonly dirtyPostings = new Set<Postings>();
   /** Position of the batch's last event, where the buffered writes go out; null: after each event. */
   private batchEnd: number | null = null;
   private highest = 0;
   private readonly metadataTerms = new MetadataTerms();
 
-  constructor(private readonly c: AuditCollections) {}
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly c: AuditCollections,
+    private readonly cachedPostings: number,
+  ) {}
+
+  /** An index written before postings has its runs moved into them (runs-to-postings.ts). */
+  async open(): Promise<void> {
+    await moveRunsToPostings(this.store, this.c);
+  }
 
   async prepare(batch: RecordedEvent[]): Promise<void> {
     // What a failed batch left buffered was rolled back with it (or will be replayed).
     this.dirtyBlocks.clear();
-    this.dirtyRuns.clear();
+    this.dirtyPostings.clear();
+    this.batches++;
     this.batchEnd = batch.filter((event) => isDomainEvent(event)).at(-1)?.position ?? null;
-    if (batch.length > 0 && batch[0]!.position <= this.highest) this.scopes.clear();
+    if (batch.length > 0 && batch[0]!.position <= this.highest) {
+      this.scopes.clear();
+      this.postings.clear();
+    }
   }
 
   async apply(event: RecordedOf<DomainEvent>): Promise<void> {
@@ -114,17 +156,22 @@ class AuditLogProjection implements Projection {
       t: logTime,
     });
     this.dirtyBlocks.set(state.block.id, { code: state.code, block: state.block });
-    const open = new Map<string, Run>();
+    const previous = state.lastPosition;
     for (const term of terms) {
-      const run = (state.open ? state.open.get(term) : await this.storedRunThrough(state, term)) ?? {
-        id: runId(state.code, term, position),
-        end: position,
-      };
-      run.end = position;
-      open.set(term, run);
-      this.dirtyRuns.set(run.id, run);
+      const prefix = postingsPrefix(state.code, term);
+      let postings = this.postings.get(prefix) ?? (state.complete ? undefined : await this.storedPostings(state, term));
+      if (postings && previous > 0 && postings.runs[postings.runs.length - 1] === previous) {
+        // The term's run holds the scope's event before this one: it goes on.
+        postings.runs[postings.runs.length - 1] = position;
+      } else if (postings && postings.runs.length < 2 * RUNS_PER_POSTINGS) {
+        postings.runs.push(position, position);
+      } else {
+        postings = { prefix, runs: [position, position], scope: state.id, used: 0 };
+      }
+      postings.used = this.batches;
+      this.postings.set(prefix, postings);
+      this.dirtyPostings.add(postings);
     }
-    state.open = open;
     state.lastPosition = position;
     state.logTime = logTime;
   }
@@ -136,27 +183,42 @@ class AuditLogProjection implements Projection {
     if (!stored) {
       const code = index === 0 ? scopeCode(position) : `${scopeCode(position)}-${index}`;
       await this.c.scopes.put({ id: scope, code });
-      return { code, lastPosition: 0, logTime: 0, open: new Map(), block: null };
+      return { id: scope, code, lastPosition: 0, logTime: 0, complete: true, block: null };
     }
     // The block before `position` goes on from its entries before it (a replay drops the others, and writes them again).
     const [previous] = await this.c.entries.find(
       { id: { $gt: entryBounds(stored.code).low, $lt: entryId(stored.code, position) } },
       { sortBy: 'id', descending: true, limit: 1 },
     );
-    if (!previous) return { code: stored.code, lastPosition: 0, logTime: 0, open: new Map(), block: null };
+    if (!previous) return { id: scope, code: stored.code, lastPosition: 0, logTime: 0, complete: false, block: null };
     const entries = decodeBlock(previous).filter((entry) => entry.position < position);
     const last = entries.at(-1)!;
-    return { code: stored.code, lastPosition: last.position, logTime: last.t, open: null, block: { id: previous.id, entries } };
+    return {
+      id: scope,
+      code: stored.code,
+      lastPosition: last.position,
+      logTime: last.t,
+      complete: false,
+      block: { id: previous.id, entries },
+    };
   }
 
-  /** The stored run of `term` that holds the scope's last event, if any (after a reload). */
-  private async storedRunThrough(state: ScopeState, term: string): Promise<Run | undefined> {
-    const prefix = runPrefix(state.code, term);
-    const [run] = await this.c.runs.find(
-      { id: { $gt: prefix, $lte: runId(state.code, term, state.lastPosition) } },
+  /**
+   * The term's stored current postings, as of the scope's last indexed event:
+   * runs a crashed attempt wrote past it are cut back (the replay writes them again).
+   */
+  private async storedPostings(state: ScopeState, term: string): Promise<Postings | undefined> {
+    if (state.lastPosition === 0) return undefined;
+    const prefix = postingsPrefix(state.code, term);
+    const [doc] = await this.c.postings.find(
+      { id: { $gt: prefix, $lte: postingsId(state.code, term, state.lastPosition) } },
       { sortBy: 'id', descending: true, limit: 1 },
     );
-    return run && run.e >= state.lastPosition ? { id: run.id, end: run.e } : undefined;
+    if (!doc) return undefined;
+    const runs = decodePostings(doc);
+    while (runs[runs.length - 2]! > state.lastPosition) runs.length -= 2;
+    if (runs[runs.length - 1]! > state.lastPosition) runs[runs.length - 1] = state.lastPosition;
+    return { prefix, runs, scope: state.id, used: this.batches };
   }
 
   private async flush(): Promise<void> {
@@ -165,10 +227,34 @@ class AuditLogProjection implements Projection {
       this.dirtyBlocks.clear();
       await this.c.entries.putMany(blocks);
     }
-    if (this.dirtyRuns.size > 0) {
-      const runs = [...this.dirtyRuns.values()].map((run) => ({ id: run.id, e: run.end }));
-      this.dirtyRuns.clear();
-      await this.c.runs.putMany(runs);
+    if (this.dirtyPostings.size > 0) {
+      const docs = [...this.dirtyPostings].map((postings) => encodePostings(postings.prefix, postings.runs));
+      this.dirtyPostings.clear();
+      await this.c.postings.putMany(docs);
+    }
+    this.forgetPostingsPastCache();
+  }
+
+  /**
+   * Drops postings past the cache's size (all written), oldest kept first, but
+   * one used in the last few batches goes to the back instead (a clock: moving
+   * each on every use would cost a Map delete and insert per term and event),
+   * and marks the scopes of those dropped incomplete.
+   */
+  private forgetPostingsPastCache(): void {
+    if (this.postings.size <= this.cachedPostings) return;
+    const recent = this.batches - RECENT_BATCHES;
+    for (const [prefix, postings] of this.postings) {
+      if (this.postings.size <= this.cachedPostings) return;
+      this.postings.delete(prefix);
+      // Moved back, it is visited again, and then dropped: the loop ends.
+      if (postings.used > recent) {
+        postings.used = recent;
+        this.postings.set(prefix, postings);
+        continue;
+      }
+      const scope = this.scopes.get(postings.scope);
+      if (scope) scope.complete = false;
     }
   }
 

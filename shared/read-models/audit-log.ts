@@ -16,12 +16,15 @@ import type { EventMetadata } from '../events/envelope';
  * - `audit_entries`: every event of the scope, in blocks of consecutive events
  *   keyed `<code>|<first position>`: each event's position, stream version (and
  *   stream, when not the scope's own) and log time.
- * - `audit_runs`: the postings of each filter *term* (`us=alice`, `ty=RoleAssigned`,
- *   `md.ticket=ABC-1`), run-length encoded over the scope's events: one document
- *   `<code>|<term>|<start>` per run of consecutive scope events that all carry the
- *   term, holding its last position. Events of one request share their actor, type,
- *   request id and most refs, so a bulk write of 5,000 tuples costs a handful of run
- *   documents for those terms plus one per instance it names.
+ * - `audit_postings`: the postings of each filter *term* (`us=alice`, `ty=RoleAssigned`,
+ *   `md.ticket=ABC-1`), as runs of consecutive scope events that all carry the term,
+ *   grouped in documents of up to RUNS_PER_POSTINGS runs keyed `<code>|<term>|<start of
+ *   the first>`. A term's documents follow one another: each holds the runs that start
+ *   before the next one's id. Events of one request share their actor, type, request id
+ *   and most refs, so a bulk write of 5,000 tuples costs a handful of runs for those
+ *   terms plus one per instance it names; and since a batch writes each term's current
+ *   document once, however many runs it adds, an interleaved log costs a document write
+ *   per term and batch rather than per run.
  *
  * Every query is a range of `id`s (the port's `$gte`/`$lte` on `id`, ascending or
  * descending), which both engines answer from their primary key: nothing else is
@@ -99,11 +102,33 @@ export function decodeBlock(doc: AuditEntryBlockDoc): AuditEntry[] {
   return entries;
 }
 
-export interface AuditRunDoc {
-  /** `<code>|<term>|<first position>` */
+/**
+ * Runs of one term: from `<code>|<term>|<first start>`, each run's length (its
+ * last position minus its first) and the distance from its end to the next
+ * run's start, alternately: `[end0 - start0, start1 - end0, end1 - start1, …]`.
+ */
+export interface AuditPostingsDoc {
   id: string;
-  /** Last position of the run. */
-  e: number;
+  r: number[];
+}
+
+/** Runs per postings document: a term's current document is rewritten by each batch that extends it, so it stays small. */
+export const RUNS_PER_POSTINGS = 64;
+
+/** The postings document of `runs` (flat, `[start0, end0, start1, end1, …]`, ascending), keyed by the first start. */
+export function encodePostings(prefix: string, runs: readonly number[]): AuditPostingsDoc {
+  const r: number[] = new Array<number>(runs.length - 1);
+  for (let i = 1; i < runs.length; i++) r[i - 1] = runs[i]! - runs[i - 1]!;
+  return { id: `${prefix}${encodePosition(runs[0]!)}`, r };
+}
+
+/** The runs of a postings document, flat (`[start0, end0, …]`). */
+export function decodePostings(doc: AuditPostingsDoc): number[] {
+  const runs: number[] = new Array<number>(doc.r.length + 1);
+  let position = positionOfId(doc.id);
+  runs[0] = position;
+  for (let i = 0; i < doc.r.length; i++) runs[i + 1] = position += doc.r[i]!;
+  return runs;
 }
 
 /** The scopes of a copy task's stream (its source and target environments), for its later events. */
@@ -118,13 +143,13 @@ const keyOnly = (name: string): CollectionSpec => ({ name, fields: [], indexes: 
 export class AuditCollections {
   readonly scopes: Collection<AuditScopeDoc>;
   readonly entries: Collection<AuditEntryBlockDoc>;
-  readonly runs: Collection<AuditRunDoc>;
+  readonly postings: Collection<AuditPostingsDoc>;
   readonly tasks: Collection<AuditTaskDoc>;
 
   constructor(store: DocumentStore) {
     this.scopes = store.collection(keyOnly('audit_scopes'));
     this.entries = store.collection(keyOnly('audit_entries'));
-    this.runs = store.collection(keyOnly('audit_runs'));
+    this.postings = store.collection(keyOnly('audit_postings'));
     this.tasks = store.collection(keyOnly('audit_tasks'));
   }
 }
@@ -139,17 +164,17 @@ export const scopeCode = (position: number): string => position.toString(36);
 
 /** The id of the entry block that starts at `position`. */
 export const entryId = (code: string, position: number): string => `${code}|${encodePosition(position)}`;
-/** The position an entry block or run id ends with. */
+/** The position an entry block or postings id ends with. */
 export const positionOfId = (id: string): number => decodePosition(id.slice(-POSITION_WIDTH));
 /** Every id of the scope's entry blocks lies strictly between these two. */
 export const entryBounds = (code: string) => ({ low: `${code}|`, high: `${code}|~` });
 
-export const runPrefix = (code: string, term: string): string => `${code}|${term}|`;
-export const runId = (code: string, term: string, start: number): string => `${runPrefix(code, term)}${encodePosition(start)}`;
+export const postingsPrefix = (code: string, term: string): string => `${code}|${term}|`;
+export const postingsId = (code: string, term: string, start: number): string => `${postingsPrefix(code, term)}${encodePosition(start)}`;
 
 /**
  * The filters the index answers, by their query name, with the short name their
- * terms carry (terms are repeated in every run's key).
+ * terms carry (terms are repeated in every postings key).
  */
 export const AUDIT_DIMENSIONS = {
   type: 'ty',

@@ -23,6 +23,12 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
    * it learns must not change what `apply` does, only how fast.
    */
   prepare?(batch: RecordedEvent[]): Promise<void>;
+  /**
+   * Called once when the runner starts, before the first batch, inside a
+   * transaction: to bring read models an older version of the projection wrote
+   * to today's layout. Must be idempotent (it runs again after a crash part-way).
+   */
+  open?(): Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { queryIndex, type IndexQuery } from '../../../command-service/audit/index-query';
-import { auditLogProjection, termsOf } from '../../../projection-service/audit/audit-projection';
+import { auditLogProjection, termsOf, type AuditLogOptions } from '../../../projection-service/audit/audit-projection';
 import type { DocumentStore } from '../../../shared/docstore/port';
 import type { DomainEvent, EventMetadata, RecordedEvent, RecordedOf } from '../../../shared/events';
 import { AuditCollections } from '../../../shared/read-models/audit-log';
@@ -112,16 +112,21 @@ export async function dump(store: DocumentStore): Promise<unknown> {
   return {
     scopes: await c.scopes.find({}, all),
     entries: await c.entries.find({}, all),
-    runs: await c.runs.find({}, all),
+    postings: await c.postings.find({}, all),
     tasks: await c.tasks.find({}, all),
   };
 }
 
-/** Indexes `log` in random batches once cleanly, once with crashes and replays (no transactions); both must end as the same documents. */
+/**
+ * Indexes `log` in random batches once cleanly, once with crashes and replays (no transactions);
+ * both must end as the same documents. `replayOptions`: the replaying projection's (a small
+ * postings cache makes it read terms back from what it and the crashed attempts wrote).
+ */
 export async function checkReplaysMatchOnePass(
   open: () => Promise<DocumentStore>,
   log: Array<RecordedOf<DomainEvent>>,
   maxBatch = 300,
+  replayOptions: AuditLogOptions = {},
 ): Promise<void> {
   const clean = await open();
   const r = random(11);
@@ -134,14 +139,14 @@ export async function checkReplaysMatchOnePass(
 
   // No transactions: a batch may stop half-way (a crash), then a new projection replays from an earlier checkpoint.
   const replayed = await open();
-  let projectionNow = auditLogProjection(replayed);
+  let projectionNow = auditLogProjection(replayed, replayOptions);
   let checkpoint = 0;
   while (checkpoint < log.length) {
     const size = 1 + r.int(maxBatch);
     const batch = log.slice(checkpoint, checkpoint + size);
     if (r.next() < 0.3) {
       await index(projectionNow, batch.slice(0, r.int(batch.length)));
-      projectionNow = auditLogProjection(replayed);
+      projectionNow = auditLogProjection(replayed, replayOptions);
       continue;
     }
     await index(projectionNow, batch);
