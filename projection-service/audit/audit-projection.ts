@@ -61,7 +61,7 @@ interface Block {
 /** Scopes (and copy tasks) whose state is kept in memory; others are read back from the index when they come again. */
 const CACHED_SCOPES = 10_000;
 /** Terms whose current postings are kept in memory (trimmed after each write); others are read back when they come again. */
-const CACHED_POSTINGS = 200_000;
+const CACHED_POSTINGS = 50_000;
 /** Postings used within this many batches are kept when the cache is trimmed, if older ones can go. */
 const RECENT_BATCHES = 3;
 
