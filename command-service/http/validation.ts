@@ -3,7 +3,7 @@ import { ValidationError } from '../../shared/errors';
 import { OBJECT_KEY_MAX, OBJECT_KEY_PATTERN } from '../../shared/refs';
 
 /** Object keys: letters, digits, '-' and '_' (Permit's rule). */
-export const keySchema = z.string().regex(OBJECT_KEY_PATTERN, 'must match ^[A-Za-z0-9\\-_]+$').max(OBJECT_KEY_MAX);
+export const keySchema = z.string().regex(OBJECT_KEY_PATTERN, `must match ${OBJECT_KEY_PATTERN.source}`).max(OBJECT_KEY_MAX);
 
 /**
  * A resource instance as requests name it: `type:key`, or its id (a UUID). Other

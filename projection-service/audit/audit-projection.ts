@@ -159,7 +159,8 @@ class AuditLogProjection implements Projection {
     const previous = state.lastPosition;
     for (const term of terms) {
       const prefix = postingsPrefix(state.code, term);
-      let postings = this.postings.get(prefix) ?? (state.complete ? undefined : await this.storedPostings(state, term));
+      const cached = this.postings.get(prefix);
+      let postings = cached ?? (state.complete ? undefined : await this.storedPostings(state, term));
       if (postings && previous > 0 && postings.runs[postings.runs.length - 1] === previous) {
         // The term's run holds the scope's event before this one: it goes on.
         postings.runs[postings.runs.length - 1] = position;
@@ -169,7 +170,7 @@ class AuditLogProjection implements Projection {
         postings = { prefix, runs: [position, position], scope: state.id, used: 0 };
       }
       postings.used = this.batches;
-      this.postings.set(prefix, postings);
+      if (postings !== cached) this.postings.set(prefix, postings);
       this.dirtyPostings.add(postings);
     }
     state.lastPosition = position;

@@ -1,17 +1,24 @@
-import type { DocumentStore } from '../../shared/docstore/port';
-import { encodePostings, positionOfId, POSITION_WIDTH, RUNS_PER_POSTINGS, type AuditCollections } from '../../shared/read-models/audit-log';
+import type { Collection, DocumentStore } from '../../shared/docstore/port';
+import {
+  encodePostings,
+  keyOnly,
+  positionOfId,
+  POSITION_WIDTH,
+  RUNS_PER_POSTINGS,
+  type AuditCollections,
+} from '../../shared/read-models/audit-log';
 
 /**
  * The audit index as written before 2026-11-29: one document per run of a term,
  * `{ id: '<code>|<term>|<start>', e: <end> }`, in `audit_runs` (declared as the
  * other audit collections are: key only, compact, clustered).
  */
-interface LegacyRunDoc {
+export interface LegacyRunDoc {
   id: string;
   e: number;
 }
 
-const LEGACY_RUNS = { name: 'audit_runs', fields: [], indexes: [], compact: true, clustered: true };
+export const legacyRuns = (store: DocumentStore): Collection<LegacyRunDoc> => store.collection(keyOnly('audit_runs'));
 
 /**
  * Moves an index's runs into postings documents, so that a deployment upgraded
@@ -28,7 +35,7 @@ const LEGACY_RUNS = { name: 'audit_runs', fields: [], indexes: [], compact: true
 export async function moveRunsToPostings(store: DocumentStore, c: AuditCollections, pageSize = 10_000): Promise<number> {
   // A full page then holds at least two groups, so holding back its last one always moves something.
   if (pageSize <= RUNS_PER_POSTINGS) throw new Error(`pageSize must exceed ${RUNS_PER_POSTINGS}, not ${pageSize}`);
-  const legacy = store.collection<LegacyRunDoc>(LEGACY_RUNS);
+  const legacy = legacyRuns(store);
   let moved = 0;
   for (;;) {
     const page = await legacy.find({}, { sortBy: 'id', limit: pageSize });

@@ -138,7 +138,7 @@ export interface AuditTaskDoc {
 }
 
 /** Read by ranges of ids only: no declared field, stored in id order. */
-const keyOnly = (name: string): CollectionSpec => ({ name, fields: [], indexes: [], compact: true, clustered: true });
+export const keyOnly = (name: string): CollectionSpec => ({ name, fields: [], indexes: [], compact: true, clustered: true });
 
 export class AuditCollections {
   readonly scopes: Collection<AuditScopeDoc>;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import { auditLogProjection } from '../../projection-service/audit/audit-projection';
-import { moveRunsToPostings } from '../../projection-service/audit/runs-to-postings';
+import { legacyRuns, moveRunsToPostings } from '../../projection-service/audit/runs-to-postings';
 import type { CollectionSpec, DocumentStore } from '../../shared/docstore/port';
-import { AuditCollections, decodePostings } from '../../shared/read-models/audit-log';
+import { AuditCollections, decodePostings, encodePosition, POSITION_WIDTH } from '../../shared/read-models/audit-log';
 import { checkRandomQueries, checkReplaysMatchOnePass, dump, index, randomLog } from './support/index-checks';
 
 /**
@@ -55,18 +55,12 @@ describe('audit-log index on SQLite', () => {
     await after.scopes.putMany(await before.scopes.find({}));
     await after.entries.putMany(await before.entries.find({}));
     await after.tasks.putMany(await before.tasks.find({}));
-    const legacy = upgraded.collection<{ id: string; e: number }>({
-      name: 'audit_runs',
-      fields: [],
-      indexes: [],
-      compact: true,
-      clustered: true,
-    });
+    const legacy = legacyRuns(upgraded);
     const runs = (await before.postings.find({})).flatMap((doc) => {
       const flat = decodePostings(doc);
-      const prefix = doc.id.slice(0, -11);
+      const prefix = doc.id.slice(0, -POSITION_WIDTH);
       return Array.from({ length: flat.length / 2 }, (_, i) => ({
-        id: `${prefix}${flat[2 * i]!.toString(36).padStart(11, '0')}`,
+        id: `${prefix}${encodePosition(flat[2 * i]!)}`,
         e: flat[2 * i + 1]!,
       }));
     });

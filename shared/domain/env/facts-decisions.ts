@@ -6,7 +6,7 @@ import { findInstance, findResource, findRole, findTenant, findUser } from './lo
 import type { EnvState, InstanceState } from './state';
 import { assignmentKey, instanceRef, relationKey, tupleKey } from './state';
 import { isUuid } from '../../ids';
-import { isObjectKey } from '../../refs';
+import { isObjectKey, OBJECT_KEY_MAX } from '../../refs';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
@@ -48,7 +48,7 @@ function instanceOrCreated(s: EnvState, ref: string, tenant: string | null, newI
   // key such as `x*` would be listed back against the documented schema (and the grants' key ranges).
   if (!isObjectKey(key)) {
     throw new InvalidRequestError(
-      `Resource instance key '${key}' in '${ref}' must be 1 to 256 letters, digits, '-' or '_' (it would be created here)`,
+      `Resource instance key '${key}' in '${ref}' must be 1 to ${OBJECT_KEY_MAX} letters, digits, '-' or '_' (it would be created here)`,
     );
   }
   const instance = { id: newId, key, resource, tenant: findTenant(s, tenant).key };
