@@ -60,8 +60,12 @@ interface Block {
 
 /** Scopes (and copy tasks) whose state is kept in memory; others are read back from the index when they come again. */
 const CACHED_SCOPES = 10_000;
-/** Terms whose current postings are kept in memory (trimmed after each write); others are read back when they come again. */
-const CACHED_POSTINGS = 50_000;
+/**
+ * Terms whose current postings are kept in memory (trimmed after each write); others are read back when they come again.
+ * 5,000 replayed the rebuild's and the bulk load's logs as fast as 50,000, which held ~100 MiB more of the thread's
+ * heap on the memory row's million tuples (docs/benchmarks.md); a live environment's hot terms are far fewer.
+ */
+const CACHED_POSTINGS = 5_000;
 /** Postings used within this many batches are kept when the cache is trimmed, if older ones can go. */
 const RECENT_BATCHES = 3;
 
