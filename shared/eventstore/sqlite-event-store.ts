@@ -119,9 +119,12 @@ export class SqliteEventStore implements EventStore {
     this.appended.setMaxListeners(0);
     this.statements = {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
+      // A stream's versions are dense (each append takes the next ones), so `limit` events from `from` are the
+      // versions below `from + limit`. Bounded so rather than by a bound LIMIT, a read of one event on a
+      // 1,000,000-event log took 10 µs instead of 19 (an audit-log page reads one per match; docs/benchmarks.md).
       readStream: this.db
         .prepare<[string, number, number], EventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version LIMIT ?`,
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version < ? ORDER BY stream_version`,
         )
         .raw(true),
       readAll: this.db
@@ -217,11 +220,17 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(streamId: string, fromVersion = 0, limit = Number.MAX_SAFE_INTEGER): Promise<RecordedEvent[]> {
-    return this.statements.readStream.all(streamId, fromVersion, limit).map(toRecorded);
+    return this.readVersions(streamId, fromVersion, limit).map(toRecorded);
   }
 
   async readStreamText(streamId: string, fromVersion: number, limit: number): Promise<StoredEventText[]> {
-    return this.statements.readStream.all(streamId, fromVersion, limit).map(toStoredText);
+    return this.readVersions(streamId, fromVersion, limit).map(toStoredText);
+  }
+
+  /** Up to `limit` events of the stream from version `fromVersion` on. */
+  private readVersions(streamId: string, fromVersion: number, limit: number): EventRow[] {
+    if (!(limit > 0)) return [];
+    return this.statements.readStream.all(streamId, fromVersion, Math.min(fromVersion + limit, Number.MAX_SAFE_INTEGER));
   }
 
   async streamVersion(streamId: string): Promise<number> {
