@@ -4,6 +4,7 @@ import type { Collection } from '../../shared/docstore/port';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import {
+  clockAfter,
   clockId,
   HistoryCollections,
   SINCE,
@@ -180,7 +181,7 @@ async function tick(history: HistoryCollections, heads: Map<string, ClockDoc | n
   if (at === null) return;
   let head = heads.get(environmentId);
   if (head === undefined) {
-    const later = await history.clock.find({ environment_id: environmentId, at: { $gt: at } }, { sortBy: 'at' });
+    const later = await history.clock.find({ id: clockAfter(environmentId, at) }, { sortBy: 'id' });
     head = later.at(-1) ?? (await history.clock.get(clockId(environmentId, at)));
     if (heads.size >= 10_000) heads.clear();
     heads.set(environmentId, head);

@@ -196,7 +196,12 @@ export interface ClockDoc {
 }
 
 const metaSpec: CollectionSpec = { name: 'history_meta', fields: [], indexes: [] };
-const clockSpec: CollectionSpec = { name: 'history_clock', fields: ['environment_id', 'at'], indexes: [['environment_id', 'at']] };
+/**
+ * Read by ranges of ids (`clockAfter`), whose order is an environment's time order: kept in its
+ * key's tree alone, one tree written per entry instead of a table, its key index and an index
+ * on (environment_id, at) that held the same order (the rebuild's log makes an entry per event).
+ */
+const clockSpec: CollectionSpec = { name: 'history_clock', fields: ['environment_id', 'at'], indexes: [], compact: true, clustered: true };
 
 /** Every collection of the history read model, on one document store. */
 export class HistoryCollections {
@@ -255,13 +260,20 @@ export class HistoryCollections {
    * later; null when no event of it is later (the state now is the state then).
    */
   async positionAtTime(environmentId: string, time: string): Promise<number | null> {
-    const [later] = await this.clock.find({ environment_id: environmentId, at: { $gt: time } }, { sortBy: 'at', limit: 1 });
+    const [later] = await this.clock.find({ id: clockAfter(environmentId, time) }, { sortBy: 'id', limit: 1 });
     return later ? later.first - 1 : null;
   }
 }
 
 export const SINCE = 'since';
 export const clockId = (environmentId: string, at: string): string => `${environmentId} ${at}`;
+
+/**
+ * The ids of an environment's clock entries later than `at`, as a range: its entries' ids all
+ * start with `<environment> ` (an id holds no space or control character, so no other
+ * environment's fall between), and among them id order is `at` order (ISO 8601 UTC strings).
+ */
+export const clockAfter = (environmentId: string, at: string) => ({ $gt: clockId(environmentId, at), $lt: `${environmentId}!` });
 
 /**
  * A read-only view of one history collection at one position: the versions
