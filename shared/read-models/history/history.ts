@@ -199,7 +199,7 @@ const metaSpec: CollectionSpec = { name: 'history_meta', fields: [], indexes: []
 /**
  * Read by ranges of ids (`clockAfter`), whose order is an environment's time order: kept in its
  * key's tree alone, one tree written per entry instead of a table, its key index and an index
- * on (environment_id, at) that held the same order (the rebuild's log makes an entry per event).
+ * on (environment_id, at) that held the same order (a live log makes an entry per request).
  */
 const clockSpec: CollectionSpec = { name: 'history_clock', fields: ['environment_id', 'at'], indexes: [], compact: true, clustered: true };
 
