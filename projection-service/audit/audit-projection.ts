@@ -15,6 +15,7 @@ import {
   entryId,
   postingsId,
   postingsPrefix,
+  POSITION_WIDTH,
   RUNS_PER_POSTINGS,
   scopeCode,
   type AuditDimension,
@@ -22,6 +23,7 @@ import {
 } from '../../shared/read-models/audit-log';
 import type { Projection } from '../../shared/read-models/projection';
 import { envAuditRefs, orgAuditRefs, taskAuditRefs, type AuditRefs } from './refs';
+import { PrefixFilter } from './prefix-filter';
 import { moveRunsToPostings } from './runs-to-postings';
 
 /** What the projection remembers of a scope between events. */
@@ -31,12 +33,6 @@ interface ScopeState {
   /** Position of the scope's last event indexed (0: none). */
   lastPosition: number;
   logTime: number;
-  /**
-   * Whether every term of the scope that has postings has its current document
-   * in memory: the scope is new to this projection and none of its documents
-   * was dropped from memory since. Otherwise a term not in memory is read back.
-   */
-  complete: boolean;
   /** The block the scope's entries go to (null: the next starts one). */
   block: Block | null;
 }
@@ -46,8 +42,8 @@ interface Postings {
   /** `<code>|<term>|` */
   prefix: string;
   runs: number[];
-  /** The scope's id, to mark it incomplete when this is dropped from memory. */
-  scope: string;
+  /** Whether the prefix was put in the filter of stored ones (it is, once stored: see `filter`). */
+  filtered: boolean;
   /** The last batch (its sequence number) that touched it: recently used ones are kept when memory is trimmed. */
   used: number;
 }
@@ -68,6 +64,10 @@ const CACHED_SCOPES = 10_000;
 const CACHED_POSTINGS = 5_000;
 /** Postings used within this many batches are kept when the cache is trimmed, if older ones can go. */
 const RECENT_BATCHES = 3;
+/** Postings prefixes the first filter of stored ones holds (2 MiB); it doubles when full. */
+const FILTERED_PREFIXES = 1 << 20;
+/** Ids read per page when a scope's stored prefixes are added to the filter. */
+const PREFIX_PAGE = 10_000;
 
 /**
  * The audit-log index (shared/read-models/audit-log.ts): every event, in every
@@ -83,12 +83,19 @@ const RECENT_BATCHES = 3;
  * the same documents, however the batches fall.
  */
 export function auditLogProjection(store: DocumentStore, options: AuditLogOptions = {}): Projection {
-  return new AuditLogProjection(store, new AuditCollections(store), options.cachedPostings ?? CACHED_POSTINGS);
+  return new AuditLogProjection(
+    store,
+    new AuditCollections(store),
+    options.cachedPostings ?? CACHED_POSTINGS,
+    new PrefixFilter(options.filteredPrefixes ?? FILTERED_PREFIXES),
+  );
 }
 
 export interface AuditLogOptions {
   /** Terms whose current postings stay in memory (default CACHED_POSTINGS; the tests make it small so that terms are read back). */
   cachedPostings?: number;
+  /** Prefixes the first filter of stored postings holds before it grows (default FILTERED_PREFIXES; the tests make it small). */
+  filteredPrefixes?: number;
 }
 
 class AuditLogProjection implements Projection {
@@ -108,11 +115,21 @@ class AuditLogProjection implements Projection {
   private batchEnd: number | null = null;
   private highest = 0;
   private readonly metadataTerms = new MetadataTerms();
+  /** Scopes all of whose stored postings prefixes the filter holds: new to this projection, or read into it. */
+  private readonly filteredScopes = new Set<string>();
 
   constructor(
     private readonly store: DocumentStore,
     private readonly c: AuditCollections,
     private readonly cachedPostings: number,
+    /**
+     * The prefixes of every postings document this projection wrote, and of the
+     * stored ones of `filteredScopes`: a term not in memory whose prefix it does
+     * not hold has no postings in its scope, and needs no read to learn so (every
+     * request's own `request_id` term, for one). Added to only (a rolled-back
+     * write leaves a false positive, which costs a read and nothing else).
+     */
+    private filter: PrefixFilter,
   ) {}
 
   /** An index written before postings has its runs moved into them (runs-to-postings.ts). */
@@ -164,14 +181,15 @@ class AuditLogProjection implements Projection {
     for (const term of terms) {
       const prefix = postingsPrefix(state.code, term);
       const cached = this.postings.get(prefix);
-      let postings = cached ?? (state.complete ? undefined : await this.storedPostings(state, term));
+      let postings = cached ?? (await this.storedPostings(state, prefix, term));
       if (postings && previous > 0 && postings.runs[postings.runs.length - 1] === previous) {
         // The term's run holds the scope's event before this one: it goes on.
         postings.runs[postings.runs.length - 1] = position;
       } else if (postings && postings.runs.length < 2 * RUNS_PER_POSTINGS) {
         postings.runs.push(position, position);
       } else {
-        postings = { prefix, runs: [position, position], scope: state.id, used: 0 };
+        // A new prefix, or the next document of one the filter holds.
+        postings = { prefix, runs: [position, position], filtered: postings !== undefined, used: 0 };
       }
       postings.used = this.batches;
       if (postings !== cached) this.postings.set(prefix, postings);
@@ -188,14 +206,16 @@ class AuditLogProjection implements Projection {
     if (!stored) {
       const code = index === 0 ? scopeCode(position) : `${scopeCode(position)}-${index}`;
       await this.c.scopes.put({ id: scope, code });
-      return { id: scope, code, lastPosition: 0, logTime: 0, complete: true, block: null };
+      // No postings can be stored under a code not given before: all the scope's will pass through the filter.
+      this.filteredScopes.add(scope);
+      return { id: scope, code, lastPosition: 0, logTime: 0, block: null };
     }
     // The block before `position` goes on from its entries before it (a replay drops the others, and writes them again).
     const [previous] = await this.c.entries.find(
       { id: { $gt: entryBounds(stored.code).low, $lt: entryId(stored.code, position) } },
       { sortBy: 'id', descending: true, limit: 1 },
     );
-    if (!previous) return { id: scope, code: stored.code, lastPosition: 0, logTime: 0, complete: false, block: null };
+    if (!previous) return { id: scope, code: stored.code, lastPosition: 0, logTime: 0, block: null };
     const entries = decodeBlock(previous).filter((entry) => entry.position < position);
     const last = entries.at(-1)!;
     return {
@@ -203,7 +223,6 @@ class AuditLogProjection implements Projection {
       code: stored.code,
       lastPosition: last.position,
       logTime: last.t,
-      complete: false,
       block: { id: previous.id, entries },
     };
   }
@@ -212,9 +231,10 @@ class AuditLogProjection implements Projection {
    * The term's stored current postings, as of the scope's last indexed event:
    * runs a crashed attempt wrote past it are cut back (the replay writes them again).
    */
-  private async storedPostings(state: ScopeState, term: string): Promise<Postings | undefined> {
+  private async storedPostings(state: ScopeState, prefix: string, term: string): Promise<Postings | undefined> {
     if (state.lastPosition === 0) return undefined;
-    const prefix = postingsPrefix(state.code, term);
+    if (!this.filteredScopes.has(state.id)) await this.filterStoredPrefixes(state);
+    if (!this.filter.mayHold(prefix)) return undefined;
     const [doc] = await this.c.postings.find(
       { id: { $gt: prefix, $lte: postingsId(state.code, term, state.lastPosition) } },
       { sortBy: 'id', descending: true, limit: 1 },
@@ -223,7 +243,25 @@ class AuditLogProjection implements Projection {
     const runs = decodePostings(doc);
     while (runs[runs.length - 2]! > state.lastPosition) runs.length -= 2;
     if (runs[runs.length - 1]! > state.lastPosition) runs[runs.length - 1] = state.lastPosition;
-    return { prefix, runs, scope: state.id, used: this.batches };
+    return { prefix, runs, filtered: true, used: this.batches };
+  }
+
+  /**
+   * Adds the prefixes of the scope's stored postings to the filter, a page of
+   * ids at a time: once per scope indexed before this projection started (and
+   * again after the filter grows), on the first term it does not hold in memory.
+   */
+  private async filterStoredPrefixes(state: ScopeState): Promise<void> {
+    // Every id in the scope starts with `<code>|`, and '}' follows '|'.
+    let after = `${state.code}|`;
+    const end = `${state.code}}`;
+    for (;;) {
+      const page = await this.c.postings.find({ id: { $gt: after, $lt: end } }, { sortBy: 'id', limit: PREFIX_PAGE, fields: [] });
+      for (const { id } of page) this.filter.add(id.slice(0, -POSITION_WIDTH));
+      if (page.length < PREFIX_PAGE) break;
+      after = page.at(-1)!.id;
+    }
+    this.filteredScopes.add(state.id);
   }
 
   private async flush(): Promise<void> {
@@ -234,8 +272,20 @@ class AuditLogProjection implements Projection {
     }
     if (this.dirtyPostings.size > 0) {
       const docs = [...this.dirtyPostings].map((postings) => encodePostings(postings.prefix, postings.runs));
+      // Into the filter before the store, so that it never lacks a prefix the store holds (after the
+      // filter grows, those stored before go into it again from the store, so they need not be added here).
+      for (const postings of this.dirtyPostings) {
+        if (postings.filtered) continue;
+        this.filter.add(postings.prefix);
+        postings.filtered = true;
+      }
       this.dirtyPostings.clear();
       await this.c.postings.putMany(docs);
+      if (this.filter.full) {
+        // A larger one; each scope's prefixes go into it again, from the store, when next needed.
+        this.filter = this.filter.grown();
+        this.filteredScopes.clear();
+      }
     }
     this.forgetPostingsPastCache();
   }
@@ -243,8 +293,7 @@ class AuditLogProjection implements Projection {
   /**
    * Drops postings past the cache's size (all written), oldest kept first, but
    * one used in the last few batches goes to the back instead (a clock: moving
-   * each on every use would cost a Map delete and insert per term and event),
-   * and marks the scopes of those dropped incomplete.
+   * each on every use would cost a Map delete and insert per term and event).
    */
   private forgetPostingsPastCache(): void {
     if (this.postings.size <= this.cachedPostings) return;
@@ -258,8 +307,6 @@ class AuditLogProjection implements Projection {
         this.postings.set(prefix, postings);
         continue;
       }
-      const scope = this.scopes.get(postings.scope);
-      if (scope) scope.complete = false;
     }
   }
 

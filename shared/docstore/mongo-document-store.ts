@@ -192,7 +192,8 @@ class MongoDocCollection<T extends { id: string }> implements Collection<T> {
     const query = this.query(filter);
     await this.ready();
     const fields = options.fields?.map((f) => this.fieldName(f));
-    const projection = fields ? Object.fromEntries(fields.map((f) => [f, 1])) : { _doc: 1 };
+    // `_id` named, so that no fields (`[]`) reads ids alone: an empty projection would read whole documents.
+    const projection = fields ? { _id: 1, ...Object.fromEntries(fields.map((f) => [f, 1])) } : { _doc: 1 };
     // `byId` is SQLite's need: MongoDB's planner tries the candidate indexes on the data and keeps the fastest.
     let cursor = this.mongo.find(query, { projection });
     if (options.sortBy) {

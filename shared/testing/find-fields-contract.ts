@@ -51,6 +51,8 @@ export function describeFindFields(
         { id: 'e2', weight: 2 },
         { id: 'e3', weight: 3 },
       ]);
+      // No fields: the ids alone.
+      expect(await edges.find({ environment_id: 'env' }, { sortBy: 'id', limit: 2, fields: [] })).toEqual([{ id: 'e1' }, { id: 'e2' }]);
     });
 
     it('insertMissing inserts only absent ids, leaves stored documents as they are, and returns what it inserted', async () => {

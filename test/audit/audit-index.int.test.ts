@@ -43,6 +43,54 @@ describe('audit-log index on SQLite', () => {
     await checkReplaysMatchOnePass(open, log, 300, { cachedPostings: 5 });
   });
 
+  it('is the same when the filter of stored prefixes fills and grows many times over', async () => {
+    await checkReplaysMatchOnePass(open, log, 300, { cachedPostings: 5, filteredPrefixes: 16 });
+  });
+
+  it('reads a term back only when its scope has postings for it: a term new to the scope (a request id) costs no read', async () => {
+    const store = await open();
+    /** Documents found by each read of a term's postings; and the reads of a scope's prefixes into the filter. */
+    const found: number[] = [];
+    let prefixReads = 0;
+    const watched: DocumentStore = {
+      ...store,
+      collection: <T extends { id: string }>(spec: CollectionSpec) => {
+        const collection = store.collection<T>(spec);
+        if (spec.name !== 'audit_postings') return collection;
+        return Object.assign(Object.create(collection) as typeof collection, {
+          find: async (...args: Parameters<typeof collection.find>) => {
+            const docs = await collection.find(...args);
+            if (args[1]?.fields) prefixReads++;
+            else found.push(docs.length);
+            return docs;
+          },
+        });
+      },
+    };
+    const indexInBatches = async (events: typeof log) => {
+      // A projection that keeps 5 terms reads most back.
+      const projection = auditLogProjection(watched, { cachedPostings: 5 });
+      for (let i = 0; i < events.length; i += 100) await index(projection, events.slice(i, i + 100), store);
+    };
+
+    await indexInBatches(log.slice(0, 1500));
+    expect(found.length).toBeGreaterThan(1000);
+    expect(found.filter((count) => count === 0)).toEqual([]);
+    // Its scopes were new to it: every prefix they have went through its filter.
+    expect(prefixReads).toBe(0);
+
+    // A projection started on that index reads the prefixes of each scope it meets (3 environments, the organisation) once.
+    const readsBefore = found.length;
+    await indexInBatches(log.slice(1500));
+    expect(found.length - readsBefore).toBeGreaterThan(1000);
+    expect(found.filter((count) => count === 0)).toEqual([]);
+    expect(prefixReads).toBe(4);
+
+    const clean = await open();
+    await index(auditLogProjection(clean), log, clean);
+    expect(await dump(store)).toEqual(await dump(clean));
+  });
+
   it('moves an index written before postings (one document per run) into the postings a rebuild makes, across a crash part-way', async () => {
     const rebuilt = await open();
     const projection = auditLogProjection(rebuilt);
