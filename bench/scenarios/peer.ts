@@ -122,7 +122,7 @@ function spicedbContender(peer: PeerName, caches: PeerCaches, db: SpiceDb, token
     caches,
     url: `${db.url}/v1/permissions/check`,
     headers: db.headers,
-    body: (c) => spicedbCheckBody(token, c),
+    body: (c) => spicedbCheckBody(token, c, caches === 'warm'),
     allowed: spicedbAllowed,
     memory: () => db.memory(),
     serverPid: db.pid,
