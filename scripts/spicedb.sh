@@ -21,7 +21,9 @@
 # runs: a 1 h window that may be reused for its whole length again (max staleness 100%), so checks
 # keep reading one snapshot and the dispatch cache (on by default, 30% of memory) holds the working
 # set. (A window that long hides new writes from minimize_latency checks: clients pass the ZedToken
-# of their last write, at_least_as_fresh, which is what the bench does.)
+# of their last write. Windows are aligned to the clock, so the bench's checks against this process
+# ask for that token's snapshot exactly, at_exact_snapshot: at_least_as_fresh moved to a new, cold
+# snapshot at the hour.)
 #
 # Release binaries live on GitHub (unreachable from CI); the Go module proxy is reachable and
 # SpiceDB's cmd builds from a plain `go install` (it then reports no release version, so the
