@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import { auditLogProjection } from '../../projection-service/audit/audit-projection';
 import { legacyRuns, moveRunsToPostings } from '../../projection-service/audit/runs-to-postings';
-import type { CollectionSpec, DocumentStore } from '../../shared/docstore/port';
+import type { Collection, CollectionSpec, DocumentStore } from '../../shared/docstore/port';
 import { AuditCollections, decodePostings, encodePosition, POSITION_WIDTH } from '../../shared/read-models/audit-log';
 import { checkRandomQueries, checkReplaysMatchOnePass, dump, index, randomLog } from './support/index-checks';
 
@@ -52,21 +52,14 @@ describe('audit-log index on SQLite', () => {
     /** Documents found by each read of a term's postings; and the reads of a scope's prefixes into the filter. */
     const found: number[] = [];
     let prefixReads = 0;
-    const watched: DocumentStore = {
-      ...store,
-      collection: <T extends { id: string }>(spec: CollectionSpec) => {
-        const collection = store.collection<T>(spec);
-        if (spec.name !== 'audit_postings') return collection;
-        return Object.assign(Object.create(collection) as typeof collection, {
-          find: async (...args: Parameters<typeof collection.find>) => {
-            const docs = await collection.find(...args);
-            if (args[1]?.fields) prefixReads++;
-            else found.push(docs.length);
-            return docs;
-          },
-        });
+    const watched = withCollection(store, 'audit_postings', (collection) => ({
+      find: async (...args: Parameters<typeof collection.find>) => {
+        const docs = await collection.find(...args);
+        if (args[1]?.fields) prefixReads++;
+        else found.push(docs.length);
+        return docs;
       },
-    };
+    }));
     const indexInBatches = async (events: typeof log) => {
       // A projection that keeps 5 terms reads most back.
       const projection = auditLogProjection(watched, { cachedPostings: 5 });
@@ -117,19 +110,12 @@ describe('audit-log index on SQLite', () => {
 
     // A crash after some pages moved (no transaction here), then the start that moves the rest.
     let deletes = 0;
-    const crashing: DocumentStore = {
-      ...upgraded,
-      collection: <T extends { id: string }>(spec: CollectionSpec) => {
-        const collection = upgraded.collection<T>(spec);
-        if (spec.name !== 'audit_runs') return collection;
-        return Object.assign(Object.create(collection) as typeof collection, {
-          deleteMany: async (filter: Parameters<typeof collection.deleteMany>[0]) => {
-            if (++deletes === 3) throw new Error('crash');
-            return collection.deleteMany(filter);
-          },
-        });
+    const crashing = withCollection(upgraded, 'audit_runs', (collection) => ({
+      deleteMany: async (filter: Parameters<typeof collection.deleteMany>[0]) => {
+        if (++deletes === 3) throw new Error('crash');
+        return collection.deleteMany(filter);
       },
-    };
+    }));
     await expect(moveRunsToPostings(crashing, after, 200)).rejects.toThrow('crash');
     expect(await legacy.count({})).toBeGreaterThan(0);
     await auditLogProjection(upgraded).open!();
@@ -150,3 +136,19 @@ describe('audit-log index on SQLite', () => {
     await checkRandomQueries(store, log, 150);
   });
 });
+
+/** `store`, with some methods of its collection `name` replaced (to count its reads, or to crash part-way). */
+function withCollection(
+  store: DocumentStore,
+  name: string,
+  replace: (collection: Collection<{ id: string }>) => Partial<Collection<{ id: string }>>,
+): DocumentStore {
+  return {
+    ...store,
+    collection: <T extends { id: string }>(spec: CollectionSpec) => {
+      const collection = store.collection<T>(spec);
+      if (spec.name !== name) return collection;
+      return Object.assign(Object.create(collection) as Collection<T>, replace(collection as unknown as Collection<{ id: string }>));
+    },
+  };
+}
