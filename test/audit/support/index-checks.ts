@@ -2,7 +2,7 @@ import { queryIndex, type IndexQuery } from '../../../command-service/audit/inde
 import { auditLogProjection, termsOf, type AuditLogOptions } from '../../../projection-service/audit/audit-projection';
 import type { DocumentStore } from '../../../shared/docstore/port';
 import type { DomainEvent, EventMetadata, RecordedEvent, RecordedOf } from '../../../shared/events';
-import { AuditCollections } from '../../../shared/read-models/audit-log';
+import { AuditCollections, decodeBlock, decodePostings, POSITION_WIDTH } from '../../../shared/read-models/audit-log';
 import type { Projection } from '../../../shared/read-models/projection';
 
 /**
@@ -120,7 +120,8 @@ export async function dump(store: DocumentStore): Promise<unknown> {
 /**
  * Indexes `log` in random batches once cleanly, once with crashes and replays (no transactions);
  * both must end as the same documents. `replayOptions`: the replaying projection's (a small
- * postings cache makes it read terms back from what it and the crashed attempts wrote).
+ * postings cache makes it read terms back from what it and the crashed attempts wrote). Its
+ * batches are not atomic, whatever the store: it reads terms back as it must on MongoDB.
  */
 export async function checkReplaysMatchOnePass(
   open: () => Promise<DocumentStore>,
@@ -139,14 +140,15 @@ export async function checkReplaysMatchOnePass(
 
   // No transactions: a batch may stop half-way (a crash), then a new projection replays from an earlier checkpoint.
   const replayed = await open();
-  let projectionNow = auditLogProjection(replayed, replayOptions);
+  const options: AuditLogOptions = { ...replayOptions, atomicBatches: false };
+  let projectionNow = auditLogProjection(replayed, options);
   let checkpoint = 0;
   while (checkpoint < log.length) {
     const size = 1 + r.int(maxBatch);
     const batch = log.slice(checkpoint, checkpoint + size);
     if (r.next() < 0.3) {
       await index(projectionNow, batch.slice(0, r.int(batch.length)));
-      projectionNow = auditLogProjection(replayed, replayOptions);
+      projectionNow = auditLogProjection(replayed, options);
       continue;
     }
     await index(projectionNow, batch);
@@ -155,6 +157,37 @@ export async function checkReplaysMatchOnePass(
     if (r.next() < 0.1) await index(projectionNow, log.slice(Math.max(0, checkpoint - r.int(50)), checkpoint));
   }
   expect(await dump(replayed)).toEqual(await dump(clean));
+}
+
+/**
+ * What the index says of each term, whatever documents say it: the positions it is found at in
+ * each scope (each run expanded to the scope's entries in it), by postings prefix. Checks on the
+ * way that a term's documents follow one another (each starts after the runs of the one before),
+ * which the queries rely on.
+ */
+export async function termPositions(store: DocumentStore): Promise<Record<string, number[]>> {
+  const c = new AuditCollections(store);
+  const scopePositions = new Map<string, number[]>();
+  for (const block of await c.entries.find({}, { sortBy: 'id' })) {
+    const code = block.id.slice(0, block.id.indexOf('|'));
+    const positions = scopePositions.get(code) ?? [];
+    for (const entry of decodeBlock(block)) positions.push(entry.position);
+    scopePositions.set(code, positions);
+  }
+  const byPrefix: Record<string, number[]> = {};
+  const lastEnd = new Map<string, number>();
+  for (const doc of await c.postings.find({}, { sortBy: 'id' })) {
+    const prefix = doc.id.slice(0, -POSITION_WIDTH);
+    const runs = decodePostings(doc);
+    const before = lastEnd.get(prefix);
+    if (before !== undefined && runs[0]! <= before)
+      throw new Error(`postings ${doc.id} starts at ${runs[0]}, within the runs of the one before it (to ${before})`);
+    lastEnd.set(prefix, runs[runs.length - 1]!);
+    const inScope = scopePositions.get(prefix.slice(0, prefix.indexOf('|'))) ?? [];
+    const found = (byPrefix[prefix] ??= []);
+    for (let i = 0; i < runs.length; i += 2) found.push(...inScope.filter((p) => p >= runs[i]! && p <= runs[i + 1]!));
+  }
+  return byPrefix;
 }
 
 /** Random filters, ranges, orders, page sizes and read budgets over `store` (which indexed `log`), each walked page by page and compared with filtering `log` in memory. */
