@@ -12,6 +12,8 @@
  *
  * REBUILD_VARIANTS picks variants by their key (core, grants, history, audit,
  * shipped, 1000, 20000; default all), to compare a change back to back quickly.
+ * REBUILD_WORLD=bulk replays the log the bulk-load row writes instead (the
+ * full data set through the bulk endpoints; REBUILD_EVENTS is refused with it).
  *
  * The difference between a variant and `core` is what that projection adds;
  * see docs/benchmarks.md (Rebuild).
@@ -20,11 +22,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedFeatures } from '../app/features';
-import { bulkLoadLog, rebuildLog, replayLog } from './lib/rebuild-log';
+import { replayLog, replayWorld } from './lib/rebuild-log';
 
-const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
-const WORLD = process.env.REBUILD_WORLD ?? 'rebuild';
-if (WORLD !== 'rebuild' && WORLD !== 'bulk') throw new Error(`REBUILD_WORLD: rebuild or bulk, not ${WORLD}`);
+const { open: openLog } = replayWorld('REBUILD_WORLD');
 const ALL = ['derived-grants', 'time-travel', 'audit-log', 'environment-copy'];
 /** `catchUpBatchSize` undefined: the runner's default, as shipped. */
 const VARIANTS: Array<{ key: string; label: string; features: string[]; catchUpBatchSize?: number }> = [
@@ -42,7 +42,7 @@ if (unknown.length > 0)
   throw new Error(`REBUILD_VARIANTS: unknown ${unknown.join(', ')} (known: ${VARIANTS.map((v) => v.key).join(', ')})`);
 
 async function main(): Promise<void> {
-  const log = WORLD === 'bulk' ? await bulkLoadLog({ folders: 10_000, documents: 90_000, users: 10_000 }) : await rebuildLog(TOTAL);
+  const log = await openLog();
   const { head } = log;
   try {
     console.log(`${head.toLocaleString('en-US')} events; each variant replays them all into a fresh read-model database`);

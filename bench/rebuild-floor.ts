@@ -21,20 +21,16 @@
  *
  * FLOOR_WORLD=bulk takes the log the bulk-load row writes instead (the full data set
  * through the bulk endpoints: 100,000 instances, 90,000 tuples, 39,000 assignments),
- * for the floor under the projections of a bulk load.
+ * for the floor under the projections of a bulk load (REBUILD_EVENTS is refused with it).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { embeddedFeatures } from '../app/features';
-import { bulkLoadLog, rebuildLog, replayLog } from './lib/rebuild-log';
+import { replayLog, replayWorld } from './lib/rebuild-log';
 
-const TOTAL = Number(process.env.REBUILD_EVENTS ?? 100_000);
-const WORLD = process.env.FLOOR_WORLD ?? 'rebuild';
-if (WORLD !== 'rebuild' && WORLD !== 'bulk') throw new Error(`FLOOR_WORLD: rebuild or bulk, not ${WORLD}`);
-/** The bulk-load row's data set at full scale (bench/lib/options.ts). */
-const BULK_DATASET = { folders: 10_000, documents: 90_000, users: 10_000 };
+const { world: WORLD, open: openLog } = replayWorld('FLOOR_WORLD');
 /** The rebuild row's target, 60,000 events/s, as time per event. */
 const TARGET_US = 1e6 / 60_000;
 /** Events per read and rows per transaction, as the runner's catch-up batches. */
@@ -47,7 +43,7 @@ interface Schema {
 }
 
 async function main(): Promise<void> {
-  const log = WORLD === 'bulk' ? await bulkLoadLog(BULK_DATASET) : await rebuildLog(TOTAL);
+  const log = await openLog();
   const dir = mkdtempSync(join(tmpdir(), 'rebac-rebuild-floor-'));
   try {
     const { head } = log;

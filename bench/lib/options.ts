@@ -57,9 +57,12 @@ export interface BenchOptions {
   out: string | null;
 }
 
+/** The full-scale data set: what the bulk-load and check rows load (and the in-process replays of the bulk load's log). */
+export const FULL_DATASET = { folders: 10_000, documents: 90_000, users: 10_000 };
+
 const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peers' | 'serverNodeOptions'> = {
   mode: 'full',
-  dataset: { folders: 10_000, documents: 90_000, users: 10_000 },
+  dataset: FULL_DATASET,
   durationS: 10,
   repeat: 3,
   warmupS: 2,

@@ -10,6 +10,7 @@ import { ReadModels } from '../../shared/read-models/read-models';
 import { bytesWrittenOf } from './child';
 import { Dataset, type DatasetSize } from './dataset';
 import { loadFacts, loadSchema } from './load-ours';
+import { FULL_DATASET } from './options';
 import { environmentKey, startService, type RunningService } from './service';
 import { timeTravelWorld } from './time-travel-world';
 
@@ -52,6 +53,22 @@ export async function bulkLoadLog(size: DatasetSize): Promise<RebuildLog> {
     throw error;
   }
   return logOf(service, async () => undefined);
+}
+
+/**
+ * Which log an in-process replay tool reads, from the environment: `variable` names the world
+ * (`rebuild`, the default: the rebuild row's log, REBUILD_EVENTS events long, 100,000 unless
+ * set; `bulk`: the log the bulk-load row writes, at full scale, of its own length).
+ */
+export function replayWorld(variable: string): { world: 'rebuild' | 'bulk'; open: () => Promise<RebuildLog> } {
+  const world = process.env[variable] ?? 'rebuild';
+  if (world !== 'rebuild' && world !== 'bulk') throw new Error(`${variable}: rebuild or bulk, not ${world}`);
+  const events = process.env.REBUILD_EVENTS;
+  if (world === 'bulk') {
+    if (events !== undefined) throw new Error(`REBUILD_EVENTS: the bulk load's log has its own length (${variable}=bulk)`);
+    return { world, open: () => bulkLoadLog(FULL_DATASET) };
+  }
+  return { world, open: () => rebuildLog(Number(events ?? 100_000)) };
 }
 
 /** Stops `service`, keeping its data, and opens its log after `fill` appended to it. */
