@@ -66,12 +66,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   // The projections read and write inside their batches' transactions, through the store's writer view.
   const runner: EmbeddedProjections =
     thread ??
-    new ProjectionRunner(
-      eventStore,
-      documentStore,
-      buildProjections(new ReadModels(documentStore.writerView()), features),
-      projectionLogger,
-    );
+    new ProjectionRunner(eventStore, documentStore, buildProjections(ReadModels.writer(documentStore), features), projectionLogger);
   await runner.start();
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => runner.position);

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     // Nothing here appends: the main thread decides and appends every command.
     log,
     store,
-    threadProjections(new ReadModels(store.writerView()), data.features),
+    threadProjections(ReadModels.writer(store), data.features),
     logger,
     {
       onCommitted: (position) => {

@@ -38,7 +38,7 @@ export async function startProjectionService(config: Config, logger: Logger, fea
   const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
   // The projections read and write inside their batches' transactions, through the store's writer view.
-  const readModels = new ReadModels(documentStore.writerView());
+  const readModels = ReadModels.writer(documentStore);
   const runner = new ProjectionRunner(
     eventStore,
     documentStore,

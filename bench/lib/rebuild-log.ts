@@ -112,7 +112,7 @@ export async function replayLog(
   const runner = new ProjectionRunner(
     log.events,
     store,
-    buildProjections(new ReadModels(store.writerView()), features),
+    buildProjections(ReadModels.writer(store), features),
     pino({ level: 'silent' }),
     options,
   );

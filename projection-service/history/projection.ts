@@ -25,18 +25,21 @@ export interface HistoryScope {
 /**
  * Copies the current document `id` of a versioned collection into its history
  * (as it is after this event: the core projections ran first), or closes its
- * version when the event removed it.
+ * version when the event removed it. The document is the one the core
+ * projections just wrote, when the read models recorded it (WrittenDocs), and
+ * is read back otherwise.
  */
 async function copy(scope: HistoryScope, name: VersionedName, id: string): Promise<void> {
-  const current = scope.rm[name] as Collection<{ id: string }>;
   const history = scope.history[name] as HistoryCollection<{ id: string }>;
-  await history.record(id, await current.get(id), scope.position);
+  const written = scope.rm.written?.get<{ id: string }>(name, id);
+  const doc = written !== undefined ? written : await (scope.rm[name] as Collection<{ id: string }>).get(id);
+  await history.record(id, doc, scope.position);
 }
 
-/** As copy, for a document found by a filter (the user of an assignment, the resource of a relation). */
+/** As copy, for a document found by a filter (the user of an assignment, the resource of a relation): the one found. */
 async function copyFound(scope: HistoryScope, name: 'users' | 'resources', key: string): Promise<void> {
   const doc = await scope.rm[name].findOne({ environment_id: scope.environmentId, key });
-  if (doc) await copy(scope, name, doc.id);
+  if (doc) await (scope.history[name] as HistoryCollection<{ id: string }>).record(doc.id, doc, scope.position);
 }
 
 const roleName = (resource: string | null) => (resource === null ? 'roles' : 'resourceRoles');
@@ -132,6 +135,8 @@ const COPY_PAGE = 1000;
  */
 export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   const history = new HistoryCollections(rm.store);
+  // What the core projections write, handed over rather than read back (cleared as it is used, below).
+  rm.written?.enable();
   let started = false;
   const clockHeads = new Map<string, ClockDoc | null>();
   /** Position of the batch's last event this projection handles, where the versions it kept back go out; null: none kept. */
@@ -145,6 +150,8 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
       // A batch applied again after it failed: the clock heads it moved may be gone with it (rolled back on
       // SQLite, a write that never landed on MongoDB), and a head kept here would skip their events on replay.
       if (batch[0]!.position <= lastApplied) clockHeads.clear();
+      // Nothing a failed attempt wrote may be handed over (rolled back on SQLite; rewritten on replay elsewhere).
+      rm.written?.clear();
       if (!started) {
         if ((await history.since()) === null) {
           const since = batch[0]!.position - 1;
@@ -163,6 +170,8 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
       lastApplied = event.position;
       await tick(history, clockHeads, environmentId, event);
       await dispatch(historyProjectionHandlers, event.type, { rm, history, environmentId, position: event.position }, event);
+      // Copied: kept no longer than the event that wrote it, so what is handed over stays small.
+      rm.written?.clear();
       if (batchEnd !== null && event.position >= batchEnd) {
         batchEnd = null;
         await history.endBatch();

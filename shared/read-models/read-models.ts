@@ -1,5 +1,6 @@
 import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
 import type { AttributeType } from '../events';
+import { WrittenDocs } from './written-docs';
 
 /**
  * The read models, stored as the documents the API returns (Permit v2 read
@@ -298,22 +299,42 @@ export class ReadModels {
   readonly conditionSets: Collection<ConditionSetDoc>;
   readonly setRules: Collection<SetRuleDoc>;
 
-  constructor(readonly store: DocumentStore) {
+  /**
+   * What the projections last wrote to the versioned collections, for the history (null: not
+   * recorded, as on the read side). See `ReadModels.writer`.
+   */
+  readonly written: WrittenDocs | null;
+
+  constructor(
+    readonly store: DocumentStore,
+    written: WrittenDocs | null = null,
+  ) {
+    this.written = written;
+    const tracked = <T extends { id: string }>(name: string, collection: Collection<T>) => written?.track(name, collection) ?? collection;
     this.organizations = store.collection(specs.organizations);
     this.projects = store.collection(specs.projects);
     this.environments = store.collection(specs.environments);
     this.apiKeys = store.collection(specs.apiKeys);
-    this.resources = store.collection(specs.resources);
-    this.resourceRoles = store.collection(specs.resourceRoles);
-    this.roles = store.collection(specs.roles);
-    this.relations = store.collection(specs.relations);
-    this.tenants = store.collection(specs.tenants);
-    this.users = store.collection(specs.users);
-    this.instances = store.collection(specs.instances);
-    this.assignments = store.collection(specs.assignments);
-    this.tuples = store.collection(specs.tuples);
-    this.conditionSets = store.collection(specs.conditionSets);
-    this.setRules = store.collection(specs.setRules);
+    this.resources = tracked('resources', store.collection(specs.resources));
+    this.resourceRoles = tracked('resourceRoles', store.collection(specs.resourceRoles));
+    this.roles = tracked('roles', store.collection(specs.roles));
+    this.relations = tracked('relations', store.collection(specs.relations));
+    this.tenants = tracked('tenants', store.collection(specs.tenants));
+    this.users = tracked('users', store.collection(specs.users));
+    this.instances = tracked('instances', store.collection(specs.instances));
+    this.assignments = tracked('assignments', store.collection(specs.assignments));
+    this.tuples = tracked('tuples', store.collection(specs.tuples));
+    this.conditionSets = tracked('conditionSets', store.collection(specs.conditionSets));
+    this.setRules = tracked('setRules', store.collection(specs.setRules));
+  }
+
+  /**
+   * The read models as the projections of one runner use them: through the store's writer view
+   * (their batches are its transactions), with what they write to the versioned collections
+   * recorded once the history asks for it (WrittenDocs), so it copies a document without reading it back.
+   */
+  static writer(store: DocumentStore): ReadModels {
+    return new ReadModels(store.writerView(), new WrittenDocs());
   }
 
   /** Finds an environment-scoped object by key or by id. */

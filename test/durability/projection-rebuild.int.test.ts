@@ -43,7 +43,7 @@ describe('projections are idempotent and rebuildable', () => {
     const { ProjectionRunner } = await import('../../projection-service/runner');
     const { coreProjections } = await import('../../app/feature');
     const { default: pino } = await import('pino');
-    const projected = new ReadModels(documentStore.writerView());
+    const projected = ReadModels.writer(documentStore);
     const rebuild = new ProjectionRunner(eventStore, documentStore, coreProjections(projected), pino({ level: 'silent' }), {
       checkpointName: 'rebuild',
     });

@@ -42,7 +42,7 @@ export async function rebuild(eventsPath: string, url: string, database: string)
     const runner = new ProjectionRunner(
       events,
       store,
-      buildProjections(new ReadModels(store.writerView()), embeddedFeatures()),
+      buildProjections(ReadModels.writer(store), embeddedFeatures()),
       pino({ level: 'silent' }),
     );
     await runner.start();

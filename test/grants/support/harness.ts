@@ -43,7 +43,7 @@ export class ReadSide {
     this.grants = new GrantCollections(store);
     this.queries = GrantQueries.overStored(this.rm, this.grants);
     // The projections read and write through the store's writer view, as in the service.
-    const projected = new ReadModels(store.writerView());
+    const projected = ReadModels.writer(store);
     this.runner = new ProjectionRunner(
       events,
       store,
