@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDocumentStore } from '../docstore/sqlite-document-store';
 import { ReadModels, type TupleDoc } from './read-models';
-import { WrittenDocs } from './written-docs';
 
 const tuple = (id: string, extra: Partial<TupleDoc> = {}) =>
   ({ id, subject: 'folder:a', relation: 'parent', object: `file:${id}`, tenant: 'default', environment_id: 'env', ...extra }) as TupleDoc;
@@ -56,7 +55,7 @@ describe('WrittenDocs: what the projections last wrote, handed to the history', 
   });
 
   it('keeps its own copy of the top level: a change to the written object afterwards is not seen', async () => {
-    const rm = new ReadModels(store.writerView(), new WrittenDocs());
+    const rm = ReadModels.writer(store);
     rm.written!.enable();
     const doc = tuple('t1');
     await rm.tuples.put(doc);

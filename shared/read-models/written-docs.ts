@@ -38,22 +38,20 @@ export class WrittenDocs {
     for (const docs of this.byCollection.values()) docs.clear();
   }
 
-  /** `collection`, whose writes are recorded under `name` once recording is on. */
+  /** `collection`, whose writes are recorded under `name` once recording is on (one tracked collection per name). */
   track<T extends { id: string }>(name: string, collection: Collection<T>): Collection<T> {
-    return new TrackedCollection(collection, () => (this.recording ? this.docsOf(name) : null));
-  }
-
-  private docsOf(name: string): Map<string, object | null> {
-    let docs = this.byCollection.get(name);
-    if (!docs) this.byCollection.set(name, (docs = new Map<string, object | null>()));
-    return docs;
+    const docs = new Map<string, object | null>();
+    this.byCollection.set(name, docs);
+    return new TrackedCollection(collection, () => (this.recording ? docs : null));
   }
 }
 
 /** The document's top level without its undefined fields: what the store will give back. */
 function asStored(doc: object): object {
+  // Once per document written: a key loop, not Object.entries' array of pairs (the documents are plain objects).
+  const record = doc as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(doc)) if (value !== undefined) copy[key] = value;
+  for (const key in record) if (record[key] !== undefined) copy[key] = record[key];
   return copy;
 }
 
