@@ -32,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { embeddedFeatures } from '../app/features';
+import { fieldColumn } from '../shared/docstore/sqlite-document-store';
 import { OPEN } from '../shared/read-models/history/history';
 import { replayLog, replayWorld } from './lib/rebuild-log';
 
@@ -75,7 +76,12 @@ async function main(): Promise<void> {
 
     const source = new Database(rebuilt, { readonly: true });
     const schema = schemaOf(source);
-    const sizes = schema.tables.map((t) => ({ name: t.name, rows: count(source, t.name), indexes: t.indexes.length }));
+    const sizes = schema.tables.map((t) => ({
+      name: t.name,
+      rows: count(source, t.name),
+      indexes: t.indexes.length,
+      versions: isVersionTable(t),
+    }));
     const rows = sizes.reduce((n, t) => n + t.rows, 0);
     const entries = sizes.reduce((n, t) => n + t.rows * t.indexes, 0);
     const sizeMb = statSync(rebuilt).size / 1e6;
@@ -83,7 +89,7 @@ async function main(): Promise<void> {
       `read models: ${rows.toLocaleString('en-US')} rows in ${schema.tables.length} tables (${(rows / head).toFixed(2)} per event), ` +
         `${entries.toLocaleString('en-US')} secondary index entries (${(entries / head).toFixed(2)} per event), ${sizeMb.toFixed(0)} MB`,
     );
-    const versions = sizes.filter((t) => isVersionTable(schema, t.name));
+    const versions = sizes.filter((t) => t.versions);
     const openVersions = versions.reduce((n, t) => n + countOpen(source, t.name), 0);
     const versionRows = versions.reduce((n, t) => n + t.rows, 0);
     const versionEntries = versions.reduce((n, t) => n + t.rows * t.indexes, 0);
@@ -143,19 +149,19 @@ function schemaOf(db: Database.Database): Schema {
   };
 }
 
-/** The column of the versions' `_to` (shared/docstore/sqlite-document-store.ts names a field's column `f_<field>`). */
-const TO_COLUMN = '"f__to"';
+type Table = Schema['tables'][number];
+/** The column of the versions' `_to`. */
+const TO_COLUMN = fieldColumn('_to');
 /** A history table of versions (`history_<collection>`, with `_to`), not the history's clock or meta. */
-const isVersionTable = (schema: Schema, table: string) =>
-  table.startsWith('rm_history_') && schema.tables.find((t) => t.name === table)!.sql.includes(TO_COLUMN);
+const isVersionTable = (table: Table) => table.name.startsWith('rm_history_') && table.sql.includes(TO_COLUMN);
 const countOpen = (db: Database.Database, table: string) =>
   (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${TO_COLUMN} = ?`).get(OPEN) as { n: number }).n;
 
 /** Which rows of a table writeRows writes: the SQL that selects them, with its parameters. */
-type RowSelection = (schema: Schema, table: string) => { sql: string; params: unknown[] };
-const allRows: RowSelection = (_schema, table) => ({ sql: `SELECT * FROM ${table}`, params: [] });
-const closedVersionsOnly: RowSelection = (schema, table) =>
-  isVersionTable(schema, table) ? { sql: `SELECT * FROM ${table} WHERE ${TO_COLUMN} <> ?`, params: [OPEN] } : allRows(schema, table);
+type RowSelection = (table: Table) => { sql: string; params: unknown[] };
+const allRows: RowSelection = (table) => ({ sql: `SELECT * FROM ${table.name}`, params: [] });
+const closedVersionsOnly: RowSelection = (table) =>
+  isVersionTable(table) ? { sql: `SELECT * FROM ${table.name} WHERE ${TO_COLUMN} <> ?`, params: [OPEN] } : allRows(table);
 
 const count = (db: Database.Database, table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
@@ -185,7 +191,7 @@ function writeRows(
   for (const table of schema.tables) {
     target.exec(table.sql);
     if (indexes === 'before') for (const sql of table.indexes) target.exec(sql);
-    const { sql, params } = select(schema, table.name);
+    const { sql, params } = select(table);
     const rows = source
       .prepare(sql)
       .raw(true)

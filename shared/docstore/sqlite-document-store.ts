@@ -363,7 +363,8 @@ function open(path: string): Database.Database {
   return db;
 }
 
-const column = (field: string) => `"f_${field}"`;
+/** The column of a declared field in a collection's table (quoted). */
+export const fieldColumn = (field: string) => `"f_${field}"`;
 
 /**
  * A find's limit, written into its SQL rather than bound: bound as a parameter, a LIMIT made
@@ -386,14 +387,14 @@ function defineTable(db: Database.Database, spec: CollectionSpec): void {
   // is not STRICT means NUMERIC affinity: the text '01' was stored as the integer 1, so a lookup of key '01', '1.0' or
   // '0001' found key '1', and a compact collection read the user '007' back as the number 7. A file made before keeps
   // its columns; delete the read-model file to have the projection rebuild it from the log.)
-  const columns = spec.fields.map((f) => column(f)).join(', ');
+  const columns = spec.fields.map(fieldColumn).join(', ');
   const clustered = spec.clustered ? ' WITHOUT ROWID' : '';
   db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)${clustered}`);
   const declared = new Set<string>();
   spec.indexes.forEach((index) => {
     const name = `${table}__${index.join('_')}`;
     declared.add(name);
-    db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${index.map(column).join(', ')})`);
+    db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${index.map(fieldColumn).join(', ')})`);
   });
   // The declared indexes are the truth: one this adapter made that is no longer declared only costs every write.
   const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(table) as Array<{
@@ -421,9 +422,9 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
     this.table = `rm_${spec.name}`;
     this.fields = new Set(spec.fields);
     this.compact = spec.compact === true;
-    this.wholeColumns = ['id', ...spec.fields.map(column), 'doc'].join(', ');
-    const names = ['id', ...spec.fields.map(column), 'doc'];
-    const updates = [...spec.fields.map(column), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
+    this.wholeColumns = ['id', ...spec.fields.map(fieldColumn), 'doc'].join(', ');
+    const names = ['id', ...spec.fields.map(fieldColumn), 'doc'];
+    const updates = [...spec.fields.map(fieldColumn), 'doc'].map((c) => `${c} = excluded.${c}`).join(', ');
     this.insertMissingSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
     this.upsertSql = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
     // A replica reads the tables the writing process made (it starts once that one is ready).
@@ -541,7 +542,7 @@ class SqliteCollection<T extends { id: string }> implements Collection<T> {
   private columnFor(field: string): string {
     if (field === 'id') return 'id';
     if (!this.fields.has(field)) throw new Error(`field ${field} is not declared on collection ${this.spec.name}`);
-    return column(field);
+    return fieldColumn(field);
   }
 
   /** `byId`: only `id` may be read through an index (a unary `+` keeps SQLite from using one on any other column). */
