@@ -7,6 +7,7 @@
 #
 #   scripts/permit-upstream-tests.sh                 # both lanes
 #   scripts/permit-upstream-tests.sh v2 -- -x -k rebac   # one lane, more pytest options after --
+#   UPSTREAM_MODULES="test_rebac_e2e.py" scripts/permit-upstream-tests.sh   # some modules only
 #
 # For each lane:
 # 1. the sdist, downloaded once with pip into .cache/permit-upstream (gitignored) and unpacked; a
@@ -50,8 +51,8 @@ if [[ "${1:-}" == "--" ]]; then
 fi
 
 declare -A SDK_VERSION=([v1]=2.8.3 [v2]=3.0.0)
-E2E_MODULES=(test_abac_e2e.py test_abac_pdp.py test_rbac_e2e.py test_rbac_e2e_sync.py test_rebac_e2e.py
-  test_sync_client.py test_user_invites_complete_e2e.py)
+read -r -a E2E_MODULES <<<"${UPSTREAM_MODULES:-test_abac_e2e.py test_abac_pdp.py test_rbac_e2e.py test_rbac_e2e_sync.py
+  test_rebac_e2e.py test_sync_client.py test_user_invites_complete_e2e.py}"
 # Tests that assert what Permit's cloud PDP refuses (it serves no ABAC: `check`, `get_user_permissions`
 # and `filter_objects` with attributes raise there). This service is the PDP and serves ABAC, so they
 # cannot pass against any local PDP; 3.0.0's versions skip themselves when PDP_URL names a local one.
