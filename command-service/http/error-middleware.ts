@@ -13,6 +13,7 @@ import {
   ValidationError,
 } from '../../shared/errors';
 import { MethodNotAllowedError } from './unmatched-request';
+import { errorCodes } from './error-codes';
 
 export const SUPPORT_LINK = 'https://github.com/rebac-service/rebac-service/issues';
 
@@ -54,7 +55,7 @@ const UNREACHABLE_ENGINE_ERRORS = new Set([
 export function errorBody(error: DomainError, id: string = randomUUID()) {
   return {
     id,
-    error_code: error.errorCode,
+    ...errorCodes(error.errorCode),
     title: error.title,
     message: error.message,
     support_link: SUPPORT_LINK,

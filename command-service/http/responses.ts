@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { attributeTypes } from '../../shared/events';
 import { keySchema } from './validation';
+import { PERMIT_ERROR_CODES, PERMIT_FINER_CODES } from './error-codes';
 
 /**
  * What the API answers, as zod schemas: each route declares its success body
@@ -32,7 +33,13 @@ const envScoped = {
 export const errorSchema = z
   .strictObject({
     id: z.string().describe('Names this occurrence (the task id for a failed task); quoted in the server log for a 5xx'),
-    error_code: z.string().describe('NOT_FOUND, DUPLICATE_ENTITY, UNAUTHORIZED, FORBIDDEN_ACCESS, …'),
+    error_code: z
+      .enum([...PERMIT_ERROR_CODES] as [string, ...string[]])
+      .describe("A member of Permit's ErrorCode enum (its SDKs parse it against that enum)"),
+    reason: z
+      .enum(PERMIT_FINER_CODES)
+      .optional()
+      .describe('Our finer code where Permit has none (the status says as much): sent with INVALID_INPUT or UNEXPECTED_ERROR'),
     title: z.string(),
     message: z.string().describe('What went wrong, naming the object or field'),
     support_link: z.string(),

@@ -234,7 +234,7 @@ describe('a create the lane stored whose read models are late', () => {
       body: JSON.stringify({ key: 'late', resource: 'document', tenant: 'acme' }),
     });
     expect(late.status).toBe(503);
-    expect(((await late.json()) as { error_code: string }).error_code).toBe('SERVICE_UNAVAILABLE');
+    expect(await late.json()).toMatchObject({ error_code: 'UNEXPECTED_ERROR', reason: 'SERVICE_UNAVAILABLE' });
     expect(server.service.metrics.createLanes).toEqual({ answered: before.answered, handedOver: before.handedOver + 1 });
     const position = Number(late.headers.get('x-event-position'));
     expect(position).toBeGreaterThan(0);

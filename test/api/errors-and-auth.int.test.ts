@@ -112,7 +112,7 @@ describe('API rules and errors', () => {
     await expectNothingAppended(async () => {
       const response = await api.post(`${FACTS}/tenants`, { key: 'big', name: 'x'.repeat(10_000) });
       expect(response.status).toBe(413);
-      expect(response.body).toMatchObject({ ...errorShape, error_code: 'PAYLOAD_TOO_LARGE' });
+      expect(response.body).toMatchObject({ ...errorShape, error_code: 'INVALID_INPUT', reason: 'PAYLOAD_TOO_LARGE' });
     });
   });
 

@@ -29,7 +29,8 @@ describe('features not served answer 501 in the error shape, naming them', () =>
     expect(answer.status).toBe(501);
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(answer.body).toMatchObject({
-      error_code: 'NOT_IMPLEMENTED',
+      error_code: 'UNEXPECTED_ERROR',
+      reason: 'NOT_IMPLEMENTED',
       title: 'Not served',
       additional_info: { feature: expect.any(String) },
     });

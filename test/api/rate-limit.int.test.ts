@@ -17,7 +17,8 @@ describe('per-key rate limit', () => {
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({
       id: expect.any(String),
-      error_code: 'TOO_MANY_REQUESTS',
+      error_code: 'UNEXPECTED_ERROR',
+      reason: 'TOO_MANY_REQUESTS',
       title: expect.any(String),
       message: expect.stringContaining('0.5 requests per second'),
       support_link: expect.any(String),

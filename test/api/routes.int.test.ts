@@ -65,7 +65,8 @@ describe('declared routes', () => {
     expect(list.headers.get('allow')).toBe('GET, HEAD, POST');
     expect(list.body).toEqual({
       id: expect.any(String),
-      error_code: 'METHOD_NOT_ALLOWED',
+      error_code: 'INVALID_INPUT',
+      reason: 'METHOD_NOT_ALLOWED',
       title: 'Method not allowed',
       message: `PUT is not allowed on ${FACTS}/tenants; it takes GET, HEAD, POST`,
       support_link: expect.any(String),

@@ -43,7 +43,8 @@ describe('a full disk under the event store', () => {
       status: 503,
       body: {
         id: expect.any(String),
-        error_code: 'SERVICE_UNAVAILABLE',
+        error_code: 'UNEXPECTED_ERROR',
+        reason: 'SERVICE_UNAVAILABLE',
         title: 'Service unavailable',
         message: expect.stringContaining('full'),
         support_link: expect.any(String),

@@ -116,7 +116,11 @@ describe('the MongoDB-protocol server killed and restarted while projections run
     await events.close();
     // A read needs the store: refused with 503 once the driver gives up waiting for a server (not a 500).
     const [read] = await Promise.all([env.get(`${FACTS}/resource_instances`), sleep(OUTAGE_MS)]);
-    expect({ status: read.status, error_code: read.body.error_code }).toEqual({ status: 503, error_code: 'SERVICE_UNAVAILABLE' });
+    expect({ status: read.status, error_code: read.body.error_code, reason: read.body.reason }).toEqual({
+      status: 503,
+      error_code: 'UNEXPECTED_ERROR',
+      reason: 'SERVICE_UNAVAILABLE',
+    });
     await serverScript('ferretdb', 'restart');
 
     // The same projection process went on: it saw batches fail and applies them again.

@@ -38,13 +38,16 @@ export function queryString(query: Query | undefined): string {
 /** The message of an error body: `{message}`, or a 422's `{detail: [{loc, msg}]}`. */
 export function errorMessage(status: number, body: unknown): { code: string; message: string } {
   if (body && typeof body === 'object') {
-    const b = body as { error_code?: unknown; message?: unknown; detail?: unknown };
+    const b = body as { error_code?: unknown; reason?: unknown; message?: unknown; detail?: unknown };
     if (Array.isArray(b.detail)) {
       const parts = (b.detail as Array<{ loc?: unknown[]; msg?: string }>).map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`);
       return { code: 'VALIDATION', message: parts.join('; ') };
     }
-    if (typeof b.message === 'string')
-      return { code: typeof b.error_code === 'string' ? b.error_code : String(status), message: b.message };
+    if (typeof b.message === 'string') {
+      // `reason` is ours where Permit's enum has no code (e.g. NOT_IMPLEMENTED, sent as UNEXPECTED_ERROR): the finer one reads better.
+      const code = typeof b.reason === 'string' ? b.reason : typeof b.error_code === 'string' ? b.error_code : String(status);
+      return { code, message: b.message };
+    }
   }
   return { code: String(status), message: `HTTP ${status}` };
 }
