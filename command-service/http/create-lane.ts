@@ -10,6 +10,7 @@ import { handToExpress, laneBodyLength, parsedOrUndefined, readBody, type FastLa
 import { isPlainUtf8Json } from './json-body';
 import { JSON_CONTENT_TYPE } from './json-content-type';
 import { awaitReadModels, eventMetadata, type Services } from './services';
+import { withoutNullOptionals } from './null-as-absent';
 
 /** What a create route does, once for its express route and its lane (routes/create-route.ts). */
 export interface CreateOperation<Body> {
@@ -71,7 +72,7 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     path: RegExpExecArray,
     started: number,
   ) {
-    const parsed = isPlainUtf8Json(body) ? route.body.safeParse(parsedOrUndefined(body)) : undefined;
+    const parsed = isPlainUtf8Json(body) ? route.body.safeParse(withoutNullOptionals(route.body, parsedOrUndefined(body))) : undefined;
     if (parsed === undefined || !parsed.success) return handOver(express, req, res, body);
     let environmentId: string;
     let requestId: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { templateMatcher, templateParameters } from './path-template';
+import { nullMeansAbsent } from './null-as-absent';
 import { errorSchema, validationErrorSchema } from './responses';
 import { DOCUMENTED_AS, INSTANCE_REF_PATTERN, keySchema, MAX_JSON_DEPTH, MAX_JSON_FIELD_BYTES } from './validation';
 
@@ -96,15 +97,35 @@ const PATH_PARAMETERS: Record<string, { description: string; schema: JsonSchema 
 
 type JsonSchema = Record<string, unknown>;
 
+/**
+ * How a schema is rendered: a request body (its optional members also take `null`, which means
+ * absent: null-as-absent.ts), a query (parsed as input) or an answer (output).
+ */
+type Rendering = 'body' | 'input' | 'output';
+
 /** A zod schema as JSON Schema, with schemas carrying a meta `id` left as `$defs` references. */
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+function jsonSchemaOf(schema: z.ZodType, rendering: Rendering): JsonSchema {
   const { $schema: _draft, ...rest } = z.toJSONSchema(schema, {
-    io,
+    io: rendering === 'output' ? 'output' : 'input',
     unrepresentable: 'any',
     target: 'draft-2020-12',
-    override: ({ jsonSchema }) => documentedAs(jsonSchema as JsonSchema),
+    override: ({ zodSchema, jsonSchema }) => {
+      documentedAs(jsonSchema);
+      if (rendering === 'body') nullableOptionals(zodSchema as unknown as z.ZodType, jsonSchema);
+    },
   }) as JsonSchema;
   return rest;
+}
+
+/** An object's optional members documented as also taking `null` (where the body parser drops it as absent). */
+function nullableOptionals(zodSchema: z.ZodType, rendered: JsonSchema): void {
+  if (zodSchema.def.type !== 'object') return;
+  const shape = (zodSchema.def as unknown as z.core.$ZodObjectDef).shape;
+  const properties = rendered.properties as Record<string, JsonSchema> | undefined;
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    const member = shape[name] as z.ZodType | undefined;
+    if (member && nullMeansAbsent(member)) properties![name] = { anyOf: [property, { type: 'null' }] };
+  }
 }
 
 /** A schema whose meta says how it is documented (`DOCUMENTED_AS`) is rendered so, its description kept. */
@@ -278,7 +299,7 @@ export class ApiRegistry {
       tags: [op.tag],
       parameters,
       ...(op.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: components.inline(op.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { 'application/json': { schema: components.inline(op.body, 'body') } } } }
         : {}),
       responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
     };
@@ -317,8 +338,8 @@ class Components {
   readonly schemas: Record<string, JsonSchema> = {};
 
   /** The schema as JSON Schema, with the schemas that have an id (itself too) moved here and referenced. */
-  inline(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    return this.hoist(jsonSchemaOf(schema, io));
+  inline(schema: z.ZodType, rendering: Rendering): JsonSchema {
+    return this.hoist(jsonSchemaOf(schema, rendering));
   }
 
   private hoist(schema: JsonSchema): JsonSchema {

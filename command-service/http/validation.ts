@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../shared/errors';
 import { OBJECT_KEY_MAX, OBJECT_KEY_PATTERN } from '../../shared/refs';
+import { withoutNullOptionals } from './null-as-absent';
 
 /** Object keys: letters, digits, '-' and '_' (Permit's rule). */
 export const keySchema = z.string().regex(OBJECT_KEY_PATTERN, `must match ${OBJECT_KEY_PATTERN.source}`).max(OBJECT_KEY_MAX);
@@ -18,7 +19,9 @@ export const INSTANCE_REF_PATTERN =
  * parsed value on.
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, location: 'body' | 'query' | 'path'): z.infer<S> {
-  const result = schema.safeParse(value ?? (location === 'body' ? undefined : {}));
+  // A body's `null` for an optional member means absent (Permit's models; see null-as-absent.ts).
+  const given = location === 'body' ? withoutNullOptionals(schema, value ?? undefined) : (value ?? {});
+  const result = schema.safeParse(given);
   if (result.success) return result.data;
   throw new ValidationError(
     result.error.issues.flatMap((issue) => {
