@@ -73,3 +73,18 @@ const sha1 = (input: string): Buffer =>
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+
+const HEX32_PATTERN = /^[0-9a-f]{32}$/i;
+
+/**
+ * An id as it is stored (a dashed, lower-case UUID), from any spelling a client may send: Permit's
+ * own answers and its SDK 3.x send ids as 32 hex digits without dashes, and UUIDs compare without
+ * regard to case (RFC 9562). Anything else (a key) is returned as it is.
+ */
+export function canonicalId(ref: string): string {
+  if (ref.length === 32 && HEX32_PATTERN.test(ref)) {
+    const hex = ref.toLowerCase();
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+  return ref.length === 36 && UUID_PATTERN.test(ref) ? ref.toLowerCase() : ref;
+}

@@ -5,6 +5,7 @@ import type { EnvironmentDoc, ProjectDoc, ReadModels } from '../../shared/read-m
 import { ReadCache } from '../../shared/read-cache';
 import { allows, requiredAccessLevel, type AccessLevel } from './access-levels';
 import { changePosition, type ChangePositions } from './read-model-groups';
+import { canonicalId } from '../../shared/ids';
 
 /** Shared by the requests that use the same key (cached): never modified. */
 export interface AuthContext {
@@ -134,7 +135,7 @@ export const authOf = (res: Response): AuthContext => res.locals.auth as AuthCon
 export async function resolveProject(rm: ReadModels, auth: AuthContext, ref: string): Promise<ProjectDoc> {
   const project =
     (await rm.projects.findOne({ organization_id: auth.organizationId, key: ref })) ??
-    (await rm.projects.get(ref).then((p) => (p?.organization_id === auth.organizationId ? p : null)));
+    (await rm.projects.get(canonicalId(ref)).then((p) => (p?.organization_id === auth.organizationId ? p : null)));
   if (auth.projectId !== null && project?.id !== auth.projectId) throw new ForbiddenError('This API key has no access to that project');
   if (!project) throw new NotFoundError(`Project '${ref}' not found`, { project: ref });
   return project;
@@ -143,7 +144,7 @@ export async function resolveProject(rm: ReadModels, auth: AuthContext, ref: str
 export async function resolveEnvironment(rm: ReadModels, auth: AuthContext, project: ProjectDoc, ref: string): Promise<EnvironmentDoc> {
   const env =
     (await rm.environments.findOne({ project_id: project.id, key: ref })) ??
-    (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)));
+    (await rm.environments.get(canonicalId(ref)).then((e) => (e?.project_id === project.id ? e : null)));
   if (auth.environmentId !== null && env?.id !== auth.environmentId)
     throw new ForbiddenError('This API key has no access to that environment');
   if (!env) throw new NotFoundError(`Environment '${ref}' not found in project '${project.key}'`, { environment: ref });

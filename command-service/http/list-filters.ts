@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUuid } from '../../shared/ids';
+import { canonicalId, isUuid } from '../../shared/ids';
 import type { Collection, Filter } from '../../shared/docstore/port';
 import type { Pagination } from './validation';
 
@@ -124,8 +124,9 @@ export async function keysOf(
   if (!values) return undefined;
   return Promise.all(
     values.map(async (value) => {
-      if (!isUuid(value)) return value;
-      const doc = await byId(value);
+      const id = canonicalId(value);
+      if (!isUuid(id)) return value;
+      const doc = await byId(id);
       if (!doc || doc.environment_id !== env) return value;
       return doc.resource === undefined ? doc.key : `${doc.resource}:${doc.key}`;
     }),

@@ -7,11 +7,11 @@ import { withoutNullOptionals } from './null-as-absent';
 export const keySchema = z.string().regex(OBJECT_KEY_PATTERN, `must match ${OBJECT_KEY_PATTERN.source}`).max(OBJECT_KEY_MAX);
 
 /**
- * A resource instance as requests name it: `type:key`, or its id (a UUID). Other
- * strings name no instance (404), or, where the form is checked, break a rule (400).
+ * A resource instance as requests name it: `type:key`, or its id (a UUID, dashed or as 32 hex
+ * digits). Other strings name no instance (404), or, where the form is checked, break a rule (400).
  */
 export const INSTANCE_REF_PATTERN =
-  '^(?:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
+  '^(?:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$';
 
 /**
  * Parses a request part with zod, or throws a ValidationError rendered as

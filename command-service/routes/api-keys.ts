@@ -10,6 +10,7 @@ import { apiKeyCreatedSchema, apiKeyPageSchema, apiKeySchema, apiKeyScopeSchema 
 import { scopeSaid } from './api-key-scope';
 import { route } from './route';
 import type { RouteContext } from './route-context';
+import { canonicalId } from '../../shared/ids';
 
 export const apiKeyCreateSchema = z.object({
   organization_id: z.string().optional(),
@@ -55,7 +56,7 @@ async function keysOf(rm: ReadModels, auth: AuthContext): Promise<ApiKeyDoc[]> {
 
 /** A key the caller may see, or 404 (also for another scope's key: ids are not an existence oracle). */
 async function visibleKey(rm: ReadModels, auth: AuthContext, id: string): Promise<ApiKeyDoc> {
-  const key = await rm.apiKeys.get(id);
+  const key = await rm.apiKeys.get(canonicalId(id));
   if (!key || !visibleTo(auth, key)) throw new NotFoundError(`API key '${id}' not found`, { api_key_id: id });
   return key;
 }

@@ -21,6 +21,7 @@ import type { RouteModule } from '../app';
 import { environmentCreateSchema } from './org';
 import { route } from './route';
 import { queryInteger } from '../http/validation';
+import { canonicalId } from '../../shared/ids';
 
 /** Longest `wait` a request may ask for, in seconds; more is refused with 422. */
 export const MAX_WAIT_SECONDS = 60;
@@ -194,7 +195,7 @@ export function copyRoutes(deps: CopyRouteDependencies): RouteModule {
         const auth = needsProjectKey(res);
         const { wait } = input.query();
         const project = await resolveProject(rm, auth, req.params.proj_id);
-        const taskId = req.params.task_id;
+        const taskId = canonicalId(req.params.task_id);
         const task = await deps.tasks.get(taskId);
         const env = await findEnvironment(services, project, req.params.env_id);
         const sameSource =
@@ -219,7 +220,7 @@ async function findEnvironment(services: Services, project: ProjectDoc, ref: str
   const rm = services.readModels;
   return (
     (await rm.environments.findOne({ project_id: project.id, key: ref })) ??
-    (await rm.environments.get(ref).then((e) => (e?.project_id === project.id ? e : null)))
+    (await rm.environments.get(canonicalId(ref)).then((e) => (e?.project_id === project.id ? e : null)))
   );
 }
 

@@ -15,6 +15,7 @@ import { createRoute } from './create-route';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 import type { Filter } from '../../shared/docstore/port';
+import { canonicalId } from '../../shared/ids';
 
 export const instanceCreateSchema = z.object({
   key: keySchema,
@@ -40,7 +41,8 @@ export function instanceRoutes(context: RouteContext): void {
   async function findInstance(envId: string, ref: string, reads: ReadModels = rm) {
     const [resource, key] = splitRef(ref);
     const instance =
-      (key ? await reads.instances.findOne({ environment_id: envId, resource, key }) : null) ?? (await reads.instances.get(ref));
+      (key ? await reads.instances.findOne({ environment_id: envId, resource, key }) : null) ??
+      (await reads.instances.get(canonicalId(ref)));
     if (!instance || instance.environment_id !== envId) throw new NotFoundError(`Resource instance '${ref}' not found`);
     return instance;
   }

@@ -10,6 +10,7 @@ import { readModelsAsOf } from '../time-travel/reads';
 import { asOfQuery } from '../time-travel/time-travel';
 import { route } from './route';
 import type { RouteContext } from './route-context';
+import { canonicalId } from '../../shared/ids';
 
 /** Permit's ConditionSetRuleCreate / ConditionSetRuleRemove. */
 export const setRuleBodySchema = z.object({
@@ -106,6 +107,6 @@ async function ruleOf(rm: ReadModels, env: string, body: z.infer<typeof setRuleB
 
 /** The key of a condition set given by id (set rules store keys); the ref itself otherwise. */
 async function keyOf(rm: ReadModels, env: string, ref: string): Promise<string> {
-  const byId = await rm.conditionSets.get(ref);
+  const byId = await rm.conditionSets.get(canonicalId(ref));
   return byId && byId.environment_id === env ? byId.key : ref;
 }

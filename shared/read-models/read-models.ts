@@ -1,6 +1,7 @@
 import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
 import type { AttributeType } from '../events';
 import { WrittenDocs } from './written-docs';
+import { canonicalId } from '../ids';
 
 /**
  * The read models, stored as the documents the API returns (Permit v2 read
@@ -346,7 +347,7 @@ export class ReadModels {
   ): Promise<T | null> {
     const byKey = await collection.findOne({ environment_id: environmentId, key: ref, ...extra });
     if (byKey) return byKey;
-    const byId = await collection.get(ref);
+    const byId = await collection.get(canonicalId(ref));
     if (!byId || byId.environment_id !== environmentId) return null;
     for (const [field, value] of Object.entries(extra)) if ((byId as Record<string, unknown>)[field] !== value) return null;
     return byId;

@@ -6,7 +6,7 @@ import { setRuleKey } from './abac-state';
 import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
 import { findResource, findRole } from './lookup';
-import type { EnvState } from './state';
+import { keyOfId, type EnvState } from './state';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
@@ -14,7 +14,7 @@ type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 const attributeOwner = { user: '__user', tenant: '__tenant' } as const;
 
 export function findConditionSet(s: EnvState, ref: string): ConditionSetState {
-  const set = s.abac.conditionSets.get(ref) ?? s.abac.conditionSets.get(s.ids.get(ref) ?? '');
+  const set = s.abac.conditionSets.get(ref) ?? s.abac.conditionSets.get(keyOfId(s, ref) ?? '');
   if (!set) throw new NotFoundError(`Condition set '${ref}' not found`, { condition_set: ref });
   return set;
 }

@@ -7,7 +7,7 @@ import { evolveEnv } from './fold';
 import { findInstance, findTenant, findUser } from './lookup';
 import { scratchOf } from './scratch';
 import type { EnvState } from './state';
-import { assignmentKey } from './state';
+import { assignmentKey, keyOfId } from './state';
 
 /**
  * Users and tenants beyond their creation: profile updates and replaces, a
@@ -41,7 +41,7 @@ const roleOf = (a: InlineAssignment) => ({ role: a.role, tenant: a.tenant, resou
 /** Whether the user already holds the assignment (a replace assigns only what is missing). */
 function holds(s: EnvState, user: string, a: InlineAssignment): boolean {
   if (a.resourceInstance !== null) {
-    const instance = s.instances.get(a.resourceInstance) ?? s.instances.get(s.ids.get(a.resourceInstance) ?? '');
+    const instance = s.instances.get(a.resourceInstance) ?? s.instances.get(keyOfId(s, a.resourceInstance) ?? '');
     if (!instance) return false;
     const ref = [instance.resource, instance.key].join(':');
     return s.assignments.has(
@@ -49,7 +49,7 @@ function holds(s: EnvState, user: string, a: InlineAssignment): boolean {
     );
   }
   if (a.tenant === null) return false;
-  const tenant = s.tenants.get(a.tenant) ?? s.tenants.get(s.ids.get(a.tenant) ?? '');
+  const tenant = s.tenants.get(a.tenant) ?? s.tenants.get(keyOfId(s, a.tenant) ?? '');
   return (
     tenant !== undefined &&
     s.assignments.has(assignmentKey({ user, role: a.role, resource: null, tenant: tenant.key, resourceInstance: null }))
@@ -71,7 +71,7 @@ export function createUser(c: Cmd<'CreateUser'>, s: EnvState): EnvEvent[] {
 export function replaceUser(c: Cmd<'ReplaceUser'>, s: EnvState): EnvEvent[] {
   const { type: _type, roleAssignments, ...data } = c;
   // The path names the user by key or by id; a new user takes it as its key.
-  const existing = s.users.get(c.key) ?? s.users.get(s.ids.get(c.key) ?? '');
+  const existing = s.users.get(c.key) ?? s.users.get(keyOfId(s, c.key) ?? '');
   const first: EnvEvent = existing
     ? { type: 'UserUpdated', data: { ...data, id: existing.id, key: existing.key } }
     : { type: 'UserCreated', data };

@@ -4,8 +4,8 @@ import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
 import { findInstance, findResource, findRole, findTenant, findUser } from './lookup';
 import type { EnvState, InstanceState } from './state';
-import { assignmentKey, instanceRef, relationKey, tupleKey } from './state';
-import { isUuid } from '../../ids';
+import { assignmentKey, instanceRef, keyOfId, relationKey, tupleKey } from './state';
+import { canonicalId, isUuid } from '../../ids';
 import { isObjectKey, OBJECT_KEY_MAX } from '../../refs';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
@@ -38,7 +38,7 @@ export function deleteInstance(c: Cmd<'DeleteInstance'>, s: EnvState): EnvEvent[
  * name a tenant. Without a tenant (or an id) it is not found.
  */
 function instanceOrCreated(s: EnvState, ref: string, tenant: string | null, newId: string | undefined, created: EnvEvent[]): InstanceState {
-  const existing = s.instances.get(ref) ?? s.instances.get(s.ids.get(ref) ?? '');
+  const existing = s.instances.get(ref) ?? s.instances.get(keyOfId(s, ref) ?? '');
   if (existing) return existing;
   const separator = ref.indexOf(':');
   if (tenant === null || newId === undefined || separator <= 0) return findInstance(s, ref);
@@ -122,7 +122,7 @@ function parseInstanceRef(
   newId?: string,
   created: EnvEvent[] = [],
 ): InstanceState {
-  if (!ref.includes(':') && !isUuid(ref)) {
+  if (!ref.includes(':') && !isUuid(canonicalId(ref))) {
     throw new InvalidRequestError(`The ${field} '${ref}' must have the form '<resource_type>:<instance_key>'`);
   }
   return instanceOrCreated(s, ref, tenant, newId, created);
@@ -135,7 +135,7 @@ function tupleTarget(
   created: EnvEvent[] = [],
 ) {
   // Permit: the tenant is needed only when neither instance exists; otherwise a missing one joins the other's tenant.
-  const known = (ref: string) => s.instances.get(ref) ?? s.instances.get(s.ids.get(ref) ?? '');
+  const known = (ref: string) => s.instances.get(ref) ?? s.instances.get(keyOfId(s, ref) ?? '');
   const tenant = c.tenant ?? (known(c.subject) ?? known(c.object))?.tenant ?? null;
   const subject = parseInstanceRef(s, c.subject, 'subject', tenant, c.newSubjectId, created);
   const object =

@@ -1,7 +1,7 @@
 import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../errors';
 import { checkAttributeChange } from './abac-decisions';
 import type { EnvEvent } from '../../events';
-import { deterministicId } from '../../ids';
+import { canonicalId, deterministicId } from '../../ids';
 import { USER_RESOURCE } from './attributes';
 import { Cascade } from './cascade';
 import type { ActionInput, AttributeInput, EnvCommand } from './commands';
@@ -19,7 +19,8 @@ type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 /** The key of the part named `ref` (a key or an id) in a key → id map, or undefined. */
 function partKey(ids: ReadonlyMap<string, string>, ref: string): string | undefined {
   if (ids.has(ref)) return ref;
-  for (const [key, id] of ids) if (id === ref) return key;
+  const id = canonicalId(ref);
+  for (const [key, partId] of ids) if (partId === id) return key;
   return undefined;
 }
 

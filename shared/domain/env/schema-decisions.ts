@@ -6,7 +6,7 @@ import { attributesData } from './attributes';
 import { findRelation, findResource, findRole } from './lookup';
 import { checkUnique } from './resource-parts-decisions';
 import type { EnvState } from './state';
-import { relationKey, roleKey, ruleEquals } from './state';
+import { keyOfId, relationKey, roleKey, ruleEquals } from './state';
 import { cycleThrough } from './role-hierarchy';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
@@ -164,7 +164,7 @@ export function updateRole(c: Cmd<'UpdateRole'>, s: EnvState): EnvEvent[] {
 function checkExtends(s: EnvState, resource: string | null, key: string, refs: string[]): string[] {
   const parents: string[] = [];
   for (const ref of refs) {
-    const sameScope = s.roles.get(roleKey(resource, ref)) ?? s.roles.get(s.ids.get(ref) ?? '');
+    const sameScope = s.roles.get(roleKey(resource, ref)) ?? s.roles.get(keyOfId(s, ref) ?? '');
     if (!sameScope || sameScope.resource !== resource) {
       const elsewhere = [...s.roles.values()].some((r) => r.key === ref && r.resource !== resource);
       if (elsewhere) {

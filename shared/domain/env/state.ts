@@ -1,3 +1,4 @@
+import { canonicalId } from '../../ids';
 import type { DerivationRule } from '../../events';
 import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
@@ -80,6 +81,9 @@ export interface EnvState {
 
 /** A state that keeps its objects' details: what a copy compares and merges. */
 export type DetailedEnvState = EnvState & { details: EnvDetails };
+
+/** The map key of the object whose id is `ref`, in any spelling of the id (canonicalId); undefined when none. */
+export const keyOfId = (state: Pick<EnvState, 'ids'>, ref: string): string | undefined => state.ids.get(canonicalId(ref));
 
 export const roleKey = (resource: string | null, role: string) => `${resource ?? ''}#${role}`;
 export const relationKey = (objectResource: string, relation: string) => `${objectResource}#${relation}`;

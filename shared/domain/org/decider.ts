@@ -3,6 +3,7 @@ import { DuplicateEntityError, InvalidRequestError, NotFoundError } from '../../
 import type { ApiKeyScope, EventHandlers, OrgEvent } from '../../events';
 import { dispatch } from '../../events';
 import type { ApiKeyAccessLevel } from '../../events/org-events';
+import { canonicalId } from '../../ids';
 
 /** The organisation stream: the organisation, its projects, environments and API keys. */
 
@@ -62,13 +63,15 @@ export type OrgCommand =
   | { type: 'RotateApiKeySecret'; id: string; secretHash: string };
 
 export function findProjectId(state: OrgState, ref: string): string {
-  const id = state.projects.get(ref) ?? (state.projectIds.has(ref) ? ref : undefined);
+  const id = state.projects.get(ref) ?? (state.projectIds.has(canonicalId(ref)) ? canonicalId(ref) : undefined);
   if (!id) throw new NotFoundError(`Project '${ref}' not found`, { project: ref });
   return id;
 }
 
 export function findEnvironmentId(state: OrgState, projectId: string, ref: string): string {
-  const id = state.environments.get(`${projectId}#${ref}`) ?? (state.environmentProjects.get(ref) === projectId ? ref : undefined);
+  const id =
+    state.environments.get(`${projectId}#${ref}`) ??
+    (state.environmentProjects.get(canonicalId(ref)) === projectId ? canonicalId(ref) : undefined);
   if (!id)
     throw new NotFoundError(`Environment '${ref}' not found in project '${state.projectIds.get(projectId) ?? projectId}'`, {
       environment: ref,
