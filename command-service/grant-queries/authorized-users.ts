@@ -1,11 +1,12 @@
 import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
-import type { GrantDoc } from '../../shared/read-models/grants/model';
+import { typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import { byteOrder, decodeCursor, encodeCursor } from './cursor';
 import { setRuleUsers } from './set-rule-lists';
 import type { AbacInputs } from './set-rules';
 import { mergedGroupPage } from './pages';
-import { DEFAULT_TENANT, type QueryDeps, type ResourceRef } from './types';
+import { DEFAULT_TENANT, unique, type QueryDeps, type ResourceRef } from './types';
+import { GrantsAsOf } from './grants-as-of';
 
 export interface AuthorizedUsersRequest {
   action: string;
@@ -77,7 +78,26 @@ export async function authorizedUsers(
   const more = page.more || bySetRules.more || merged.length > request.limit;
   const users: AuthorizedUsersPage['users'] = {};
   for (const user of keys) users[user] = [];
-  for (const g of page.a) users[g.user]?.push({ user: g.user, tenant: g.tenant, resource: g.instance, role: g.role });
+  // Permit names the assignments behind a grant: each one's own instance and `<type>#<role>` (a
+  // document's reader through a folder assignment is listed with the folder's). Every one that
+  // leads to a role permitting the action, derived from the read models, so as_of answers alike.
+  const grantHolders = unique(page.a.map((g) => g.user));
+  const behind =
+    grantHolders.length > 0 ? await new GrantsAsOf(deps.rm).assignmentsBehind(environmentId, ref, grantHolders, resourceRoles) : new Map();
+  for (const g of page.a) {
+    const entries = users[g.user];
+    if (!entries) continue;
+    const sources = behind.get(g.user) ?? [];
+    // A grant whose assignments the walk cannot name (a read between two writes) is listed as held.
+    const named =
+      sources.length > 0
+        ? sources.map((a: AssignmentDoc) => ({ resource: a.resource_instance!, role: `${typeOf(a.resource_instance!)}#${a.role}` }))
+        : [{ resource: g.instance, role: `${g.resource}#${g.role}` }];
+    for (const source of named) {
+      if (!entries.some((e) => e.resource === source.resource && e.role === source.role))
+        entries.push({ user: g.user, tenant: g.tenant, ...source });
+    }
+  }
   for (const a of page.b) users[a.user]?.push({ user: a.user, tenant: a.tenant, resource: `__tenant:${a.tenant}`, role: a.role });
   for (const [user, sets] of bySetRules.users) for (const set of sets) users[user]?.push({ user, tenant, resource: ref, role: set });
   const last = keys.at(-1);

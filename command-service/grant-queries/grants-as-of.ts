@@ -6,6 +6,7 @@ import { byRole, type RolePermissions } from './role-permissions';
 import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
 import { chunks, unique } from './types';
+import { byteOrder } from './cursor';
 
 /**
  * Derived grants computed on the fly, for read models that have no
@@ -97,7 +98,39 @@ export class GrantsAsOf extends ReadOnlyGrants {
    * instances and roles a grant there could come from), then carries the
    * assignments found on them back down.
    */
-  private async onInstance(environmentId: string, instance: string, user: string | null): Promise<GrantDoc[]> {
+  /**
+   * The assignments of each of `users` from which one of `roles` on `instance` derives, each one
+   * that does (a direct assignment on the instance too), in instance and role order: what Permit's
+   * authorized-users entries name. Every such assignment, not the one support a stored grant keeps,
+   * so that the answer is the same now and as of any past position.
+   */
+  async assignmentsBehind(
+    environmentId: string,
+    instance: string,
+    users: string[],
+    roles: string[],
+  ): Promise<Map<string, AssignmentDoc[]>> {
+    const { rules, graph } = await this.goalGraph(environmentId, instance);
+    const wanted = new Set(roles.map((role) => `${instance}#${role}`));
+    const instances = unique([...graph.values()].map((n) => n.instance));
+    const behind = new Map<string, AssignmentDoc[]>();
+    for (const user of users) {
+      const assignments = await this.assignmentsOn(environmentId, instances, user);
+      const directOn = new Set(assignments.map((a) => `${a.user}|${a.resource_instance}`));
+      const blocked = (to: GoalNode) => rules.guarded(typeOf(to.instance), to.role) && directOn.has(`${user}|${to.instance}`);
+      const found = assignments.filter(
+        (a) =>
+          graph.has(`${a.resource_instance}#${a.role}`) &&
+          this.carryDown(environmentId, user, [a], graph, blocked).some((g) => wanted.has(`${g.instance}#${g.role}`)),
+      );
+      found.sort((a, b) => byteOrder(`${a.resource_instance}#${a.role}`, `${b.resource_instance}#${b.role}`));
+      behind.set(user, found);
+    }
+    return behind;
+  }
+
+  /** The goal graph of an instance: every (instance, role) from which a role on it derives, walked up its tuples, each feeding what it derives. */
+  private async goalGraph(environmentId: string, instance: string): Promise<{ rules: Rules; graph: Map<string, GoalNode> }> {
     const rules = await this.rules(environmentId);
     const graph = new Map<string, GoalNode>();
     let frontier: GoalNode[] = [];
@@ -125,6 +158,11 @@ export class GrantsAsOf extends ReadOnlyGrants {
         }
       }
     }
+    return { rules, graph };
+  }
+
+  private async onInstance(environmentId: string, instance: string, user: string | null): Promise<GrantDoc[]> {
+    const { rules, graph } = await this.goalGraph(environmentId, instance);
     const instances = unique([...graph.values()].map((n) => n.instance));
     const assignments = await this.assignmentsOn(environmentId, instances, user);
     const byUser = new Map<string, AssignmentDoc[]>();

@@ -130,13 +130,13 @@ describe('/user-permissions and /authorized_users', () => {
       ['alice', 'reader-a', 'reader-b', ...Array.from({ length: 12 }, (_, i) => `viewer${String(i).padStart(2, '0')}`)].sort(),
     );
     expect(pages[0]).toMatchObject({ resource: 'document:doc03', tenant: 'acme' });
-    expect(users.alice).toEqual(
-      expect.arrayContaining([
-        { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' },
-        { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'viewer' },
-        { user: 'alice', tenant: 'acme', resource: '__tenant:acme', role: 'reader' },
-      ]),
-    );
+    // As Permit's PDP names them: the assignments behind the grants, `<type>#<role>` on their own instance (alice's
+    // editor role on the document derives from her folder assignment), and a tenant role as it is.
+    expect(users.alice).toEqual([
+      { user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'document#viewer' },
+      { user: 'alice', tenant: 'acme', resource: 'folder:f', role: 'folder#editor' },
+      { user: 'alice', tenant: 'acme', resource: '__tenant:acme', role: 'reader' },
+    ]);
     expect(users.viewer05).toHaveLength(2);
     expect(users['reader-a']).toEqual([{ user: 'reader-a', tenant: 'acme', resource: '__tenant:acme', role: 'reader' }]);
   });
@@ -147,7 +147,7 @@ describe('/user-permissions and /authorized_users', () => {
     expect(r.body).toEqual({
       resource: 'document:doc03',
       tenant: 'acme',
-      users: { alice: [{ user: 'alice', tenant: 'acme', resource: 'document:doc03', role: 'editor' }] },
+      users: { alice: [{ user: 'alice', tenant: 'acme', resource: 'folder:f', role: 'folder#editor' }] },
       next_cursor: null,
     });
     const typeLevel = await s.api.post('/authorized_users', { action: 'read', resource: { type: 'document', tenant: 'acme' } });

@@ -105,7 +105,7 @@ describe('PDP: all tenants, user tenants, local role assignments, authorized use
     expect(answer.body).toEqual({
       resource: 'doc:d1',
       tenant: 'gamma',
-      users: { alice: [{ user: 'alice', tenant: 'gamma', resource: 'doc:d1', role: 'owner' }] },
+      users: { alice: [{ user: 'alice', tenant: 'gamma', resource: 'doc:d1', role: 'doc#owner' }] },
       next_cursor: null,
     });
   });

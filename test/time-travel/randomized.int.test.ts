@@ -1,5 +1,6 @@
 import { historyProjection } from '../../projection-service/history/projection';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
+import { GrantsAsOf } from '../../command-service/grant-queries/grants-as-of';
 import type { ChainStep } from '../../command-service/grant-queries/explain';
 import { decisionHistory } from '../../command-service/time-travel/decision-history';
 import { AsOfDocumentStore, HistoryCollections } from '../../shared/read-models/history/history';
@@ -161,10 +162,11 @@ async function grantsOnTheFly(past: ReadModels): Promise<string[]> {
   const queries = GrantQueries.over(past);
   const perInstance: string[] = [];
   const perUser: string[] = [];
+  // Asked of the on-the-fly grants themselves: /authorized_users names the assignment behind a grant, not the grant.
+  const onTheFly = new GrantsAsOf(past);
   for (const { type, key } of instances()) {
-    const page = await queries.authorizedUsers(ENV, { action: 'read', resource: { type, key, tenant: null }, limit: 100 });
-    for (const [user, held] of Object.entries(page.users))
-      for (const g of held) if (!g.resource.startsWith('__tenant:')) perInstance.push(`${user}|${g.resource}|${g.role}`);
+    for (const g of await onTheFly.find({ environment_id: ENV, instance: `${type}:${key}` }))
+      perInstance.push(`${g.user}|${g.instance}|${g.role}`);
   }
   for (const user of WORLD.USERS) {
     const page = await queries.userPermissions(ENV, { user, limit: 1000 });
