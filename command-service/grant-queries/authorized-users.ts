@@ -83,7 +83,9 @@ export async function authorizedUsers(
   // leads to a role permitting the action, derived from the read models, so as_of answers alike.
   const grantHolders = unique(page.a.map((g) => g.user));
   const behind =
-    grantHolders.length > 0 ? await new GrantsAsOf(deps.rm).assignmentsBehind(environmentId, ref, grantHolders, resourceRoles) : new Map();
+    grantHolders.length > 0
+      ? await new GrantsAsOf(deps.rm).assignmentsBehind(environmentId, ref, grantHolders, resourceRoles)
+      : new Map<string, AssignmentDoc[]>();
   for (const g of page.a) {
     const entries = users[g.user];
     if (!entries) continue;

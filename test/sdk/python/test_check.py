@@ -80,7 +80,8 @@ async def test_authorized_users(permit: Permit, unique_key) -> None:
     assert readers.resource == f"{s.folder}:docs"
     assert readers.tenant == s.tenant
     assert sorted(readers.users) == sorted([alice, bob])
-    assert [(a.role, a.resource) for a in readers.users[bob]] == [("viewer", f"{s.folder}:docs")]
+    # As Permit's PDP names a resource role: `<type>#<role>`, on the assignment's own instance.
+    assert [(a.role, a.resource) for a in readers.users[bob]] == [(f"{s.folder}#viewer", f"{s.folder}:docs")]
 
     writers = await permit.authorized_users("write", f"{s.folder}:docs", {"tenant": s.tenant})
     assert list(writers.users) == [alice]
