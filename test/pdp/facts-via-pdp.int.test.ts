@@ -201,3 +201,50 @@ describe('the PDP’s wait headers when the read models are late', () => {
     expect(patient.body).toMatchObject({ key: 'patient' });
   });
 });
+
+describe('POST /allowed_url', () => {
+  let server: TestServer;
+  let env: ApiClient;
+  beforeAll(async () => {
+    server = await startTestServer();
+    env = await server.api.environmentClient();
+  });
+  afterAll(() => server.close());
+
+  it('answers as the PDP does for a URL no mapping rule matches (an environment here has none)', async () => {
+    // What `permit pdp check-url` sends.
+    const query = {
+      user: { key: 'ann', attributes: {} },
+      url: 'https://app.example.com/documents/42?view=full',
+      http_method: 'GET',
+      tenant: 'default',
+      context: {},
+      sdk: 'permit-cli',
+    };
+    const answer = await env.post('/allowed_url', query);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      allow: false,
+      result: false,
+      query,
+      debug: {
+        reason: 'Matched mapping rule not found for the requested URL and HTTP method',
+        mapping_rules: [],
+        note: expect.any(String),
+      },
+    });
+  });
+
+  it('refuses what the PDP refuses, and fields it does not take; needs an environment key', async () => {
+    const base = { user: { key: 'ann' }, url: 'https://app.example.com/x', http_method: 'GET', tenant: 'default' };
+    const loc = async (body: unknown) =>
+      ((await env.post('/allowed_url', body)).body as { detail: Array<{ loc: unknown }> }).detail[0]!.loc;
+    expect(await loc({ ...base, url: 'ftp://app.example.com/x' })).toEqual(['body', 'url']);
+    expect(await loc({ ...base, url: '/relative' })).toEqual(['body', 'url']);
+    expect(await loc({ ...base, tenant: undefined })).toEqual(['body', 'tenant']);
+    expect(await loc({ ...base, user: 'ann' })).toEqual(['body', 'user']);
+    expect(await loc({ ...base, resource: 'doc' })).toEqual(['body', 'resource']);
+    expect(await loc({ ...base, user: { key: 'ann', role: 'x' } })).toEqual(['body', 'user', 'role']);
+    expect((await server.api.post('/allowed_url', base)).status).toBe(403);
+  });
+});
