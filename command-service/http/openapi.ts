@@ -254,7 +254,6 @@ export class ApiRegistry {
       required: true,
       ...(PATH_PARAMETERS[name] ?? { schema: { type: 'string', minLength: 1 } }),
     }));
-    parameters.push(...HEADER_PARAMETERS);
     if (op.query) {
       const schema = components.inline(op.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
       for (const [name, property] of Object.entries(schema.properties ?? {})) {
@@ -268,6 +267,7 @@ export class ApiRegistry {
         });
       }
     }
+    parameters.push(...HEADER_PARAMETERS);
     const success = op.status ?? 200;
     const responses: Record<string, unknown> = {};
     responses[String(success)] = op.response
