@@ -1,6 +1,5 @@
 import express, { type Router } from 'express';
 import { randomUUID } from 'node:crypto';
-import { UnavailableError } from '../shared/errors';
 import { metricsHandler } from '../shared/metrics/endpoint';
 import { accessLog } from './http/access-log';
 import { apiKeyAuthenticator, authenticate, EnvironmentScopes, environmentScope } from './http/auth';
@@ -10,10 +9,12 @@ import { failWithHandedOverError, handedOver, setFastLanes, type FastLane } from
 import { jsonBody } from './http/json-body';
 import { exactJsonContentType } from './http/json-content-type';
 import { ApiRegistry } from './http/openapi';
+import { FACTS_BASE, PDP_FACTS_BASE, pdpFacts } from './http/pdp-facts';
 import { rateLimitPerKey } from './http/rate-limit';
 import { requestMetrics } from './http/request-metrics';
 import { changePosition } from './http/read-model-groups';
-import { MIN_POSITION_HEADER, type Services } from './http/services';
+import { readYourWrites } from './http/read-your-writes';
+import type { Services } from './http/services';
 import { answerOptions, unmatchedRequest } from './http/unmatched-request';
 import { assignmentRoutes } from './routes/assignments';
 import { instanceRoutes } from './routes/instances';
@@ -75,10 +76,11 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.use(jsonBody(services.config.MAX_BODY_BYTES));
   app.use(failWithHandedOverError);
 
-  app.get('/healthz', (_req, res) => {
+  // Each also under the path Permit's PDP answers it at (its OPAL client's), for probes written for the PDP.
+  app.get(['/healthz', '/healthy'], (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', (_req, res) => {
+  app.get(['/readyz', '/healthchecks/opa/ready'], (_req, res) => {
     const ready = services.freshness.ready;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting', position: services.freshness.position });
   });
@@ -96,15 +98,9 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.use(authenticate(keys));
   const rateLimit = rateLimitPerKey(services.config);
   if (rateLimit) app.use(rateLimit);
-  app.use(async (req, _res, next) => {
-    // "At least as fresh as": a client may send back the position a write returned.
-    const wanted = Number(req.header(MIN_POSITION_HEADER) ?? 0);
-    if (Number.isFinite(wanted) && wanted > 0) {
-      const reached = await services.freshness.waitForPosition(wanted, services.config.READ_YOUR_WRITES_TIMEOUT_MS);
-      if (!reached) throw new UnavailableError(`The read models have not reached position ${wanted} yet; retry shortly`);
-    }
-    next();
-  });
+  // "At least as fresh as": a client may send back the position a write returned, and the PDP's wait headers.
+  app.use(readYourWrites({ ...services, headPosition: () => services.timeTravel.headPosition() }));
+  app.use(pdpFacts());
 
   const root = express.Router();
   const schema = express.Router({ mergeParams: true });
@@ -132,6 +128,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     setRuleRoutes(groups.facts);
   }
   for (const module of modules) module(groups);
+  api.alias(FACTS_BASE, PDP_FACTS_BASE, '(the PDP\u2019s path: in the API key\u2019s environment)');
 
   app.use(answerOptions(api));
   const scope = environmentScope(scopes);

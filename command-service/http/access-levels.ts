@@ -6,7 +6,7 @@ import type { ApiKeyAccessLevel } from '../../shared/events/org-events';
  * before any route runs, so a route added later is covered by the default:
  *
  * - `read`: every GET (and HEAD/OPTIONS), and the PDP checks (`POST /allowed`,
- *   `/allowed/bulk`, `/allowed/all-tenants`, `/user-permissions`, `/user-tenants`,
+ *   `/allowed/bulk`, `/allowed/all-tenants`, `/allowed_url`, `/user-permissions`, `/user-tenants`,
  *   `/authorized_users`, AuthZEN's `/access/v1/...`), which read.
  * - `write`: also every other write: schema (`/v2/schema/...`) and facts (`/v2/facts/...`).
  * - `admin`: also API keys (`/v2/api-key/...`, reads included, except the
@@ -30,6 +30,7 @@ const CHECK_PATHS = new Set([
   '/allowed/bulk',
   '/allowed/history',
   '/allowed/all-tenants',
+  '/allowed_url',
   '/user-permissions',
   '/user-tenants',
   '/authorized_users',

@@ -43,7 +43,8 @@ export interface CreateLaneRoute<Body> {
  * express's router and middleware chain cost about a third of the main thread (docs/benchmarks.md).
  *
  * It takes what the `/allowed` lane takes (fast-lane.ts): a path exactly as the template reads, no
- * query, `Content-Type: application/json`, a plain body of known length, no `X-Min-Event-Position`.
+ * query, `Content-Type: application/json`, a plain body of known length, no `X-Min-Event-Position`
+ * (nor the PDP's `X-Wait-Timeout`, `X-Timeout-Policy`: laneBodyLength).
  * Until it acts, anything else (a body the schema refuses, a refused key or path, a store that
  * fails) is handed to the express route with the body read, which decides the request from the
  * start. Once it has executed the command, whatever comes of it (refused, stored but not visible

@@ -29,13 +29,14 @@ export const PERMIT_ERROR_CODES: ReadonlySet<string> = new Set([
 /**
  * Our codes that Permit's enum has no member for, and the member each is sent as: the request's
  * fault (INVALID_INPUT) or the service's (UNEXPECTED_ERROR). The finer code goes beside it in
- * `reason`; the status tells the rest (405, 413, 415, 429, 431, 501, 503).
+ * `reason`; the status tells the rest (405, 413, 415, 424, 429, 431, 501, 503).
  */
 const PERMIT_CODE_OF = {
   METHOD_NOT_ALLOWED: 'INVALID_INPUT',
   PAYLOAD_TOO_LARGE: 'INVALID_INPUT',
   UNSUPPORTED_MEDIA_TYPE: 'INVALID_INPUT',
   REQUEST_HEADER_FIELDS_TOO_LARGE: 'INVALID_INPUT',
+  SYNC_TIMEOUT: 'UNEXPECTED_ERROR',
   TOO_MANY_REQUESTS: 'UNEXPECTED_ERROR',
   NOT_IMPLEMENTED: 'UNEXPECTED_ERROR',
   SERVICE_UNAVAILABLE: 'UNEXPECTED_ERROR',

@@ -1,7 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { JSON_CONTENT_TYPE } from './json-content-type';
-import { MIN_POSITION_HEADER } from './position-headers';
+import { MIN_POSITION_HEADER, TIMEOUT_POLICY_HEADER, WAIT_TIMEOUT_HEADER } from './position-headers';
 
 /**
  * A fast lane answers one hot request shape without express: no router, no middleware chain,
@@ -90,14 +90,18 @@ export function plainBodyLength(headers: IncomingHttpHeaders, limitBytes: number
 }
 
 const MIN_POSITION = MIN_POSITION_HEADER.toLowerCase();
+const WAIT_TIMEOUT = WAIT_TIMEOUT_HEADER.toLowerCase();
+const TIMEOUT_POLICY = TIMEOUT_POLICY_HEADER.toLowerCase();
 
 /**
- * The body length of a request a lane may take: `Content-Type: application/json` exactly, no
- * `X-Min-Event-Position` (the wait for it is express middleware), and a plain body within
- * `limitBytes` (plainBodyLength); undefined for any other request, which the lane leaves to express.
+ * The body length of a request a lane may take: `Content-Type: application/json` exactly, none of
+ * `X-Min-Event-Position`, `X-Wait-Timeout`, `X-Timeout-Policy` (express middleware reads and awaits
+ * them: read-your-writes.ts), and a plain body within `limitBytes` (plainBodyLength); undefined for
+ * any other request, which the lane leaves to express.
  */
 export function laneBodyLength(headers: IncomingHttpHeaders, limitBytes: number): number | undefined {
-  if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE || headers[MIN_POSITION] !== undefined) return undefined;
+  if (headers['content-type']?.toLowerCase() !== JSON_CONTENT_TYPE) return undefined;
+  if (headers[MIN_POSITION] !== undefined || headers[WAIT_TIMEOUT] !== undefined || headers[TIMEOUT_POLICY] !== undefined) return undefined;
   return plainBodyLength(headers, limitBytes);
 }
 

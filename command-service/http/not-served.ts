@@ -24,12 +24,6 @@ export const NOT_SERVED: ReadonlyArray<{ feature: string; pattern: RegExp }> = [
   { feature: 'GitOps (policy repositories)', pattern: new RegExp(`^/v2/projects/${segment}/repos(/.*)?$`) },
   { feature: 'Proxy configs (Permit\u2019s API proxy)', pattern: new RegExp(`^/v2/facts/${segment}/${segment}/proxy_configs(/.*)?$`) },
   { feature: 'PDP configurations', pattern: /^\/v2\/pdps(\/.*)?$/ },
-  {
-    // The Python SDK's proxy_facts_via_pdp sends facts to `{pdp}/facts/<kind>`, for a PDP that forwards them
-    // to Permit's API; here the API is the same server, so such a client points its `api_url` at it instead.
-    feature: 'Facts proxied through the PDP (Python proxy_facts_via_pdp): send facts to /v2/facts/{proj}/{env} on this server',
-    pattern: /^\/facts(\/.*)?$/,
-  },
 ];
 
 /** The feature a path belongs to, if it is one this service does not serve. */

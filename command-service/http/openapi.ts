@@ -45,7 +45,7 @@ const VALIDATION_ERROR = '#/components/schemas/ValidationError';
 const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; headers?: Record<string, unknown> }> = {
   400: {
     description:
-      'INVALID_INPUT (MISMATCH_RESOURCE_INSTANCES_TENANTS, MISMATCH_RELATION_TYPE where narrower): a rule the request breaks against the current state (e.g. a tuple across tenants), a bad percent-escape in the path, or a body that does not decode',
+      'INVALID_INPUT (MISMATCH_RESOURCE_INSTANCES_TENANTS, MISMATCH_RELATION_TYPE where narrower): a rule the request breaks against the current state (e.g. a tuple across tenants), a bad percent-escape in the path, a body that does not decode, or an `X-Min-Event-Position` beyond the log’s head (`additional_info.head`)',
   },
   401: { description: 'UNAUTHORIZED: no API key, or not a valid one' },
   403: { description: 'FORBIDDEN_ACCESS: the key has no access to this project or environment, or is too narrow for this operation' },
@@ -64,7 +64,11 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
   415: {
     description: 'UNSUPPORTED_MEDIA_TYPE: a body that is not JSON, not UTF-8, or in an unknown Content-Encoding',
   },
-  422: { description: 'The body or query is invalid: {detail: [{loc, msg, type}]}' },
+  422: { description: 'The body, query or a header the API reads is invalid: {detail: [{loc, msg, type}]}' },
+  424: {
+    description:
+      'SYNC_TIMEOUT: with `X-Timeout-Policy: fail`, the read models did not reach the write (or `X-Min-Event-Position`) within `X-Wait-Timeout` (the write itself is stored)',
+  },
   429: {
     description: 'Too many requests: retry after `Retry-After` seconds',
     headers: { 'Retry-After': { required: true, schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying' } },
@@ -72,7 +76,7 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
   500: { description: 'UNEXPECTED_ERROR: a bug; the id is in the server log with the stack' },
   503: {
     description:
-      'SERVICE_UNAVAILABLE: a store did not answer in time, or the read models did not reach the position a write or `X-Min-Event-Position` needs within READ_YOUR_WRITES_TIMEOUT_MS (the write itself is stored)',
+      'SERVICE_UNAVAILABLE: a store did not answer in time, or the read models did not reach the position a write or `X-Min-Event-Position` needs within READ_YOUR_WRITES_TIMEOUT_MS (or a longer `X-Wait-Timeout`; the write itself is stored)',
   },
 };
 
@@ -144,7 +148,7 @@ function documentedAs(rendered: JsonSchema): void {
  * also answers which methods a request path has, for requests no route took.
  */
 export class ApiRegistry {
-  private readonly operations: Array<{ operation: Operation; matches: (path: string) => boolean }> = [];
+  private readonly operations: Array<{ operation: Operation; matches: (path: string) => boolean; alias?: true }> = [];
   private rendered: Record<string, unknown> | undefined;
 
   /** Adds an operation; the same method on the same path twice is a programming error. */
@@ -156,9 +160,24 @@ export class ApiRegistry {
     this.rendered = undefined;
   }
 
-  /** Every declared operation (method and path template), in declaration order. */
+  /**
+   * Declares again, under `to`, every operation declared so far under `from` (a path prefix), as
+   * another path to the same handlers: the PDP's `/facts/…` for `/v2/facts/{proj_id}/{env_id}/…`.
+   * `note` is added to each summary. The aliases are documented and routed like any operation, but
+   * `declared()` leaves them out: it lists what the routes declare.
+   */
+  alias(from: string, to: string, note: string): void {
+    for (const { operation } of [...this.operations]) {
+      if (!operation.path.startsWith(`${from}/`)) continue;
+      const path = `${to}${operation.path.slice(from.length)}`;
+      this.add({ ...operation, path, summary: `${operation.summary} ${note}` });
+      this.operations[this.operations.length - 1]!.alias = true;
+    }
+  }
+
+  /** Every operation the routes declared (method and path template), in declaration order; aliases left out. */
   declared(): Array<Pick<Operation, 'method' | 'path'>> {
-    return this.operations.map(({ operation: { method, path } }) => ({ method, path }));
+    return this.operations.filter(({ alias }) => !alias).map(({ operation: { method, path } }) => ({ method, path }));
   }
 
   /**
@@ -269,6 +288,7 @@ export class ApiRegistry {
         });
       }
     }
+    parameters.push(...HEADER_PARAMETERS);
     const success = op.status ?? 200;
     const responses: Record<string, unknown> = {};
     responses[String(success)] = op.response
@@ -309,6 +329,33 @@ export class ApiRegistry {
 function writes(op: Operation): boolean {
   return op.method !== 'get' && !op.readOnly;
 }
+
+/** The headers every operation reads (command-service/http/read-your-writes.ts). */
+const HEADER_PARAMETERS: JsonSchema[] = [
+  {
+    name: 'X-Min-Event-Position',
+    in: 'header',
+    required: false,
+    description: 'Answer only once the read models reach this log position (a write’s `X-Event-Position`); beyond the log’s head: 400',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'X-Wait-Timeout',
+    in: 'header',
+    required: false,
+    description:
+      'Permit’s PDP header: seconds a write (or `X-Min-Event-Position`) waits for the read models, instead of READ_YOUR_WRITES_TIMEOUT_MS when longer or with `X-Timeout-Policy: fail`; empty or negative: no bound; 0: the default',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'X-Timeout-Policy',
+    in: 'header',
+    required: false,
+    description:
+      'Permit’s PDP header: after `X-Wait-Timeout`, `ignore` (the default: 503 once READ_YOUR_WRITES_TIMEOUT_MS is also over) or `fail` (424)',
+    schema: { type: 'string', enum: ['ignore', 'fail'] },
+  },
+];
 
 const POSITION_HEADERS = {
   'X-Event-Position': {

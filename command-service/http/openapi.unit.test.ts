@@ -66,7 +66,7 @@ describe('ApiRegistry document', () => {
   it('declares the error statuses on every operation, 409 on writes only', () => {
     const doc = document();
     const errors = (op: { responses: Record<string, unknown> }) => Object.keys(op.responses).filter((s) => !s.startsWith('2'));
-    const common = ['400', '401', '403', '404', '405', '413', '415', '422', '429', '431', '500', '503'];
+    const common = ['400', '401', '403', '404', '405', '413', '415', '422', '424', '429', '431', '500', '503'];
     expect(errors(doc.paths['/things/{thing_id}']!.get)).toEqual(common);
     expect(errors(doc.paths['/things/check']!.post)).toEqual(common);
     expect(errors(doc.paths['/things']!.post).sort()).toEqual([...common, '409'].sort());

@@ -9,7 +9,7 @@ const STARTED = 'metricsStartedAt';
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** The service's own endpoints outside the API, labelled by their path. */
-const SYSTEM_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', '/metrics']);
+const SYSTEM_PATHS = new Set(['/healthz', '/healthy', '/readyz', '/healthchecks/opa/ready', '/openapi.json', '/metrics']);
 
 /**
  * Names the route of this request in the metrics: its path template.
@@ -17,7 +17,18 @@ const SYSTEM_PATHS = new Set(['/healthz', '/readyz', '/openapi.json', '/metrics'
  * may call it with a fixed label (anything but the raw path).
  */
 export function labelRoute(res: Response, template: string): void {
-  res.locals[ROUTE] = template;
+  const alias = res.locals[ALIAS] as [from: string, to: string] | undefined;
+  res.locals[ROUTE] = alias !== undefined && template.startsWith(alias[0]) ? `${alias[1]}${template.slice(alias[0].length)}` : template;
+}
+
+const ALIAS = 'routeAlias';
+
+/**
+ * For a request routed through another path's handlers (the PDP's `/facts/…`, pdp-facts.ts): the
+ * route `labelRoute` is given under `from` is labelled under `to`, the template the client called.
+ */
+export function labelRoutesUnder(res: Response, from: string, to: string): void {
+  res.locals[ALIAS] = [from, to];
 }
 
 /**

@@ -8,13 +8,13 @@ import type { CommandOutcome, CommandPipeline } from '../../shared/cqrs/command-
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import type { EnvState } from '../../shared/domain/env/state';
 import type { OrgCommand, OrgState } from '../../shared/domain/org/decider';
-import { UnavailableError } from '../../shared/errors';
 import type { EnvEvent, EventMetadata, OrgEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
 import type { TimeTravel } from '../time-travel/time-travel';
 import { auditMetadataOf } from './audit-metadata';
 import { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';
 import { authOf } from './auth';
+import { syncWaitOfResponse, waitForReadModels } from './read-your-writes';
 import type { ReadModelGroup } from './read-model-groups';
 
 /** How far the read models are: lets a write wait until its own events are visible. */
@@ -74,17 +74,20 @@ export function eventMetadata(req: Pick<IncomingMessage, 'headers'>, requestId: 
 
 /**
  * Read-your-writes: answers only once the read models reflect `position`
- * (bounded by READ_YOUR_WRITES_TIMEOUT_MS), and tells the client the position.
+ * (bounded by READ_YOUR_WRITES_TIMEOUT_MS, or as the request's X-Wait-Timeout and
+ * X-Timeout-Policy say: read-your-writes.ts), and tells the client the position.
  */
 export async function awaitReadModels(services: Services, res: Pick<ServerResponse, 'setHeader'>, position: number): Promise<void> {
   if (position <= 0) return;
   res.setHeader(POSITION_HEADER, String(position));
-  const reached = await services.freshness.waitForPosition(position, services.config.READ_YOUR_WRITES_TIMEOUT_MS);
-  if (!reached) {
-    throw new UnavailableError(
-      `The write was stored at position ${position}, but the read models did not reflect it within ${services.config.READ_YOUR_WRITES_TIMEOUT_MS} ms; read again later with ${MIN_POSITION_HEADER}: ${position}`,
-    );
-  }
+  await waitForReadModels(
+    services.freshness,
+    services.config.READ_YOUR_WRITES_TIMEOUT_MS,
+    position,
+    syncWaitOfResponse(res),
+    (waitedMs) =>
+      `The write was stored at position ${position}, but the read models did not reflect it within ${waitedMs} ms; read again later with ${MIN_POSITION_HEADER}: ${position}`,
+  );
 }
 
 export async function executeEnvCommand(

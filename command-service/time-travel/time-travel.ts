@@ -120,6 +120,11 @@ export class TimeTravel {
     return position;
   }
 
+  /** The log's head: the position of its last event (0 when empty), which no read model is ever beyond. */
+  headPosition(): Promise<number> {
+    return this.deps.eventStore.headPosition();
+  }
+
   /** The first position `env` can be read as of: its creation, or the start of the history if later. */
   async earliest(env: EnvironmentDoc): Promise<number> {
     return Math.max(await this.createdAt(env), (await this.history.since()) ?? 0);

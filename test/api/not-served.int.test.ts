@@ -20,7 +20,6 @@ describe('features not served answer 501 in the error shape, naming them', () =>
     ['GET', '/v2/projects/default/repos', 'GitOps'],
     ['GET', '/v2/facts/default/production/proxy_configs', 'Proxy configs'],
     ['GET', '/v2/pdps/default/production/configs', 'PDP configurations'],
-    ['POST', '/facts/users', 'proxy_facts_via_pdp'],
   ];
 
   it.each(cases)('%s %s', async (method, path, feature) => {

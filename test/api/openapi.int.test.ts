@@ -18,7 +18,7 @@ type Doc = {
 };
 
 /** The statuses every operation declares, with the error shape (422: the validation shape). */
-const ERRORS = ['400', '401', '403', '404', '405', '413', '415', '422', '429', '431', '500', '503'];
+const ERRORS = ['400', '401', '403', '404', '405', '413', '415', '422', '424', '429', '431', '500', '503'];
 
 describe('/openapi.json is complete', () => {
   let server: TestServer;
@@ -458,6 +458,8 @@ describe('real answers match the declared response schemas', () => {
     expect((await env.post('/allowed/all-tenants', { user: 'alice', action: 'read', resource: 'file' })).status).toBe(200);
     expect((await env.post('/user-tenants', { user: 'alice' })).status).toBe(200);
     expect((await env.get('/local/role_assignments?user=alice')).status).toBe(200);
+    const url = { user: { key: 'alice' }, http_method: 'GET', url: 'https://app.example.com/files/1', tenant: 'default' };
+    expect((await env.post('/allowed_url', url)).status).toBe(200);
   });
 
   it('AuthZEN: discovery, evaluations, searches', async () => {

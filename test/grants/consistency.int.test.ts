@@ -35,7 +35,7 @@ describe('consistency of checks with writes', () => {
     }
   });
 
-  it('holds a check until the read models reach X-Min-Event-Position, or answers 503', async () => {
+  it('holds a check until the read models reach X-Min-Event-Position; one beyond the log is refused at once', async () => {
     const write = await s.api.post(`${s.facts}/role_assignments`, { user: 'fresh', role: 'viewer', resource_instance: 'folder:f' });
     const position = Number(write.headers.get('x-event-position'));
     const check = (min: number) =>
@@ -44,8 +44,9 @@ describe('consistency of checks with writes', () => {
     expect(reached.status).toBe(200);
     expect(reached.body.allow).toBe(true);
     const ahead = await check(position + 1_000_000);
-    expect(ahead.status).toBe(503);
-    expect(ahead.body).toMatchObject({ error_code: 'UNEXPECTED_ERROR', reason: 'SERVICE_UNAVAILABLE' });
+    expect(ahead.status).toBe(400);
+    expect(ahead.body.error_code).toBe('INVALID_INPUT');
+    expect(ahead.body.message).toContain("beyond the log's head");
   });
 
   it('rebuilds the same grants when the read models are dropped and the log replayed', async () => {

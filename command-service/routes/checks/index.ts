@@ -2,6 +2,7 @@ import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { RouteModule } from '../../app';
 import { changePosition } from '../../http/read-model-groups';
 import { allowedRoutes } from './allowed';
+import { allowedUrlRoutes } from './allowed-url';
 import { permissionRoutes } from './permissions';
 import { tenantRoutes } from './tenants';
 import { authzenRoutes } from './authzen';
@@ -12,6 +13,7 @@ export function checkRoutes(queries: GrantQueries): RouteModule {
     const { config, freshness } = root.services;
     const reads = config.READ_CACHE_ENTRIES > 0 ? queries.withRolesCachedPer(changePosition(freshness, 'schema')) : queries;
     allowedRoutes(root, reads);
+    allowedUrlRoutes(root);
     permissionRoutes(root, reads);
     tenantRoutes(root, reads);
     authzenRoutes(root, reads);
