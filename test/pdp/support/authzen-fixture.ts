@@ -17,7 +17,7 @@ import { FACTS, SCHEMA, type ApiClient } from '../../support/embedded-server';
 export async function loadAuthzenFixture(api: ApiClient): Promise<void> {
   const ok = async (p: Promise<{ status: number; body: unknown }>) => {
     const r = await p;
-    if (r.status !== 200) throw new Error(`fixture: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200 && r.status !== 201) throw new Error(`fixture: ${r.status} ${JSON.stringify(r.body)}`);
   };
   await ok(
     api.post(`${SCHEMA}/resources`, {
@@ -29,8 +29,9 @@ export async function loadAuthzenFixture(api: ApiClient): Promise<void> {
   );
   await ok(api.post(`${SCHEMA}/resources/record/roles`, { key: 'editor', name: 'Editor', permissions: ['read', 'write'] }));
   await ok(api.post(`${SCHEMA}/resources/record/roles`, { key: 'reader', name: 'Reader', permissions: ['read'] }));
-  await ok(api.post(`${FACTS}/users`, { key: 'alice' }));
-  await ok(api.post(`${FACTS}/users`, { key: 'bob', attributes: { role: 'admin' } }));
+  // PUT: the users may exist already (an assignment makes its user).
+  await ok(api.request('PUT', `${FACTS}/users/alice`, { key: 'alice' }));
+  await ok(api.request('PUT', `${FACTS}/users/bob`, { key: 'bob', attributes: { role: 'admin' } }));
   await ok(
     api.post(`${FACTS}/resource_instances`, { key: 'record-1', resource: 'record', tenant: 'default', attributes: { status: 'active' } }),
   );
