@@ -57,10 +57,11 @@ const oneEvaluationUnlessEvaluations = {
   if: { required: ['evaluations'], properties: { evaluations: { type: 'array', minItems: 1 } } },
   else: {
     required: ['subject', 'action', 'resource'],
+    // `type`: `required` says nothing of a value that is not an object (null here).
     properties: {
-      subject: { required: ['type', 'id'] },
-      action: { required: ['name'] },
-      resource: { required: ['type', 'id'] },
+      subject: { type: 'object', required: ['type', 'id'] },
+      action: { type: 'object', required: ['name'] },
+      resource: { type: 'object', required: ['type', 'id'] },
     },
   },
 };
