@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type ErrorRequestHandler, type Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import { metricsHandler } from '../shared/metrics/endpoint';
 import { accessLog } from './http/access-log';
@@ -106,7 +106,8 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   const schema = express.Router({ mergeParams: true });
   const facts = express.Router({ mergeParams: true });
   const fastLanes: FastLane[] = [];
-  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base, fastLanes, keys, scopes });
+  const errorHandlers: ErrorRequestHandler[] = [];
+  const group = (router: Router, base: string): RouteContext => ({ router, services, api, base, fastLanes, errorHandlers, keys, scopes });
   const groups: RouteGroups = {
     root: group(root, ''),
     schema: group(schema, '/v2/schema/{proj_id}/{env_id}'),
@@ -136,6 +137,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   app.use('/v2/facts/:proj_id/:env_id', scope, facts);
   app.use(root);
   app.use(unmatchedRequest(api));
+  for (const handler of errorHandlers) app.use(handler);
   app.use(errorMiddleware(services.logger));
   // The lanes answer without the middleware above; the per-key rate limit is one of them, so with it they stay off.
   if (!rateLimit) setFastLanes(app, fastLanes);

@@ -31,6 +31,8 @@ export interface Operation {
   responses?: Record<number, OtherResponse>;
   /** A POST that only reads (the permission checks): it never conflicts, so no 409. */
   readOnly?: boolean;
+  /** Common error statuses it never answers (AuthZEN's operations answer 400 where the others answer 415 and 422). */
+  notAnswered?: number[];
 }
 
 /** Response components every error status refers to. */
@@ -83,7 +85,7 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
 /** The statuses the common errors may be declared with: every operation declares those that apply to it. */
 export const ERROR_STATUSES = Object.keys(COMMON_ERRORS).map(Number);
 export const errorStatusesOf = (op: Operation): number[] =>
-  ERROR_STATUSES.filter((status) => !COMMON_ERRORS[status]!.writesOnly || writes(op));
+  ERROR_STATUSES.filter((status) => (!COMMON_ERRORS[status]!.writesOnly || writes(op)) && !op.notAnswered?.includes(status));
 
 /** Identifiers in paths: an object's key or its id (a UUID, which the key pattern also matches). */
 const keyOrId = { description: "The object's key or its id", schema: jsonSchemaOf(keySchema, 'input') };

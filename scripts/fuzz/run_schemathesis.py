@@ -36,7 +36,8 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
       with the rule's message, as 2c.
    f. A paging cursor or token the server did not issue: opaque by design, so no schema can say
       which strings are valid; 422 at that field with the message telling to pass `next_cursor`
-      back unchanged.
+      back unchanged (on the AuthZEN subject search, AuthZEN's 400 whose message names
+      `page.token` and says to pass `page.next_token` back unchanged).
 """
 
 import atexit
@@ -89,8 +90,9 @@ REQUEST_RULES = [
     re.compile(r"^granted_to states no_direct_roles_on_object both true and false; a role has one condition$", re.S),
 ]
 
-# 2f: command-service/grant-queries/cursor.ts.
+# 2f: command-service/grant-queries/cursor.ts, and its AuthZEN form (command-service/routes/checks/authzen.ts).
 FOREIGN_CURSOR = re.compile(r"^Invalid cursor: pass back the next_cursor of the same query unchanged$")
+FOREIGN_AUTHZEN_TOKEN = re.compile(r"^page\.token: Invalid token: pass back the page\.next_token of the same search unchanged$")
 
 
 def _negated_parameters(case):
@@ -140,6 +142,9 @@ def _state_rule(response):
 
 def _foreign_cursor(response):
     body = _json(response)
+    # AuthZEN answers a bad request with 400 and the message as the body (a JSON string).
+    if response.status_code == 400 and isinstance(body, str):
+        return FOREIGN_AUTHZEN_TOKEN.match(body) is not None
     detail = body.get("detail") if isinstance(body, dict) else None
     return (
         response.status_code == 422

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
-import { FACTS, SCHEMA, startTestServer, type TestServer } from '../support/embedded-server';
+import { ApiClient, FACTS, SCHEMA, startTestServer, type TestServer } from '../support/embedded-server';
+import { loadAuthzenFixture } from '../pdp/support/authzen-fixture';
 import { Scrape } from '../support/prometheus';
 
 /**
@@ -233,6 +234,72 @@ describe('check workers (HTTP_WORKERS=2)', () => {
     for (let i = 0; i < 4; i++) expect(await allowed('alice', 'write', 'd1')).toBe(true);
     expect((await answeredHere()) - before).toBe(3);
   }, 20_000);
+
+  it('AuthZEN is answered alike by both processes: properties reach set rules, a bad request is a 400 with a message', async () => {
+    await loadAuthzenFixture(new ApiClient(server.url, envKey));
+    /** One AuthZEN request on a connection of its own, with this raw body and Content-Type. */
+    const authzen = (path: string, body: string, contentType = 'application/json') =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const req = http.request(
+          `${server.url}${path}`,
+          {
+            method: 'POST',
+            agent: false,
+            headers: { authorization: `Bearer ${envKey}`, 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const question = (subject: object, action: object, resource: object) => JSON.stringify({ subject, action, resource, extra: 1 });
+    const alice = { type: 'user', id: 'alice' };
+    const before = await answeredHere('/access/v1/evaluation');
+    // Eight of each on new connections: the processes take them in turn.
+    for (let i = 0; i < 8; i++) {
+      const admin = { type: 'user', id: 'alice', properties: { role: 'admin' } };
+      const archived = { type: 'record', id: 'record-2', properties: { status: 'archived' } };
+      expect(await authzen('/access/v1/evaluation', question(admin, { name: 'write' }, archived))).toEqual({
+        status: 200,
+        body: { decision: true },
+      });
+      expect(await authzen('/access/v1/evaluation', question(alice, { name: 'write' }, archived))).toEqual({
+        status: 200,
+        body: { decision: false },
+      });
+      const soft = question(alice, { name: 'delete', properties: { soft: true } }, { type: 'record', id: 'record-1' });
+      expect(await authzen('/access/v1/evaluation', soft)).toEqual({ status: 200, body: { decision: true } });
+      expect(
+        await authzen(
+          '/access/v1/evaluations',
+          JSON.stringify({ subject: alice, action: { name: 'read' }, resource: { type: 'record', id: 'record-1' }, evaluations: [] }),
+        ),
+      ).toEqual({
+        status: 200,
+        body: { decision: true },
+      });
+      expect(await authzen('/access/v1/evaluation', '{"subject": ')).toEqual({ status: 400, body: expect.any(String) });
+      expect(await authzen('/access/v1/evaluation', question(alice, { name: 'read' }, {}))).toEqual({
+        status: 400,
+        body: expect.stringContaining('resource.type: '),
+      });
+      expect(
+        await authzen('/access/v1/evaluation', question(alice, { name: 'read' }, { type: 'record', id: 'record-1' }), 'text/plain'),
+      ).toEqual({
+        status: 400,
+        body: expect.any(String),
+      });
+    }
+    // This process answered some of them (those whose body it could read), the worker the others.
+    const here = (await answeredHere('/access/v1/evaluation')) - before;
+    expect(here).toBeGreaterThan(0);
+    expect(here).toBeLessThan(48);
+  }, 30_000);
 
   it('a worker that dies is left out and started again; the service keeps answering', async () => {
     const [pid] = server.service.checkWorkerPids();

@@ -22,9 +22,25 @@ export function abacInputsOf(raw: unknown, loc: Array<string | number>): AbacInp
   const resource = isObject(raw.resource) ? part(raw.resource.attributes, ['resource', 'attributes']) : undefined;
   const resourceContext = isObject(raw.resource) ? part(raw.resource.context, ['resource', 'context']) : undefined;
   const context = { ...(resourceContext ?? {}), ...(part(raw.context, ['context']) ?? {}) };
+  return abacInputs({ user, resource, context });
+}
+
+/**
+ * The inputs of a check for set rules, from the parts it sends (every check endpoint, `/allowed`
+ * and AuthZEN alike, makes its question here): empty parts are left out, and a check that sends
+ * nothing has no inputs, so `{}` and nothing are the same question (and the same cache key).
+ */
+export function abacInputs(parts: {
+  user?: Record<string, unknown> | null | undefined;
+  resource?: Record<string, unknown> | null | undefined;
+  context?: Record<string, unknown> | null | undefined;
+}): AbacInputs | undefined {
   const inputs: AbacInputs = {};
-  if (nonEmpty(user)) inputs.user = user;
-  if (nonEmpty(resource)) inputs.resource = resource;
-  if (nonEmpty(context)) inputs.context = context;
+  const user = nonEmpty(parts.user ?? undefined);
+  const resource = nonEmpty(parts.resource ?? undefined);
+  const context = nonEmpty(parts.context ?? undefined);
+  if (user) inputs.user = user;
+  if (resource) inputs.resource = resource;
+  if (context) inputs.context = context;
   return Object.keys(inputs).length > 0 ? inputs : undefined;
 }

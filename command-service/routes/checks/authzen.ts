@@ -1,23 +1,23 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { DEFAULT_TENANT } from '../../grant-queries/types';
-import type { GrantQueries } from '../../grant-queries/grant-queries';
-import type { ResourceRef } from '../../grant-queries/types';
-import { authOf, keyEnvironment } from '../../http/auth';
 import { ValidationError } from '../../../shared/errors';
+import type { GrantQueries } from '../../grant-queries/grant-queries';
+import type { CheckRequest } from '../../grant-queries/types';
+import { authOf, keyEnvironment } from '../../http/auth';
+import { parse } from '../../http/validation';
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
+import { authzenBadRequests, authzenErrors, requireJsonContentType } from './authzen-errors';
+import { authzenAbacInputs, checkOf, mergedEvaluation, resourceRef } from './authzen-questions';
+import { actionSearchSchema, evaluationSchema, evaluationsSchema, resourceSearchSchema, subjectSearchSchema } from './authzen-schemas';
 import { atOnePosition } from './positions';
-import {
-  actionSearchSchema,
-  evaluationSchema,
-  evaluationsSchema,
-  resourceSearchSchema,
-  subjectSearchSchema,
-  type resourceSchema,
-} from './authzen-schemas';
 
-const decision = z.strictObject({ decision: z.boolean() });
+const decision = z.strictObject({ decision: z.boolean() }).meta({ id: 'AuthZenDecision' });
+/** A decision in `/evaluations`; an evaluation that could not be made is `false` with the reason (the spec's evaluation-level error). */
+const evaluationDecision = z.strictObject({
+  decision: z.boolean(),
+  context: z.strictObject({ error: z.strictObject({ status: z.literal(400), message: z.string() }) }).optional(),
+});
 const configurationAnswer = z
   .strictObject({
     policy_decision_point: z.string(),
@@ -34,28 +34,34 @@ const entityResults = z
   .meta({ id: 'AuthZenEntitySearch' });
 const actionResults = z.strictObject({ results: z.array(z.strictObject({ name: z.string() })), page }).meta({ id: 'AuthZenActionSearch' });
 
-/** The resource as the grant queries name it: `type:id` in the tenant `properties.tenant` (else `default`). */
-function resourceRef(resource: z.infer<typeof resourceSchema>): ResourceRef {
-  const tenant = resource.properties?.tenant;
-  return { type: resource.type, key: resource.id, tenant: typeof tenant === 'string' && tenant !== '' ? tenant : DEFAULT_TENANT };
-}
-
 const baseUrl = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+
+/** The AuthZEN operations that take a body: their client errors are AuthZEN's 400 (authzen-errors.ts). */
+const BODY_PATHS = [
+  '/access/v1/evaluation',
+  '/access/v1/evaluations',
+  '/access/v1/search/subject',
+  '/access/v1/search/resource',
+  '/access/v1/search/action',
+];
 
 /**
  * The AuthZEN Authorization API 1.0 as Permit's PDP serves it: evaluations
  * and searches answered by the same grant queries as `/allowed` and
  * `/authorized_users`, with the environment of the API key (as every PDP
- * endpoint here, the key is required, the discovery document included).
- * Subjects are users whatever their `type`; searches answer every result in
- * one page (`next_token` empty), but the subject search, which pages as
- * `/authorized_users` does.
+ * endpoint here, the key is required, the discovery document included), and
+ * the same attributes for set rules (authzen-questions.ts). Subjects are users
+ * whatever their `type`; searches answer every result in one page
+ * (`next_token` empty), but the subject search, which pages as
+ * `/authorized_users` does. Unknown members are ignored and a bad request is a
+ * 400 with a message (authzen-schemas.ts, authzen-errors.ts), as the spec says.
  */
 export function authzenRoutes(context: RouteContext, queries: GrantQueries): void {
   const { services } = context;
   const rm = services.readModels;
   // Under the PDP's tag: they read, as /allowed does.
   const tag = 'Permission checks';
+  context.errorHandlers.push(authzenBadRequests(BODY_PATHS));
 
   route(
     context,
@@ -88,14 +94,14 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
       body: evaluationSchema,
       response: decision,
       readOnly: true,
-      summary: 'AuthZEN access evaluation: may the subject do the action on the resource',
+      ...authzenErrors,
+      summary: 'AuthZEN access evaluation: may the subject do the action on the resource (properties and context reach set rules)',
     },
-    async (_req, res, input) => {
-      const { subject, action, resource } = input.body();
+    async (req, res, input) => {
+      requireJsonContentType(req);
+      const question = checkOf(input.body());
       const env = await keyEnvironment(rm, authOf(res));
-      const { allow } = await atOnePosition(services, res, () =>
-        queries.check(env.id, { user: subject.id, action: action.name, resource: resourceRef(resource) }),
-      );
+      const { allow } = await atOnePosition(services, res, () => queries.check(env.id, question));
       res.json({ decision: allow });
     },
   );
@@ -107,33 +113,35 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
       path: '/access/v1/evaluations',
       tag,
       body: evaluationsSchema,
-      response: z.strictObject({ evaluations: z.array(decision) }).meta({ id: 'AuthZenEvaluations' }),
+      response: z.union([z.strictObject({ evaluations: z.array(evaluationDecision) }), decision]).meta({ id: 'AuthZenEvaluations' }),
       readOnly: true,
-      summary: 'AuthZEN access evaluations: top-level subject/action/resource are defaults for each; options.evaluations_semantic',
+      ...authzenErrors,
+      summary:
+        'AuthZEN access evaluations: top-level subject/action/resource/context are defaults for each; none (or []): one evaluation, answered as /evaluation; options.evaluations_semantic',
     },
-    async (_req, res, input) => {
+    async (req, res, input) => {
+      requireJsonContentType(req);
       const body = input.body();
       const env = await keyEnvironment(rm, authOf(res));
-      // Each evaluation complete once the defaults fill it in; a gap is the client's to fix (422 naming it).
-      const complete = body.evaluations.map((one, index) => {
-        const subject = one.subject ?? body.subject;
-        const action = one.action ?? body.action;
-        const resource = one.resource ?? body.resource;
-        const missing = !subject ? 'subject' : !action ? 'action' : !resource ? 'resource' : null;
-        if (missing || !subject || !action || !resource) {
-          throw new ValidationError([
-            { loc: ['body', 'evaluations', index, missing ?? 'subject'], msg: `no ${missing} here nor at the top level`, type: 'missing' },
-          ]);
-        }
-        return { user: subject.id, action: action.name, resource: resourceRef(resource) };
-      });
+      const listed = body.evaluations ?? [];
+      if (listed.length === 0) {
+        // Backwards compatible with the single evaluation: the top level is the question, and must be complete.
+        const question = checkOf(parse(evaluationSchema, req.body, 'body'));
+        const { allow } = await atOnePosition(services, res, () => queries.check(env.id, question));
+        res.json({ decision: allow });
+        return;
+      }
+      // An evaluation still incomplete once the defaults fill it in is an evaluation-level error: false, saying why.
+      const merged = listed.map((one) => mergedEvaluation(body, one));
       const semantic = body.options?.evaluations_semantic ?? 'execute_all';
       const evaluations = await atOnePosition(services, res, async () => {
-        const out: Array<{ decision: boolean }> = [];
-        for (const check of complete) {
-          const { allow } = await queries.check(env.id, check);
-          out.push({ decision: allow });
-          // The short-circuit semantics stop at (and include) the first decisive answer.
+        const out: Array<z.infer<typeof evaluationDecision>> = [];
+        for (const one of merged) {
+          const allow = one.ok ? (await queries.check(env.id, one.check)).allow : false;
+          out.push(
+            one.ok ? { decision: allow } : { decision: false, context: { error: { status: 400, message: missingMessage(one.missing) } } },
+          );
+          // The short-circuit semantics stop at (and include) the first decisive answer; an error is a denial.
           if ((semantic === 'deny_on_first_deny' && !allow) || (semantic === 'permit_on_first_permit' && allow)) break;
         }
         return out;
@@ -151,18 +159,24 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
       body: subjectSearchSchema,
       response: entityResults,
       readOnly: true,
-      summary: 'AuthZEN subject search: the users who may do the action on the resource (paged by page.token)',
+      ...authzenErrors,
+      summary: 'AuthZEN subject search: the users who may do the action on the resource (paged by page.token and page.limit)',
     },
-    async (_req, res, input) => {
-      const { subject, action, resource, page: asked } = input.body();
+    async (req, res, input) => {
+      requireJsonContentType(req);
+      const { subject, action, resource, context: sent, page: asked } = input.body();
       const env = await keyEnvironment(rm, authOf(res));
+      const abac = authzenAbacInputs({ action, resource, context: sent });
       const found = await atOnePosition(services, res, () =>
-        queries.authorizedUsers(env.id, {
-          action: action.name,
-          resource: resourceRef(resource),
-          ...(asked?.token ? { cursor: asked.token } : {}),
-          limit: asked?.limit ?? 100,
-        }),
+        withAuthzenToken(() =>
+          queries.authorizedUsers(env.id, {
+            action: action.name,
+            resource: resourceRef(resource),
+            ...(asked?.token ? { cursor: asked.token } : {}),
+            limit: asked?.limit ?? 100,
+            ...(abac ? { abac } : {}),
+          }),
+        ),
       );
       res.json({
         results: Object.keys(found.users).map((id) => ({ type: subject.type, id })),
@@ -180,12 +194,16 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
       body: resourceSearchSchema,
       response: entityResults,
       readOnly: true,
-      summary: 'AuthZEN resource search: the instances of the type the subject may do the action on',
+      ...authzenErrors,
+      summary: 'AuthZEN resource search: the instances of the type the subject may do the action on (all in one page)',
     },
-    async (_req, res, input) => {
-      const { subject, action, resource } = input.body();
+    async (req, res, input) => {
+      requireJsonContentType(req);
+      const { subject, action, resource, context: sent } = input.body();
       const env = await keyEnvironment(rm, authOf(res));
       const permission = `${resource.type}:${action.name}`;
+      // The subject's properties and the context (with the action's properties) for set rules; each candidate is its stored self.
+      const abac = authzenAbacInputs({ subject, action, context: sent });
       const ids = await atOnePosition(services, res, async () => {
         const found = new Set<string>();
         const tenants: string[] = [];
@@ -196,6 +214,7 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
             resource_types: [resource.type],
             limit: 1000,
             ...(cursor ? { cursor } : {}),
+            ...(abac ? { abac } : {}),
           });
           for (const entry of Object.values(page.permissions)) {
             if (!entry.permissions.includes(permission)) continue;
@@ -227,22 +246,44 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
       body: actionSearchSchema,
       response: actionResults,
       readOnly: true,
-      summary: "AuthZEN action search: the resource type's actions the subject may do on the resource",
+      ...authzenErrors,
+      summary: "AuthZEN action search: the resource type's actions the subject may do on the resource (all in one page)",
     },
-    async (_req, res, input) => {
-      const { subject, resource } = input.body();
+    async (req, res, input) => {
+      requireJsonContentType(req);
+      const { subject, resource, context: sent } = input.body();
       const env = await keyEnvironment(rm, authOf(res));
       const names = await atOnePosition(services, res, async () => {
         const type = await rm.resources.findOne({ environment_id: env.id, key: resource.type });
         const actions = type ? Object.keys(type.actions).sort() : [];
         const allowed: string[] = [];
         for (const name of actions) {
-          const { allow } = await queries.check(env.id, { user: subject.id, action: name, resource: resourceRef(resource) });
-          if (allow) allowed.push(name);
+          const check: CheckRequest = checkOf({ subject, action: { name }, resource, context: sent });
+          if ((await queries.check(env.id, check)).allow) allowed.push(name);
         }
         return allowed;
       });
       res.json({ results: names.map((name) => ({ name })), page: { next_token: '' } });
     },
   );
+}
+
+const missingMessage = (missing: string[]) => `${missing.join(', ')}: missing in the evaluation and at the top level`;
+
+/** A paging token the grant queries refuse is named as AuthZEN names it: `page.token`. */
+async function withAuthzenToken<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ValidationError && error.detail.some((d) => d.loc.join('.') === 'body.cursor')) {
+      throw new ValidationError([
+        {
+          loc: ['body', 'page', 'token'],
+          msg: 'Invalid token: pass back the page.next_token of the same search unchanged',
+          type: 'value_error',
+        },
+      ]);
+    }
+    throw error;
+  }
 }

@@ -284,5 +284,73 @@ export function abacCheckSuite(name: string, start: () => Promise<TestServer>): 
         [false, 'ResourceInstanceUpdated'],
       ]);
     });
+    it('AuthZEN decides as /allowed: properties and context reach set rules (an owner rule)', async () => {
+      // Its own resource type, so the rules above are not disturbed.
+      await ok(api.post(`${SCHEMA}/resources`, { key: 'note', name: 'Note', actions: { edit: {} } }));
+      await ok(api.post(`${FACTS}/users`, { key: 'olga', email: 'olga@example.com' }));
+      await ok(api.post(`${FACTS}/resource_instances`, { key: 'n1', resource: 'note', tenant: 'acme' }));
+      await ok(
+        api.post(`${SCHEMA}/condition_sets`, {
+          key: 'owners',
+          name: 'Owners',
+          conditions: { allOf: [{ 'resource.ownerID': { equals: { ref: 'user.email' } } }] },
+        }),
+      );
+      await ok(
+        api.post(`${SCHEMA}/condition_sets`, {
+          key: 'on-duty',
+          name: 'On duty',
+          conditions: { allOf: [{ 'context.shift': { equals: 'day' } }, { 'user.clearance': { 'greater-than-equals': 2 } }] },
+        }),
+      );
+      await ok(api.post(`${FACTS}/set_rules`, { user_set: 'owners', permission: 'note:edit', resource_set: 'note', is_resource: true }));
+      await ok(api.post(`${FACTS}/set_rules`, { user_set: 'on-duty', permission: 'note:edit', resource_set: 'note', is_resource: true }));
+      /** One question, asked as /allowed and as AuthZEN (properties for attributes, the action's properties in the context). */
+      const both = async (q: { user: string; userAttributes?: object; resource: object; context?: object; actionProperties?: object }) => {
+        const viaAllowed = await allowed({
+          user: { key: q.user, ...(q.userAttributes ? { attributes: q.userAttributes } : {}) },
+          action: 'edit',
+          resource: { type: 'note', key: 'n1', tenant: 'acme', attributes: q.resource },
+          ...(q.context || q.actionProperties ? { context: { ...q.actionProperties, ...q.context } } : {}),
+        });
+        const evaluation = {
+          subject: { type: 'user', id: q.user, ...(q.userAttributes ? { properties: q.userAttributes } : {}) },
+          action: { name: 'edit', ...(q.actionProperties ? { properties: q.actionProperties } : {}) },
+          resource: { type: 'note', id: 'n1', properties: { tenant: 'acme', ...q.resource } },
+          ...(q.context ? { context: q.context } : {}),
+        };
+        const viaAuthzen = (await ok(api.post('/access/v1/evaluation', evaluation))).decision as boolean;
+        const viaBatch = (await ok(api.post('/access/v1/evaluations', { evaluations: [evaluation] }))).evaluations[0].decision as boolean;
+        expect([viaAuthzen, viaBatch]).toEqual([viaAllowed, viaAllowed]);
+        return viaAllowed;
+      };
+      expect(await both({ user: 'olga', resource: { ownerID: 'olga@example.com' } })).toBe(true);
+      expect(await both({ user: 'olga', resource: { ownerID: 'someone@example.com' } })).toBe(false);
+      expect(await both({ user: 'olga', resource: {} })).toBe(false);
+      // Sent user attributes are merged over the stored user (its email included).
+      expect(await both({ user: 'olga', userAttributes: { email: 'x@example.com' }, resource: { ownerID: 'x@example.com' } })).toBe(true);
+      // The context, and the action's properties through it.
+      expect(await both({ user: 'ann', userAttributes: { clearance: 3 }, resource: {}, context: { shift: 'day' } })).toBe(true);
+      expect(await both({ user: 'ann', userAttributes: { clearance: 3 }, resource: {}, actionProperties: { shift: 'day' } })).toBe(true);
+      expect(await both({ user: 'ann', userAttributes: { clearance: 3 }, resource: {}, context: { shift: 'night' } })).toBe(false);
+      expect(
+        await both({
+          user: 'ann',
+          userAttributes: { clearance: 3 },
+          resource: {},
+          actionProperties: { shift: 'day' },
+          context: { shift: 'night' },
+        }),
+      ).toBe(false);
+      expect(await both({ user: 'ann', userAttributes: { clearance: 1 }, resource: {}, context: { shift: 'day' } })).toBe(false);
+      // The searches read them too: who may edit n1 as owned by olga, and what olga may do on it.
+      const owned = { type: 'note', id: 'n1', properties: { tenant: 'acme', ownerID: 'olga@example.com' } };
+      const subjects = await ok(
+        api.post('/access/v1/search/subject', { subject: { type: 'user' }, action: { name: 'edit' }, resource: owned }),
+      );
+      expect(subjects.results).toContainEqual({ type: 'user', id: 'olga' });
+      const actions = await ok(api.post('/access/v1/search/action', { subject: { type: 'user', id: 'olga' }, resource: owned }));
+      expect(actions.results).toEqual([{ name: 'edit' }]);
+    });
   });
 }
