@@ -20,6 +20,7 @@ import { instanceRoutes } from './routes/instances';
 import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
 import { conditionSetRoutes } from './routes/condition-sets';
+import { proxyConfigRoutes } from './routes/proxy-configs';
 import { setRuleRoutes } from './routes/set-rules';
 import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
@@ -130,6 +131,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     tupleRoutes(groups.facts);
     conditionSetRoutes(groups.schema);
     setRuleRoutes(groups.facts);
+    proxyConfigRoutes(groups.facts);
   }
   for (const module of modules) module(groups);
 

@@ -325,6 +325,17 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${SCHEMA}/condition_sets/adults`)).status).toBe(204);
   });
 
+  it('proxy configs', async () => {
+    const rule = { url: 'https://api.example.com/v1', http_method: 'get', resource: 'file' };
+    expect((await admin.post(`${FACTS}/proxy_configs`, { key: 'api', name: 'API', secret: 'tok', mapping_rules: [rule] })).status).toBe(
+      200,
+    );
+    expect((await admin.get(`${FACTS}/proxy_configs`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/proxy_configs/api`)).status).toBe(200);
+    expect((await admin.patch(`${FACTS}/proxy_configs/api`, { mapping_rules: [{ ...rule, should_delete: true }] })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/proxy_configs/api`)).status).toBe(204);
+  });
+
   it('users, tenants and instances: sync, updates, tenant users, user roles, detailed lists, their bulk forms', async () => {
     const synced = await admin.request('PUT', `${FACTS}/users/sync1`, {
       key: 'sync1',

@@ -1,4 +1,4 @@
-import type { AttributeType, DerivationRule } from '../../events';
+import type { AttributeType, DerivationRule, MappingRule } from '../../events';
 
 /** A reference to an object by key or by id (every path id accepts either). */
 export type Ref = string;
@@ -237,6 +237,29 @@ export type EnvCommand =
   /** `permission` is `type:action` (or an action id); isRole / isResource as Permit's is_role / is_resource. */
   | { type: 'CreateSetRule'; id: string; userSet: Ref; permission: string; resourceSet: Ref; isRole: boolean; isResource: boolean }
   | { type: 'DeleteSetRule'; userSet: Ref; permission: string; resourceSet: Ref; isRole: boolean; isResource: boolean }
+  | {
+      type: 'CreateProxyConfig';
+      id: string;
+      key: string;
+      name: string;
+      authMechanism: 'Bearer' | 'Basic' | 'Headers';
+      secret: string | Record<string, string>;
+      mappingRules: MappingRule[];
+    }
+  /**
+   * Absent fields are unchanged. Mapping rules merge into the stored ones by url and
+   * http_method (Permit's PATCH): a rule with `shouldDelete` removes its match, another
+   * replaces its match in place, or is added at the end.
+   */
+  | {
+      type: 'UpdateProxyConfig';
+      config: Ref;
+      name?: string;
+      authMechanism?: 'Bearer' | 'Basic' | 'Headers';
+      secret?: string | Record<string, string>;
+      mappingRules?: Array<MappingRule & { shouldDelete: boolean }>;
+    }
+  | { type: 'DeleteProxyConfig'; config: Ref }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
   | { type: 'Bulk'; commands: BulkItemCommand[] };
 

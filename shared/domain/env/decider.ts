@@ -7,6 +7,7 @@ import * as directory from './directory-decisions';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
 import * as parts from './resource-parts-decisions';
+import * as proxy from './proxy-config-decisions';
 import { evolveEnv } from './fold';
 import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
 
@@ -100,6 +101,12 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return abac.createSetRule(command, state);
     case 'DeleteSetRule':
       return abac.deleteSetRule(command, state);
+    case 'CreateProxyConfig':
+      return proxy.createProxyConfig(command, state);
+    case 'UpdateProxyConfig':
+      return proxy.updateProxyConfig(command, state);
+    case 'DeleteProxyConfig':
+      return proxy.deleteProxyConfig(command, state);
     case 'Bulk':
       return bulk(command, state);
   }
