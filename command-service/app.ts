@@ -21,6 +21,7 @@ import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
 import { conditionSetRoutes } from './routes/condition-sets';
 import { proxyConfigRoutes } from './routes/proxy-configs';
+import { groupRoutes } from './routes/groups';
 import { setRuleRoutes } from './routes/set-rules';
 import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
@@ -132,6 +133,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     conditionSetRoutes(groups.schema);
     setRuleRoutes(groups.facts);
     proxyConfigRoutes(groups.facts);
+    groupRoutes(groups.schema);
   }
   for (const module of modules) module(groups);
 

@@ -260,6 +260,24 @@ export type EnvCommand =
       mappingRules?: Array<MappingRule & { shouldDelete: boolean }>;
     }
   | { type: 'DeleteProxyConfig'; config: Ref }
+  /** Groups (group-decisions.ts): `typeId`, `memberRoleId` are used when the built-in `__group` type or its role does not exist yet. */
+  | { type: 'CreateGroup'; id: string; typeId: string; memberRoleId: string; key: string; tenant: Ref }
+  | { type: 'DeleteGroup'; group: Ref }
+  /** tenant null: the group's. */
+  | { type: 'AddGroupUser'; id: string; group: Ref; user: Ref; tenant: Ref | null }
+  | { type: 'RemoveGroupUser'; group: Ref; user: Ref; tenant: Ref | null }
+  /** `relationId`: for the relation `__group_<role>` on the role's type, made with the first such assignment. */
+  | {
+      type: 'AssignGroupRole';
+      id: string;
+      relationId: string;
+      group: Ref;
+      role: Ref;
+      resource: Ref;
+      resourceInstance: Ref;
+      tenant: Ref | null;
+    }
+  | { type: 'RemoveGroupRole'; group: Ref; role: Ref; resource: Ref; resourceInstance: Ref; tenant: Ref | null }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
   | { type: 'Bulk'; commands: BulkItemCommand[] };
 
