@@ -21,6 +21,8 @@ import { instanceRoutes } from './routes/instances';
 import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
 import { conditionSetRoutes } from './routes/condition-sets';
+import { proxyConfigRoutes } from './routes/proxy-configs';
+import { groupRoutes } from './routes/groups';
 import { setRuleRoutes } from './routes/set-rules';
 import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
@@ -127,6 +129,8 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     tupleRoutes(groups.facts);
     conditionSetRoutes(groups.schema);
     setRuleRoutes(groups.facts);
+    proxyConfigRoutes(groups.facts);
+    groupRoutes(groups.schema);
   }
   for (const module of modules) module(groups);
   api.alias(FACTS_BASE, PDP_FACTS_BASE, '(the PDP\u2019s path: in the API key\u2019s environment)');

@@ -44,6 +44,23 @@ const setRule = (d: EnvEventOf<'SetRuleCreated'>['data']) => ({
   is_resource: d.resourceSetIsResource,
 });
 
+/** A proxy config without its secret: the log tells that one was set, never what it is. */
+const proxyConfig = (d: EnvEventOf<'ProxyConfigCreated' | 'ProxyConfigUpdated'>['data']) => ({
+  id: d.id,
+  key: d.key,
+  name: d.name,
+  auth_mechanism: d.authMechanism,
+  mapping_rules: d.mappingRules.map((r) => ({
+    url: r.url,
+    url_type: r.urlType,
+    http_method: r.httpMethod,
+    resource: r.resource,
+    headers: r.headers,
+    action: r.action,
+    priority: r.priority,
+  })),
+});
+
 export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = {
   ResourceCreated: (_, { data: d }) => ({
     id: d.id,
@@ -167,6 +184,9 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
   ConditionSetDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, type: d.type, resource: d.resource }),
   SetRuleCreated: (_, { data: d }) => setRule(d),
   SetRuleDeleted: (_, { data: d }) => setRule(d),
+  ProxyConfigCreated: (_, { data: d }) => proxyConfig(d),
+  ProxyConfigUpdated: (_, { data: d }) => proxyConfig(d),
+  ProxyConfigDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
 };
 
 const objectTypes = { organization: 'org', project: 'project', environment: 'env' } as const;

@@ -22,7 +22,6 @@ export const NOT_SERVED: ReadonlyArray<{ feature: string; pattern: RegExp }> = [
   { feature: 'Dashboard sessions and Permit Elements logins', pattern: /^\/v2\/auth(\/.*)?$/ },
   { feature: 'Permit Elements', pattern: /^\/v2\/elements(\/.*)?$/ },
   { feature: 'GitOps (policy repositories)', pattern: new RegExp(`^/v2/projects/${segment}/repos(/.*)?$`) },
-  { feature: 'Proxy configs (Permit\u2019s API proxy)', pattern: new RegExp(`^/v2/facts/${segment}/${segment}/proxy_configs(/.*)?$`) },
   { feature: 'PDP configurations', pattern: /^\/v2\/pdps(\/.*)?$/ },
 ];
 

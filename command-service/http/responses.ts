@@ -529,6 +529,37 @@ export const conditionSetSchema = z
   .meta({ id: 'ConditionSet' });
 export const conditionSetListSchema = z.array(conditionSetSchema).meta({ id: 'ConditionSetList' });
 
+/** Permit's MappingRule, as a proxy config's read shows it. */
+export const mappingRuleSchema = z
+  .strictObject({
+    url: z.string(),
+    url_type: z.literal('regex').nullable(),
+    http_method: z.enum(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']),
+    resource: z.string(),
+    headers: z.record(z.string(), z.string()),
+    action: z.string().nullable(),
+    priority: z.number().int().nullable(),
+  })
+  .meta({ id: 'MappingRule' });
+
+/** Permit's ProxyConfigRead, with `proxied: false`. */
+export const proxyConfigSchema = z
+  .strictObject({
+    ...envScoped,
+    key: keySchema,
+    name: z.string(),
+    auth_mechanism: z.enum(['Bearer', 'Basic', 'Headers']),
+    secret: z
+      .union([z.string(), z.record(z.string(), z.string())])
+      .describe('As it was set, as Permit returns it: a token (Bearer), user:password (Basic), or header values (Headers)'),
+    mapping_rules: z.array(mappingRuleSchema),
+    proxied: z
+      .literal(false)
+      .describe('Always false: this service stores proxy configs for Permit-compatible tooling but proxies no request'),
+  })
+  .meta({ id: 'ProxyConfig' });
+export const proxyConfigListSchema = z.array(proxyConfigSchema).meta({ id: 'ProxyConfigList' });
+
 /** Permit's ConditionSetRuleRead: user_set, resource_set are keys; permission is `type:action`. */
 export const setRuleSchema = z
   .strictObject({

@@ -97,6 +97,10 @@ export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   ConditionSetDeleted: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),
   SetRuleCreated: (_, { data }) => setRuleRefs(data),
   SetRuleDeleted: (_, { data }) => setRuleRefs(data),
+  // The resource types its mapping rules name (found by `resource`); a deletion names none.
+  ProxyConfigCreated: (_, { data }) => ({ resource: [...new Set(data.mappingRules.map((r) => r.resource))] }),
+  ProxyConfigUpdated: (_, { data }) => ({ resource: [...new Set(data.mappingRules.map((r) => r.resource))] }),
+  ProxyConfigDeleted: () => ({}),
 };
 
 /** Organisation and task events are found by type, actor, request and audit metadata only. */

@@ -72,6 +72,10 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   ConditionSetDeleted: 'ignored',
   SetRuleCreated: 'ignored',
   SetRuleDeleted: 'ignored',
+  // Proxy configs take no part in a check: nothing is proxied.
+  ProxyConfigCreated: 'ignored',
+  ProxyConfigUpdated: 'ignored',
+  ProxyConfigDeleted: 'ignored',
 };
 const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 

@@ -114,6 +114,9 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
   ConditionSetDeleted: (s, { data }) => copy(s, 'conditionSets', data.id),
   SetRuleCreated: (s, { data }) => copy(s, 'setRules', data.id),
   SetRuleDeleted: (s, { data }) => copy(s, 'setRules', data.id),
+  ProxyConfigCreated: (s, { data }) => copy(s, 'proxyConfigs', data.id),
+  ProxyConfigUpdated: (s, { data }) => copy(s, 'proxyConfigs', data.id),
+  ProxyConfigDeleted: (s, { data }) => copy(s, 'proxyConfigs', data.id),
 };
 
 const handles = handledTypes(eventTypes.env, historyProjectionHandlers);

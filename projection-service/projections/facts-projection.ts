@@ -200,6 +200,10 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   ConditionSetDeleted: 'ignored',
   SetRuleCreated: 'ignored',
   SetRuleDeleted: 'ignored',
+  // Proxy configs are the schema projection's (proxy-config-projection.ts).
+  ProxyConfigCreated: 'ignored',
+  ProxyConfigUpdated: 'ignored',
+  ProxyConfigDeleted: 'ignored',
 };
 
 /** Tenants, users, resource instances, role assignments and relationship tuples. */

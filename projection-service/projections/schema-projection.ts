@@ -5,6 +5,7 @@ import type { DerivedRoleRuleDoc, ReadModels, ResourceDoc, RoleDoc } from '../..
 import type { CreatedFields, EnvContext, Projection } from '../../shared/read-models/projection';
 import { createdFields, EnvContextCache } from '../../shared/read-models/projection';
 import { abacProjectionHandlers } from './abac-projection';
+import { proxyConfigProjectionHandlers } from './proxy-config-projection';
 
 /** What a schema handler writes with, for one event of environment `ctx`. */
 interface SchemaScope {
@@ -202,6 +203,7 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   RelationshipTupleCreated: 'ignored',
   RelationshipTupleDeleted: 'ignored',
   ...abacProjectionHandlers,
+  ...proxyConfigProjectionHandlers,
 };
 
 /** Resource types, their roles (with derivations), relations, and top-level roles. */

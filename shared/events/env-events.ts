@@ -51,6 +51,34 @@ const setRuleRef = {
   resourceSetIsResource: z.boolean(),
 };
 
+/** Permit's proxy config auth mechanisms: how its API proxy would send the secret (this service proxies nothing). */
+export const proxyAuthMechanisms = ['Bearer', 'Basic', 'Headers'] as const;
+export const proxyHttpMethods = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
+/** One mapping rule of a proxy config, as stored (Permit's MappingRule; its identity is url and http_method). */
+export const mappingRuleSchema = z.object({
+  url: str,
+  urlType: z.literal('regex').nullable(),
+  httpMethod: z.enum(proxyHttpMethods),
+  resource: str,
+  headers: z.record(z.string(), z.string()),
+  action: str.nullable(),
+  priority: z.number().int().nullable(),
+});
+export type MappingRule = z.infer<typeof mappingRuleSchema>;
+/**
+ * A proxy config's definition, whole. `secret`: a token (Bearer), `user:password` (Basic) or
+ * header values (Headers); kept so that reads and copies give it back as Permit does, and left
+ * out of what the audit log shows (command-service/audit/present-event.ts).
+ */
+const proxyConfigShape = {
+  id: str,
+  key: str,
+  name: str,
+  authMechanism: z.enum(proxyAuthMechanisms),
+  secret: z.union([str, z.record(z.string(), z.string())]),
+  mappingRules: z.array(mappingRuleSchema),
+};
+
 export const envEventSchemas = [
   /**
    * `attributes`: key → {id, type, description} (AttributeDef without key); events written
@@ -121,6 +149,10 @@ export const envEventSchemas = [
   ev('ConditionSetDeleted', conditionSetRef),
   ev('SetRuleCreated', setRuleRef),
   ev('SetRuleDeleted', setRuleRef),
+  /** Proxy configs (Permit's API proxy): stored objects only; nothing is proxied. Updated: the definition after the update, whole. */
+  ev('ProxyConfigCreated', proxyConfigShape),
+  ev('ProxyConfigUpdated', proxyConfigShape),
+  ev('ProxyConfigDeleted', { id: str, key: str }),
 ] as const;
 
 export type EnvEvent = z.infer<(typeof envEventSchemas)[number]>;

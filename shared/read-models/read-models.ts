@@ -218,6 +218,26 @@ export interface SetRuleDoc extends EnvScoped {
   _resource_set_is_resource: boolean;
 }
 
+/** Permit's MappingRule, as a proxy config's read shows it. */
+export interface MappingRuleDoc {
+  url: string;
+  url_type: 'regex' | null;
+  http_method: string;
+  resource: string;
+  headers: Record<string, string>;
+  action: string | null;
+  priority: number | null;
+}
+/** Permit's ProxyConfigRead, and `proxied: false`: this service stores proxy configs and proxies nothing. */
+export interface ProxyConfigDoc extends EnvScoped {
+  key: string;
+  name: string;
+  auth_mechanism: 'Bearer' | 'Basic' | 'Headers';
+  secret: string | Record<string, string>;
+  mapping_rules: MappingRuleDoc[];
+  proxied: false;
+}
+
 const specs = {
   organizations: { name: 'organizations', fields: ['key'], indexes: [['key']] },
   projects: { name: 'projects', fields: ['organization_id', 'key'], indexes: [['organization_id', 'key']] },
@@ -280,6 +300,7 @@ const specs = {
     fields: ['environment_id', 'permission', 'user_set', 'resource_set'],
     indexes: [['environment_id', 'permission']],
   },
+  proxyConfigs: { name: 'proxy_configs', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
 } satisfies Record<string, CollectionSpec>;
 
 /** Typed access to every read-model collection. One instance per document store. */
@@ -299,6 +320,7 @@ export class ReadModels {
   readonly tuples: Collection<TupleDoc>;
   readonly conditionSets: Collection<ConditionSetDoc>;
   readonly setRules: Collection<SetRuleDoc>;
+  readonly proxyConfigs: Collection<ProxyConfigDoc>;
 
   /**
    * What the projections last wrote to the versioned collections, for the history (null: not
@@ -327,6 +349,7 @@ export class ReadModels {
     this.tuples = tracked('tuples', store.collection(specs.tuples));
     this.conditionSets = tracked('conditionSets', store.collection(specs.conditionSets));
     this.setRules = tracked('setRules', store.collection(specs.setRules));
+    this.proxyConfigs = tracked('proxyConfigs', store.collection(specs.proxyConfigs));
   }
 
   /**

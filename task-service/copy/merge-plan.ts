@@ -4,6 +4,7 @@ import type { DerivationRule, EnvEvent } from '../../shared/events';
 import { copiedId } from '../../shared/ids';
 import { applyToSnapshot, definitionsOf, roleDef, type EnvDefinitions, type EnvSnapshot, type RoleDef } from './env-snapshot';
 import { conditionSetConflicts, mergeConditionSets } from './merge-abac';
+import { mergeProxyConfigs, proxyConfigConflicts } from './merge-proxy-configs';
 import type { CopyScope } from './scope';
 
 /**
@@ -27,7 +28,7 @@ import type { CopyScope } from './scope';
  * command refuses the whole plan.
  */
 
-export type ConflictKind = 'resource' | 'role' | 'relation' | 'tenant' | 'user' | 'instance' | 'condition_set';
+export type ConflictKind = 'resource' | 'role' | 'relation' | 'tenant' | 'user' | 'instance' | 'condition_set' | 'proxy_config';
 export interface Conflict {
   kind: ConflictKind;
   key: string;
@@ -50,6 +51,7 @@ export function planMerge(input: MergeInput): MergePlan {
   const conflicts = [
     ...findConflicts(source, definitionsOf(target), scope),
     ...conditionSetConflicts(input.source, target).map((key) => ({ kind: 'condition_set' as const, key })),
+    ...proxyConfigConflicts(input.source, target).map((key) => ({ kind: 'proxy_config' as const, key })),
   ];
   if (conflicts.length > 0 && input.strategy === 'fail') return { ok: false, conflicts };
 
@@ -155,6 +157,7 @@ export function planMerge(input: MergeInput): MergePlan {
   }
   // Condition sets and set rules, once the resource types, actions and roles they name exist.
   mergeConditionSets(input.source, target, run, newId, new Set(conflicts.filter((c) => c.kind === 'condition_set').map((c) => c.key)));
+  mergeProxyConfigs(input.source, target, run, newId, new Set(conflicts.filter((c) => c.kind === 'proxy_config').map((c) => c.key)));
   if (!scope.facts) return { ok: true, events, conflicts };
 
   // 3. Directory data.

@@ -62,6 +62,9 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   ConditionSetCreated: withNewId,
   ConditionSetUpdated: withNewId,
   ConditionSetDeleted: withNewId,
+  ProxyConfigCreated: withNewId,
+  ProxyConfigUpdated: withNewId,
+  ProxyConfigDeleted: withNewId,
   SetRuleCreated: withNewId,
   SetRuleDeleted: withNewId,
 };

@@ -52,6 +52,10 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
   ConditionSetDeleted: 'policy',
   SetRuleCreated: 'policy',
   SetRuleDeleted: 'policy',
+  // Proxy configs reference nothing by id; Permit keeps them with the environment's configuration.
+  ProxyConfigCreated: 'policy',
+  ProxyConfigUpdated: 'policy',
+  ProxyConfigDeleted: 'policy',
 };
 
 /** By any type string (events of other kinds have no part), for the copy's filter. */
@@ -172,6 +176,10 @@ const narrowing: Narrowing = {
   ConditionSetDeleted: (d, keep) => (keep.set(d.key, d.resource) ? d : null),
   SetRuleCreated: (d, keep) => (setRuleKept(d, keep) ? d : null),
   SetRuleDeleted: (d, keep) => (setRuleKept(d, keep) ? d : null),
+  // Taken whole: a mapping rule names its resource type by key as text matched against requests, not as a reference.
+  ProxyConfigCreated: (d) => d,
+  ProxyConfigUpdated: (d) => d,
+  ProxyConfigDeleted: (d) => d,
 };
 
 /** A set rule is kept with its permission's type, its user set (or role) and its resource set. */

@@ -18,7 +18,6 @@ describe('features not served answer 501 in the error shape, naming them', () =>
     ['POST', '/v2/auth/elements_login_as', 'Elements'],
     ['GET', '/v2/elements/default/production/config', 'Permit Elements'],
     ['GET', '/v2/projects/default/repos', 'GitOps'],
-    ['GET', '/v2/facts/default/production/proxy_configs', 'Proxy configs'],
     ['GET', '/v2/pdps/default/production/configs', 'PDP configurations'],
   ];
 

@@ -338,6 +338,40 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${SCHEMA}/condition_sets/adults`)).status).toBe(204);
   });
 
+  it('proxy configs', async () => {
+    const rule = { url: 'https://api.example.com/v1', http_method: 'get', resource: 'file' };
+    expect((await admin.post(`${FACTS}/proxy_configs`, { key: 'api', name: 'API', secret: 'tok', mapping_rules: [rule] })).status).toBe(
+      200,
+    );
+    expect((await admin.get(`${FACTS}/proxy_configs`)).status).toBe(200);
+    expect((await admin.get(`${FACTS}/proxy_configs/api`)).status).toBe(200);
+    expect((await admin.patch(`${FACTS}/proxy_configs/api`, { mapping_rules: [{ ...rule, should_delete: true }] })).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/proxy_configs/api`)).status).toBe(204);
+  });
+
+  it('groups', async () => {
+    await admin.post(`${FACTS}/tenants`, { key: 'grp-tenant', name: 'Groups' });
+    await admin.post(`${SCHEMA}/resources`, {
+      key: 'grp-doc',
+      name: 'Doc',
+      actions: { read: {} },
+      roles: { reader: { name: 'Reader', permissions: ['read'] } },
+    });
+    await admin.post(`${FACTS}/resource_instances`, { key: 'one', resource: 'grp-doc', tenant: 'grp-tenant' });
+    await admin.post(`${FACTS}/users`, { key: 'grp-user' });
+    const role = { role: 'reader', resource: 'grp-doc', resource_instance: 'one', tenant: 'grp-tenant' };
+    expect((await admin.post(`${SCHEMA}/groups`, { group_instance_key: 'team', group_tenant: 'grp-tenant' })).status).toBe(200);
+    expect((await admin.get(`${SCHEMA}/groups`)).status).toBe(200);
+    expect((await admin.get(`${SCHEMA}/groups/team`)).status).toBe(200);
+    expect((await admin.post(`${SCHEMA}/groups/team/roles`, role)).status).toBe(200);
+    expect((await admin.get(`${SCHEMA}/groups/team/roles`)).status).toBe(200);
+    expect((await admin.request('PUT', `${SCHEMA}/groups/team/users/grp-user`, {})).status).toBe(200);
+    expect((await admin.get(`${SCHEMA}/groups/team/users`)).status).toBe(200);
+    expect((await admin.delete(`${SCHEMA}/groups/team/users/grp-user`)).status).toBe(204);
+    expect((await admin.delete(`${SCHEMA}/groups/team/roles`, role)).status).toBe(204);
+    expect((await admin.delete(`${SCHEMA}/groups/team`)).status).toBe(204);
+  });
+
   it('users, tenants and instances: sync, updates, tenant users, user roles, detailed lists, their bulk forms', async () => {
     const synced = await admin.request('PUT', `${FACTS}/users/sync1`, {
       key: 'sync1',

@@ -1,4 +1,4 @@
-import type { AttributeType, DerivationRule } from '../../events';
+import type { AttributeType, DerivationRule, MappingRule } from '../../events';
 
 /** A reference to an object by key or by id (every path id accepts either). */
 export type Ref = string;
@@ -237,6 +237,47 @@ export type EnvCommand =
   /** `permission` is `type:action` (or an action id); isRole / isResource as Permit's is_role / is_resource. */
   | { type: 'CreateSetRule'; id: string; userSet: Ref; permission: string; resourceSet: Ref; isRole: boolean; isResource: boolean }
   | { type: 'DeleteSetRule'; userSet: Ref; permission: string; resourceSet: Ref; isRole: boolean; isResource: boolean }
+  | {
+      type: 'CreateProxyConfig';
+      id: string;
+      key: string;
+      name: string;
+      authMechanism: 'Bearer' | 'Basic' | 'Headers';
+      secret: string | Record<string, string>;
+      mappingRules: MappingRule[];
+    }
+  /**
+   * Absent fields are unchanged. Mapping rules merge into the stored ones by url and
+   * http_method (Permit's PATCH): a rule with `shouldDelete` removes its match, another
+   * replaces its match in place, or is added at the end.
+   */
+  | {
+      type: 'UpdateProxyConfig';
+      config: Ref;
+      name?: string;
+      authMechanism?: 'Bearer' | 'Basic' | 'Headers';
+      secret?: string | Record<string, string>;
+      mappingRules?: Array<MappingRule & { shouldDelete: boolean }>;
+    }
+  | { type: 'DeleteProxyConfig'; config: Ref }
+  /** Groups (group-decisions.ts): `typeId`, `memberRoleId` are used when the built-in `__group` type or its role does not exist yet. */
+  | { type: 'CreateGroup'; id: string; typeId: string; memberRoleId: string; key: string; tenant: Ref }
+  | { type: 'DeleteGroup'; group: Ref }
+  /** tenant null: the group's. */
+  | { type: 'AddGroupUser'; id: string; group: Ref; user: Ref; tenant: Ref | null }
+  | { type: 'RemoveGroupUser'; group: Ref; user: Ref; tenant: Ref | null }
+  /** `relationId`: for the relation `__group_<role>` on the role's type, made with the first such assignment. */
+  | {
+      type: 'AssignGroupRole';
+      id: string;
+      relationId: string;
+      group: Ref;
+      role: Ref;
+      resource: Ref;
+      resourceInstance: Ref;
+      tenant: Ref | null;
+    }
+  | { type: 'RemoveGroupRole'; group: Ref; role: Ref; resource: Ref; resourceInstance: Ref; tenant: Ref | null }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
   | { type: 'Bulk'; commands: BulkItemCommand[] };
 

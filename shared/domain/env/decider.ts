@@ -7,6 +7,8 @@ import * as directory from './directory-decisions';
 import * as facts from './facts-decisions';
 import * as schema from './schema-decisions';
 import * as parts from './resource-parts-decisions';
+import * as proxy from './proxy-config-decisions';
+import * as groups from './group-decisions';
 import { evolveEnv } from './fold';
 import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
 
@@ -100,6 +102,24 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return abac.createSetRule(command, state);
     case 'DeleteSetRule':
       return abac.deleteSetRule(command, state);
+    case 'CreateProxyConfig':
+      return proxy.createProxyConfig(command, state);
+    case 'UpdateProxyConfig':
+      return proxy.updateProxyConfig(command, state);
+    case 'DeleteProxyConfig':
+      return proxy.deleteProxyConfig(command, state);
+    case 'CreateGroup':
+      return groups.createGroup(command, state);
+    case 'DeleteGroup':
+      return groups.deleteGroup(command, state);
+    case 'AddGroupUser':
+      return groups.addGroupUser(command, state);
+    case 'RemoveGroupUser':
+      return groups.removeGroupUser(command, state);
+    case 'AssignGroupRole':
+      return groups.assignGroupRole(command, state);
+    case 'RemoveGroupRole':
+      return groups.removeGroupRole(command, state);
     case 'Bulk':
       return bulk(command, state);
   }

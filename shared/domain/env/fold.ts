@@ -235,6 +235,17 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
   SetRuleDeleted(state, { data: d }) {
     state.abac.setRules.delete(setRuleKey(d));
   },
+  ProxyConfigCreated(state, { data: d }) {
+    state.proxyConfigs.set(d.key, { ...d, mappingRules: d.mappingRules.map((r) => ({ ...r })) });
+    state.ids.set(d.id, d.key);
+  },
+  ProxyConfigUpdated(state, { data: d }) {
+    state.proxyConfigs.set(d.key, { ...d, mappingRules: d.mappingRules.map((r) => ({ ...r })) });
+  },
+  ProxyConfigDeleted(state, { data: d }) {
+    state.proxyConfigs.delete(d.key);
+    state.ids.delete(d.id);
+  },
 };
 
 /** The declared attribute types of a resource type, against which conditions are checked when written (abac-state.ts). */

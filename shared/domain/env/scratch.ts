@@ -107,5 +107,7 @@ export function scratchOf(state: EnvState): EnvState {
     ids: new OverlayMap(state.ids),
     // Bulk commands are facts that never change ABAC objects: shared as they are.
     abac: state.abac,
+    // Nor proxy configs.
+    proxyConfigs: state.proxyConfigs,
   };
 }

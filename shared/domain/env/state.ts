@@ -1,5 +1,5 @@
 import { canonicalId } from '../../ids';
-import type { DerivationRule } from '../../events';
+import type { DerivationRule, EnvEventOf } from '../../events';
 import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
 import {
@@ -57,6 +57,9 @@ export interface InstanceState {
   tenant: string;
 }
 
+/** A proxy config's definition, whole (what its events carry). */
+export type ProxyConfigState = EnvEventOf<'ProxyConfigCreated'>['data'];
+
 export interface EnvState {
   resources: Map<string, ResourceState>;
   /** `${resource ?? ''}#${role}`; top-level roles have an empty resource part. */
@@ -75,6 +78,8 @@ export interface EnvState {
   ids: Map<string, string>;
   /** Condition sets, set rules and attribute types (abac-state.ts). */
   abac: AbacState;
+  /** Proxy configs by key, whole: an update merges into the stored definition, a copy compares it. */
+  proxyConfigs: Map<string, ProxyConfigState>;
   /** The objects' names, descriptions and attributes, in a state that keeps them (see details.ts); absent from the command state. */
   details?: EnvDetails;
 }
@@ -107,6 +112,7 @@ export function initialEnvState(): EnvState {
     tupleTenants: new Map(),
     ids: new Map(),
     abac: emptyAbacState(),
+    proxyConfigs: new Map(),
   });
 }
 
@@ -119,9 +125,11 @@ export function initialDetailedEnvState(): DetailedEnvState {
  * EnvState as plain data (Maps of strings and plain objects), for snapshots:
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
-export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac'> {
+export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'proxyConfigs'> {
   /** Absent from snapshots taken before ABAC existed (then there was none). */
   abac?: AbacState;
+  /** Absent from snapshots taken before proxy configs existed (then there was none). */
+  proxyConfigs?: Map<string, ProxyConfigState>;
   assignmentIds: Map<string, StoredId>;
   assignmentIdSlab: IdSlabData;
   tupleIds: Map<string, StoredId>;
@@ -152,6 +160,7 @@ export function envStateOf(data: EnvStateData): EnvState {
   return {
     ...rest,
     abac: rest.abac ?? emptyAbacState(),
+    proxyConfigs: rest.proxyConfigs ?? new Map<string, ProxyConfigState>(),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };

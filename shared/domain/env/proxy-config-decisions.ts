@@ -1,0 +1,96 @@
+import { DuplicateEntityError, NotFoundError, ValidationError } from '../../errors';
+import type { EnvEvent, MappingRule } from '../../events';
+import type { EnvCommand } from './commands';
+import type { EnvState, ProxyConfigState } from './state';
+
+type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
+
+/**
+ * Proxy configs (Permit's API proxy, docs/permit-compat.md): stored, read back
+ * and copied, never acted on. What is checked is what Permit's API checks of
+ * them: the secret's form for the auth mechanism, and that no two mapping rules
+ * share a url and http_method (a rule's identity, by which an update merges).
+ */
+
+export function findProxyConfig(s: EnvState, ref: string): ProxyConfigState {
+  const config = s.proxyConfigs.get(ref) ?? s.proxyConfigs.get(s.ids.get(ref) ?? '');
+  if (!config) throw new NotFoundError(`Proxy config '${ref}' not found`, { proxy_config: ref });
+  return config;
+}
+
+const BASIC_SECRET = /^.+:.+$/;
+
+/** The secret's form for its mechanism: a non-empty token (Bearer), `user:password` (Basic), header values (Headers). */
+function checkSecret(mechanism: ProxyConfigState['authMechanism'], secret: ProxyConfigState['secret']): void {
+  const problem =
+    mechanism === 'Headers'
+      ? typeof secret === 'string'
+        ? 'a Headers secret is an object of header names to values'
+        : Object.keys(secret).length === 0
+          ? 'a Headers secret names at least one header'
+          : null
+      : typeof secret !== 'string'
+        ? `a ${mechanism} secret is a string`
+        : mechanism === 'Basic' && !BASIC_SECRET.test(secret)
+          ? "a Basic secret has the form 'user:password'"
+          : secret.length === 0
+            ? 'a Bearer secret is a non-empty token'
+            : null;
+  if (problem)
+    throw new ValidationError([{ loc: ['body', 'secret'], msg: `${problem} (auth_mechanism '${mechanism}')`, type: 'value_error' }]);
+}
+
+const sameRule = (a: Pick<MappingRule, 'url' | 'httpMethod'>, b: Pick<MappingRule, 'url' | 'httpMethod'>) =>
+  a.url === b.url && a.httpMethod === b.httpMethod;
+
+function checkDistinctRules(rules: MappingRule[]): void {
+  const detail = rules.flatMap((rule, i) => {
+    const first = rules.findIndex((other) => sameRule(other, rule));
+    return first < i
+      ? [
+          {
+            loc: ['body', 'mapping_rules', i],
+            msg: `has the same url and http_method as mapping_rules[${first}] (a rule's identity)`,
+            type: 'value_error',
+          },
+        ]
+      : [];
+  });
+  if (detail.length > 0) throw new ValidationError(detail);
+}
+
+export function createProxyConfig(c: Cmd<'CreateProxyConfig'>, s: EnvState): EnvEvent[] {
+  if (s.proxyConfigs.has(c.key)) throw new DuplicateEntityError(`Proxy config '${c.key}' already exists`);
+  checkSecret(c.authMechanism, c.secret);
+  checkDistinctRules(c.mappingRules);
+  const { id, key, name, authMechanism, secret, mappingRules } = c;
+  return [{ type: 'ProxyConfigCreated', data: { id, key, name, authMechanism, secret, mappingRules } }];
+}
+
+/** Permit's merge of an update's mapping rules into the stored ones, in the order given (see EnvCommand). */
+function mergeRules(stored: MappingRule[], changes: Array<MappingRule & { shouldDelete: boolean }>): MappingRule[] {
+  const rules = stored.map((rule) => ({ ...rule }));
+  for (const { shouldDelete, ...rule } of changes) {
+    const at = rules.findIndex((other) => sameRule(other, rule));
+    if (shouldDelete) {
+      if (at >= 0) rules.splice(at, 1);
+    } else if (at >= 0) rules[at] = rule;
+    else rules.push(rule);
+  }
+  return rules;
+}
+
+export function updateProxyConfig(c: Cmd<'UpdateProxyConfig'>, s: EnvState): EnvEvent[] {
+  const config = findProxyConfig(s, c.config);
+  const authMechanism = c.authMechanism ?? config.authMechanism;
+  const secret = c.secret ?? config.secret;
+  if (c.authMechanism !== undefined || c.secret !== undefined) checkSecret(authMechanism, secret);
+  const mappingRules = c.mappingRules === undefined ? config.mappingRules : mergeRules(config.mappingRules, c.mappingRules);
+  const data = { id: config.id, key: config.key, name: c.name ?? config.name, authMechanism, secret, mappingRules };
+  return [{ type: 'ProxyConfigUpdated', data }];
+}
+
+export function deleteProxyConfig(c: Cmd<'DeleteProxyConfig'>, s: EnvState): EnvEvent[] {
+  const { id, key } = findProxyConfig(s, c.config);
+  return [{ type: 'ProxyConfigDeleted', data: { id, key } }];
+}
