@@ -72,6 +72,11 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   ConditionSetDeleted: 'ignored',
   SetRuleCreated: 'ignored',
   SetRuleDeleted: 'ignored',
+  // An invite grants nothing; its approval's RoleAssigned does.
+  UserInviteCreated: 'ignored',
+  UserInviteUpdated: 'ignored',
+  UserInviteApproved: 'ignored',
+  UserInviteDeleted: 'ignored',
 };
 const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 

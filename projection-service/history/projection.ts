@@ -114,6 +114,10 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
   ConditionSetDeleted: (s, { data }) => copy(s, 'conditionSets', data.id),
   SetRuleCreated: (s, { data }) => copy(s, 'setRules', data.id),
   SetRuleDeleted: (s, { data }) => copy(s, 'setRules', data.id),
+  UserInviteCreated: (s, { data }) => copy(s, 'userInvites', data.id),
+  UserInviteUpdated: (s, { data }) => copy(s, 'userInvites', data.id),
+  UserInviteApproved: (s, { data }) => copy(s, 'userInvites', data.id),
+  UserInviteDeleted: (s, { data }) => copy(s, 'userInvites', data.id),
 };
 
 const handles = handledTypes(eventTypes.env, historyProjectionHandlers);
@@ -222,6 +226,7 @@ async function copyCurrentDocuments(rm: ReadModels, history: HistoryCollections,
     'tuples',
     'conditionSets',
     'setRules',
+    'userInvites',
   ];
   for (const name of names) {
     const current = rm[name] as Collection<{ id: string }>;

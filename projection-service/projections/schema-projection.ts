@@ -202,6 +202,11 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   RelationshipTupleCreated: 'ignored',
   RelationshipTupleDeleted: 'ignored',
   ...abacProjectionHandlers,
+  // User invites are the facts projection's (invites-projection.ts).
+  UserInviteCreated: 'ignored',
+  UserInviteUpdated: 'ignored',
+  UserInviteApproved: 'ignored',
+  UserInviteDeleted: 'ignored',
 };
 
 /** Resource types, their roles (with derivations), relations, and top-level roles. */

@@ -217,6 +217,23 @@ export interface SetRuleDoc extends EnvScoped {
   _resource_set_is_resource: boolean;
 }
 
+/** Permit's ElementsUserInviteRead; the role, tenant and instance are also kept by key (internal), as the log names them. */
+export interface UserInviteDoc extends EnvScoped {
+  key: string;
+  status: 'pending' | 'approved';
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  role_id: string;
+  tenant_id: string;
+  resource_instance_id: string | null;
+  _role: string;
+  /** The role's resource type; null for a top-level role. */
+  _role_resource: string | null;
+  _tenant: string;
+  _resource_instance: string | null;
+}
+
 const specs = {
   organizations: { name: 'organizations', fields: ['key'], indexes: [['key']] },
   projects: { name: 'projects', fields: ['organization_id', 'key'], indexes: [['organization_id', 'key']] },
@@ -279,6 +296,11 @@ const specs = {
     fields: ['environment_id', 'permission', 'user_set', 'resource_set'],
     indexes: [['environment_id', 'permission']],
   },
+  userInvites: {
+    name: 'user_invites',
+    fields: ['environment_id', 'key', '_role', 'role_id', '_tenant', 'tenant_id'],
+    indexes: [['environment_id', 'key']],
+  },
 } satisfies Record<string, CollectionSpec>;
 
 /** Typed access to every read-model collection. One instance per document store. */
@@ -298,6 +320,7 @@ export class ReadModels {
   readonly tuples: Collection<TupleDoc>;
   readonly conditionSets: Collection<ConditionSetDoc>;
   readonly setRules: Collection<SetRuleDoc>;
+  readonly userInvites: Collection<UserInviteDoc>;
 
   /**
    * What the projections last wrote to the versioned collections, for the history (null: not
@@ -326,6 +349,7 @@ export class ReadModels {
     this.tuples = tracked('tuples', store.collection(specs.tuples));
     this.conditionSets = tracked('conditionSets', store.collection(specs.conditionSets));
     this.setRules = tracked('setRules', store.collection(specs.setRules));
+    this.userInvites = tracked('userInvites', store.collection(specs.userInvites));
   }
 
   /**

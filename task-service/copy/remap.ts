@@ -64,6 +64,10 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   ConditionSetDeleted: withNewId,
   SetRuleCreated: withNewId,
   SetRuleDeleted: withNewId,
+  UserInviteCreated: withNewId,
+  UserInviteUpdated: withNewId,
+  UserInviteApproved: withNewId,
+  UserInviteDeleted: withNewId,
 };
 
 /**

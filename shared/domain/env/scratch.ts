@@ -107,5 +107,7 @@ export function scratchOf(state: EnvState): EnvState {
     ids: new OverlayMap(state.ids),
     // Bulk commands are facts that never change ABAC objects: shared as they are.
     abac: state.abac,
+    // A bulk delete of a tenant or an instance deletes the invites naming it (cascade.ts).
+    invites: { byKey: new OverlayMap(state.invites.byKey), keyOfId: new OverlayMap(state.invites.keyOfId) },
   };
 }

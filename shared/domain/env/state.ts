@@ -1,6 +1,7 @@
 import type { DerivationRule } from '../../events';
 import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
+import { emptyUserInviteStates, type UserInviteStates } from './invite-state';
 import {
   AssignmentSet,
   IdSlab,
@@ -74,6 +75,8 @@ export interface EnvState {
   ids: Map<string, string>;
   /** Condition sets, set rules and attribute types (abac-state.ts). */
   abac: AbacState;
+  /** User invites (invite-state.ts). */
+  invites: UserInviteStates;
   /** The objects' names, descriptions and attributes, in a state that keeps them (see details.ts); absent from the command state. */
   details?: EnvDetails;
 }
@@ -103,6 +106,7 @@ export function initialEnvState(): EnvState {
     tupleTenants: new Map(),
     ids: new Map(),
     abac: emptyAbacState(),
+    invites: emptyUserInviteStates(),
   });
 }
 
@@ -115,9 +119,11 @@ export function initialDetailedEnvState(): DetailedEnvState {
  * EnvState as plain data (Maps of strings and plain objects), for snapshots:
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
-export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac'> {
+export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'invites'> {
   /** Absent from snapshots taken before ABAC existed (then there was none). */
   abac?: AbacState;
+  /** Absent from snapshots taken before user invites existed (then there was none). */
+  invites?: UserInviteStates;
   assignmentIds: Map<string, StoredId>;
   assignmentIdSlab: IdSlabData;
   tupleIds: Map<string, StoredId>;
@@ -148,6 +154,7 @@ export function envStateOf(data: EnvStateData): EnvState {
   return {
     ...rest,
     abac: rest.abac ?? emptyAbacState(),
+    invites: rest.invites ?? emptyUserInviteStates(),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };

@@ -11,6 +11,7 @@ import {
   type TupleDoc,
   type ConditionSetDoc,
   type SetRuleDoc,
+  type UserInviteDoc,
   type UserDoc,
 } from '../read-models';
 import { withFields } from '../../objects';
@@ -67,6 +68,7 @@ export const versionedSpecs = {
   tuples: readModelSpecs.tuples,
   conditionSets: readModelSpecs.conditionSets,
   setRules: readModelSpecs.setRules,
+  userInvites: readModelSpecs.userInvites,
 } satisfies Record<string, CollectionSpec>;
 export type VersionedName = keyof typeof versionedSpecs;
 const versionedByCollection = new Map<string, CollectionSpec>(Object.values(versionedSpecs).map((spec) => [spec.name, spec]));
@@ -266,6 +268,7 @@ export class HistoryCollections {
   readonly tuples: HistoryCollection<TupleDoc>;
   readonly conditionSets: HistoryCollection<ConditionSetDoc>;
   readonly setRules: HistoryCollection<SetRuleDoc>;
+  readonly userInvites: HistoryCollection<UserInviteDoc>;
   readonly meta: Collection<HistoryMetaDoc>;
   readonly clock: Collection<ClockDoc>;
 
@@ -281,6 +284,7 @@ export class HistoryCollections {
     this.tuples = new HistoryCollection(store, versionedSpecs.tuples);
     this.conditionSets = new HistoryCollection(store, versionedSpecs.conditionSets);
     this.setRules = new HistoryCollection(store, versionedSpecs.setRules);
+    this.userInvites = new HistoryCollection(store, versionedSpecs.userInvites);
     this.meta = store.collection<HistoryMetaDoc>(metaSpec);
     this.clock = store.collection<ClockDoc>(clockSpec);
   }
