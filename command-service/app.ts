@@ -21,6 +21,7 @@ import { orgRoutes } from './routes/org';
 import { relationRoutes } from './routes/relations';
 import { conditionSetRoutes } from './routes/condition-sets';
 import { setRuleRoutes } from './routes/set-rules';
+import { userInviteRoutes } from './routes/user-invites';
 import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
 import { roleRoutes } from './routes/roles';
@@ -130,6 +131,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     tupleRoutes(groups.facts);
     conditionSetRoutes(groups.schema);
     setRuleRoutes(groups.facts);
+    userInviteRoutes(groups.facts);
   }
   for (const module of modules) module(groups);
 
