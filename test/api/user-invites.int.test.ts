@@ -168,6 +168,18 @@ describe('user invites', () => {
     expect(JSON.stringify(events)).toContain('erin');
   });
 
+  it('is described in /openapi.json', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    const base = '/v2/facts/{proj_id}/{env_id}/user_invites';
+    expect(Object.keys(doc.paths[base] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths[`${base}/{user_invite_id}`] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(doc.paths[`${base}/{user_invite_id}/approve`] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['UserInvite', 'UserInvitePage']));
+  });
+
   it('an environment copy with facts keeps the invites, naming the copy’s objects', async () => {
     await ok(api.post(`${FACTS}/user_invites`, invite('hal')));
     const copied = await api.post('/v2/projects/default/envs/production/copy', {
