@@ -38,7 +38,9 @@ describe('user invites', () => {
   afterAll(() => server.close());
 
   it('creates, lists, gets, updates, approves and deletes an invite', async () => {
-    const created = await ok(api.post(`${FACTS}/user_invites`, invite('ada@example.com')));
+    const createdAnswer = await api.post(`${FACTS}/user_invites`, invite('ada@example.com'));
+    const created = await ok(Promise.resolve(createdAnswer));
+    const createdAt = createdAnswer.headers.get('x-event-position');
     expect(userInviteSchema.parse(created)).toEqual(created);
     expect(created).toMatchObject({
       key: 'ada@example.com',
@@ -94,6 +96,9 @@ describe('user invites', () => {
     const check = { user: 'ada', action: 'write', resource: { type: 'doc', key: 'd1', tenant: 'acme' } };
     expect((await ok(checker.post('/allowed', check))).allow).toBe(true);
     expect(await ok(api.get(`${FACTS}/user_invites/${created.id}`))).toMatchObject({ status: 'approved' });
+    // As it was (time travel): pending, and the only one.
+    expect(await ok(api.get(`${FACTS}/user_invites/${created.id}?as_of=${createdAt}`))).toEqual(created);
+    expect((await ok(api.get(`${FACTS}/user_invites?as_of=${createdAt}`))).total_count).toBe(1);
     const again = await api.post(`${FACTS}/user_invites/${created.id}/approve`, { email: 'ada@example.com', key: 'ada', attributes: {} });
     expect(again.status).toBe(400);
     expect((await api.patch(`${FACTS}/user_invites/${created.id}`, { first_name: 'Ada' })).status).toBe(400);
