@@ -19,13 +19,19 @@ const inviteKey = z
   .string()
   .regex(/^[A-Za-z0-9|@+\-._]+$/, 'must match ^[A-Za-z0-9|@+\\-._]+$')
   .max(256);
-const status = z.enum(['pending', 'approved']);
+/**
+ * Permit's UserInviteStatus has `approved` too, but only `approve` makes the user an approved invite
+ * stands for: a body saying `approved` is refused here, where the document states it.
+ */
+const status = z
+  .literal('pending', { error: "must be 'pending': an invite is approved by POST …/user_invites/{user_invite_id}/approve" })
+  .describe("'pending' (Permit's `approved` is reached by POST …/approve only)");
 const ref = z.string().min(1);
 
 /** Permit's ElementsUserInviteCreate. `resource_instance_id` may be left out (null) for a top-level role. */
 export const userInviteCreateSchema = z.object({
   key: inviteKey,
-  status: status.describe("'pending': an invite is approved by POST …/approve"),
+  status,
   email: z.email(),
   first_name: z.string(),
   last_name: z.string(),
@@ -164,18 +170,19 @@ export function userInviteRoutes(context: RouteContext): void {
     async (req, res, input) => {
       const body = input.body();
       const env = envOf(res).id;
-      const given = <T>(value: T | null | undefined, field: string) => (value === null || value === undefined ? {} : { [field]: value });
+      // null is absent (Permit's SDK 2.x sends every field it was not given as null).
+      const { key, status, email, first_name, last_name, role_id, tenant_id, resource_instance_id } = body;
       await executeEnvCommand(services, req, res, env, {
         type: 'UpdateUserInvite',
         invite: req.params.user_invite_id,
-        ...given(body.key, 'key'),
-        ...given(body.status, 'status'),
-        ...given(body.email, 'email'),
-        ...given(body.first_name, 'firstName'),
-        ...given(body.last_name, 'lastName'),
-        ...given(body.role_id, 'role'),
-        ...given(body.tenant_id, 'tenant'),
-        ...given(body.resource_instance_id, 'resourceInstance'),
+        ...(key != null ? { key } : {}),
+        ...(status != null ? { status } : {}),
+        ...(email != null ? { email } : {}),
+        ...(first_name != null ? { firstName: first_name } : {}),
+        ...(last_name != null ? { lastName: last_name } : {}),
+        ...(role_id != null ? { role: role_id } : {}),
+        ...(tenant_id != null ? { tenant: tenant_id } : {}),
+        ...(resource_instance_id != null ? { resourceInstance: resource_instance_id } : {}),
       });
       res.json(present(await find(rm, env, req.params.user_invite_id)));
     },
