@@ -24,6 +24,7 @@ import { conditionSetRoutes } from './routes/condition-sets';
 import { proxyConfigRoutes } from './routes/proxy-configs';
 import { groupRoutes } from './routes/groups';
 import { setRuleRoutes } from './routes/set-rules';
+import { userInviteRoutes } from './routes/user-invites';
 import { resourcePartRoutes } from './routes/resource-parts';
 import { resourceRoutes } from './routes/resources';
 import { roleRoutes } from './routes/roles';
@@ -131,6 +132,7 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
     setRuleRoutes(groups.facts);
     proxyConfigRoutes(groups.facts);
     groupRoutes(groups.schema);
+    userInviteRoutes(groups.facts);
   }
   for (const module of modules) module(groups);
   api.alias(FACTS_BASE, PDP_FACTS_BASE, '(the PDP\u2019s path: in the API key\u2019s environment)');

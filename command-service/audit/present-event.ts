@@ -34,6 +34,18 @@ const conditionSet = (d: EnvEventOf<'ConditionSetCreated' | 'ConditionSetUpdated
   parent: d.parent,
   conditions: d.conditions,
 });
+/** A user invite's definition: its role by key (with its resource type, null for a top-level role), tenant and instance by key. */
+const userInvite = (d: EnvEventOf<'UserInviteCreated' | 'UserInviteUpdated'>['data']) => ({
+  id: d.id,
+  key: d.key,
+  email: d.email,
+  first_name: d.firstName,
+  last_name: d.lastName,
+  role: d.role,
+  resource: d.roleResource,
+  tenant: d.tenant,
+  resource_instance: d.resourceInstance,
+});
 const setRule = (d: EnvEventOf<'SetRuleCreated'>['data']) => ({
   id: d.id,
   key: d.key,
@@ -187,6 +199,11 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
   ProxyConfigCreated: (_, { data: d }) => proxyConfig(d),
   ProxyConfigUpdated: (_, { data: d }) => proxyConfig(d),
   ProxyConfigDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
+  UserInviteCreated: (_, { data: d }) => userInvite(d),
+  UserInviteUpdated: (_, { data: d }) => userInvite(d),
+  /** `user`: the key of the user the approval made or updated. */
+  UserInviteApproved: (_, { data: d }) => ({ id: d.id, key: d.key, user: d.user }),
+  UserInviteDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
 };
 
 const objectTypes = { organization: 'org', project: 'project', environment: 'env' } as const;

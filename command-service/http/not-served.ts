@@ -18,7 +18,6 @@ const segment = '[^/]+';
 export const NOT_SERVED: ReadonlyArray<{ feature: string; pattern: RegExp }> = [
   { feature: 'Members (users of the Permit dashboard)', pattern: /^\/v2\/members(\/.*)?$/ },
   { feature: 'Invites (of dashboard members)', pattern: /^\/v2\/invites(\/.*)?$/ },
-  { feature: 'User invites (Permit Elements)', pattern: new RegExp(`^/v2/facts/${segment}/${segment}/user_invites(/.*)?$`) },
   { feature: 'Dashboard sessions and Permit Elements logins', pattern: /^\/v2\/auth(\/.*)?$/ },
   { feature: 'Permit Elements', pattern: /^\/v2\/elements(\/.*)?$/ },
   { feature: 'GitOps (policy repositories)', pattern: new RegExp(`^/v2/projects/${segment}/repos(/.*)?$`) },

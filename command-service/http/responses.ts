@@ -572,6 +572,25 @@ export const setRuleSchema = z
   .meta({ id: 'SetRule' });
 export const setRuleListSchema = z.array(setRuleSchema).meta({ id: 'SetRuleList' });
 
+/** Permit's ElementsUserInviteRead (its key pattern, which allows an e-mail address as a key). */
+export const userInviteSchema = z
+  .strictObject({
+    ...envScoped,
+    key: z.string().regex(/^[A-Za-z0-9|@+\-._]+$/),
+    status: z.enum(['pending', 'approved']),
+    email: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    role_id: id,
+    tenant_id: id,
+    resource_instance_id: id.nullable(),
+  })
+  .meta({ id: 'UserInvite' });
+/** Always a page with its count, as Permit answers (`PaginatedResult_ElementsUserInviteRead_`, which the Python SDK requires). */
+export const userInvitePageSchema = z
+  .strictObject({ data: z.array(userInviteSchema), total_count: count, page_count: count })
+  .meta({ id: 'UserInvitePage' });
+
 // `detailed=true` read shapes (Permit's): the objects a fact names, embedded.
 const assignmentDetailedSchema = z
   .strictObject({

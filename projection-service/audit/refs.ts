@@ -27,6 +27,14 @@ const roleRefs = (data: { key: string; resource: string | null }, rules: Derivat
   relation: rules.map((r) => r.relation),
 });
 
+/** A user invite names its role (and the role's resource type), tenant and instance. */
+const inviteRefs = (d: { role: string; roleResource: string | null; tenant: string; resourceInstance: string | null }): AuditRefs => ({
+  role: [d.role],
+  tenant: [d.tenant],
+  resource: d.roleResource === null ? [] : [d.roleResource],
+  resource_instance: d.resourceInstance === null ? [] : [d.resourceInstance],
+});
+
 const assignmentRefs = (d: EnvEvent & { type: 'RoleAssigned' | 'RoleUnassigned' }): AuditRefs => ({
   user: [d.data.user],
   role: [d.data.role],
@@ -101,6 +109,10 @@ export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   ProxyConfigCreated: (_, { data }) => ({ resource: [...new Set(data.mappingRules.map((r) => r.resource))] }),
   ProxyConfigUpdated: (_, { data }) => ({ resource: [...new Set(data.mappingRules.map((r) => r.resource))] }),
   ProxyConfigDeleted: () => ({}),
+  UserInviteCreated: (_, { data }) => inviteRefs(data),
+  UserInviteUpdated: (_, { data }) => inviteRefs(data),
+  UserInviteApproved: (_, { data }) => ({ user: [data.user] }),
+  UserInviteDeleted: none,
 };
 
 /** Organisation and task events are found by type, actor, request and audit metadata only. */

@@ -76,6 +76,11 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   ProxyConfigCreated: 'ignored',
   ProxyConfigUpdated: 'ignored',
   ProxyConfigDeleted: 'ignored',
+  // An invite grants nothing; its approval's RoleAssigned does.
+  UserInviteCreated: 'ignored',
+  UserInviteUpdated: 'ignored',
+  UserInviteApproved: 'ignored',
+  UserInviteDeleted: 'ignored',
 };
 const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 

@@ -117,6 +117,10 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
   ProxyConfigCreated: (s, { data }) => copy(s, 'proxyConfigs', data.id),
   ProxyConfigUpdated: (s, { data }) => copy(s, 'proxyConfigs', data.id),
   ProxyConfigDeleted: (s, { data }) => copy(s, 'proxyConfigs', data.id),
+  UserInviteCreated: (s, { data }) => copy(s, 'userInvites', data.id),
+  UserInviteUpdated: (s, { data }) => copy(s, 'userInvites', data.id),
+  UserInviteApproved: (s, { data }) => copy(s, 'userInvites', data.id),
+  UserInviteDeleted: (s, { data }) => copy(s, 'userInvites', data.id),
 };
 
 const handles = handledTypes(eventTypes.env, historyProjectionHandlers);
@@ -225,6 +229,7 @@ async function copyCurrentDocuments(rm: ReadModels, history: HistoryCollections,
     'tuples',
     'conditionSets',
     'setRules',
+    'userInvites',
   ];
   for (const name of names) {
     const current = rm[name] as Collection<{ id: string }>;

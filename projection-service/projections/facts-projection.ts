@@ -4,6 +4,7 @@ import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import { associatedTenants, type ReadModels } from '../../shared/read-models/read-models';
 import type { EnvContext, Projection } from '../../shared/read-models/projection';
 import { createdFields, EnvContextCache, type CreatedFields } from '../../shared/read-models/projection';
+import { inviteProjectionHandlers } from './invites-projection';
 import { KeyIds } from './key-ids';
 
 /** What a facts handler writes with, for one event of environment `ctx`. */
@@ -204,6 +205,8 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   ProxyConfigCreated: 'ignored',
   ProxyConfigUpdated: 'ignored',
   ProxyConfigDeleted: 'ignored',
+  // User invites (invites-projection.ts).
+  ...inviteProjectionHandlers,
 };
 
 /** Tenants, users, resource instances, role assignments and relationship tuples. */

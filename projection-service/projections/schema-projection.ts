@@ -204,6 +204,11 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   RelationshipTupleDeleted: 'ignored',
   ...abacProjectionHandlers,
   ...proxyConfigProjectionHandlers,
+  // User invites are the facts projection's (invites-projection.ts).
+  UserInviteCreated: 'ignored',
+  UserInviteUpdated: 'ignored',
+  UserInviteApproved: 'ignored',
+  UserInviteDeleted: 'ignored',
 };
 
 /** Resource types, their roles (with derivations), relations, and top-level roles. */

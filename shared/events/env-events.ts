@@ -79,6 +79,19 @@ const proxyConfigShape = {
   mappingRules: z.array(mappingRuleSchema),
 };
 
+/** What a user invite says (created, or after an update). */
+const userInviteDefinition = {
+  id: str,
+  key: str,
+  email: str,
+  firstName: str.nullable(),
+  lastName: str.nullable(),
+  role: str,
+  roleResource: str.nullable(),
+  tenant: str,
+  resourceInstance: str.nullable(),
+};
+
 export const envEventSchemas = [
   /**
    * `attributes`: key → {id, type, description} (AttributeDef without key); events written
@@ -153,6 +166,17 @@ export const envEventSchemas = [
   ev('ProxyConfigCreated', proxyConfigShape),
   ev('ProxyConfigUpdated', proxyConfigShape),
   ev('ProxyConfigDeleted', { id: str, key: str }),
+  /**
+   * User invites (Permit's Elements user invites, docs/permit-compat.md): an invitation of `email`
+   * to hold `role` (of resource type `roleResource`; null for a top-level role) in `tenant`, and on
+   * `resourceInstance` (`type:key`) for a resource role. References are keys, as everywhere.
+   */
+  ev('UserInviteCreated', userInviteDefinition),
+  /** The invite's definition after the update, whole. */
+  ev('UserInviteUpdated', userInviteDefinition),
+  /** Preceded by the events that make or update user `user` (a key) and give it the invite's role. */
+  ev('UserInviteApproved', { id: str, key: str, user: str }),
+  ev('UserInviteDeleted', { id: str, key: str }),
 ] as const;
 
 export type EnvEvent = z.infer<(typeof envEventSchemas)[number]>;

@@ -238,6 +238,23 @@ export interface ProxyConfigDoc extends EnvScoped {
   proxied: false;
 }
 
+/** Permit's ElementsUserInviteRead; the role, tenant and instance are also kept by key (internal), as the log names them. */
+export interface UserInviteDoc extends EnvScoped {
+  key: string;
+  status: 'pending' | 'approved';
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  role_id: string;
+  tenant_id: string;
+  resource_instance_id: string | null;
+  _role: string;
+  /** The role's resource type; null for a top-level role. */
+  _role_resource: string | null;
+  _tenant: string;
+  _resource_instance: string | null;
+}
+
 const specs = {
   organizations: { name: 'organizations', fields: ['key'], indexes: [['key']] },
   projects: { name: 'projects', fields: ['organization_id', 'key'], indexes: [['organization_id', 'key']] },
@@ -301,6 +318,11 @@ const specs = {
     indexes: [['environment_id', 'permission']],
   },
   proxyConfigs: { name: 'proxy_configs', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  userInvites: {
+    name: 'user_invites',
+    fields: ['environment_id', 'key', '_role', 'role_id', '_tenant', 'tenant_id'],
+    indexes: [['environment_id', 'key']],
+  },
 } satisfies Record<string, CollectionSpec>;
 
 /** Typed access to every read-model collection. One instance per document store. */
@@ -321,6 +343,7 @@ export class ReadModels {
   readonly conditionSets: Collection<ConditionSetDoc>;
   readonly setRules: Collection<SetRuleDoc>;
   readonly proxyConfigs: Collection<ProxyConfigDoc>;
+  readonly userInvites: Collection<UserInviteDoc>;
 
   /**
    * What the projections last wrote to the versioned collections, for the history (null: not
@@ -350,6 +373,7 @@ export class ReadModels {
     this.conditionSets = tracked('conditionSets', store.collection(specs.conditionSets));
     this.setRules = tracked('setRules', store.collection(specs.setRules));
     this.proxyConfigs = tracked('proxyConfigs', store.collection(specs.proxyConfigs));
+    this.userInvites = tracked('userInvites', store.collection(specs.userInvites));
   }
 
   /**

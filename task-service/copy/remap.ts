@@ -67,6 +67,10 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   ProxyConfigDeleted: withNewId,
   SetRuleCreated: withNewId,
   SetRuleDeleted: withNewId,
+  UserInviteCreated: withNewId,
+  UserInviteUpdated: withNewId,
+  UserInviteApproved: withNewId,
+  UserInviteDeleted: withNewId,
 };
 
 /**

@@ -56,6 +56,11 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
   ProxyConfigCreated: 'policy',
   ProxyConfigUpdated: 'policy',
   ProxyConfigDeleted: 'policy',
+  // User invites name tenants and instances: facts (their approval's user and assignment are).
+  UserInviteCreated: 'facts',
+  UserInviteUpdated: 'facts',
+  UserInviteApproved: 'facts',
+  UserInviteDeleted: 'facts',
 };
 
 /** By any type string (events of other kinds have no part), for the copy's filter. */
@@ -112,6 +117,10 @@ interface Keep {
   set(key: string, resource: string | null): boolean;
   /** Remembers a set left out (its descendants go with it); null, for the narrowing to return. */
   dropSet(key: string): null;
+  /** A user invite by key: kept unless an event of it was left out. */
+  invite(key: string): boolean;
+  /** Remembers an invite left out (its later events go with it); null, for the narrowing to return. */
+  dropInvite(key: string): null;
 }
 
 /**
@@ -120,6 +129,8 @@ interface Keep {
  * its parent. A copy that resumes reads its source from the start again.
  */
 const droppedSets = new WeakMap<CopyScope, Set<string>>();
+/** As droppedSets, for user invites. */
+const droppedInvites = new WeakMap<CopyScope, Set<string>>();
 
 /**
  * What of each event a scoped copy keeps, so that what is copied stays
@@ -180,7 +191,17 @@ const narrowing: Narrowing = {
   ProxyConfigCreated: (d) => d,
   ProxyConfigUpdated: (d) => d,
   ProxyConfigDeleted: (d) => d,
+  // An invite goes with its role (and its instance's type), and its later events with it. An update to a role
+  // the copy leaves out leaves the invite out from there on: the target keeps it as it was before that update.
+  UserInviteCreated: (d, keep) => (inviteKept(d, keep) ? d : keep.dropInvite(d.key)),
+  UserInviteUpdated: (d, keep) => (inviteKept(d, keep) ? d : keep.dropInvite(d.key)),
+  UserInviteApproved: (d, keep) => (keep.invite(d.key) ? d : null),
+  UserInviteDeleted: (d, keep) => (keep.invite(d.key) ? d : null),
 };
+
+function inviteKept(d: Data<'UserInviteCreated'>, keep: Keep): boolean {
+  return keep.invite(d.key) && keep.role(d.role, d.roleResource) && (d.resourceInstance === null || keep.typed(d.resourceInstance));
+}
 
 /** A set rule is kept with its permission's type, its user set (or role) and its resource set. */
 function setRuleKept(d: Data<'SetRuleCreated'>, keep: Keep): boolean {
@@ -223,6 +244,13 @@ export function scopedEvent<E extends EnvEvent>(event: E, scope: CopyScope): E |
       !dropped().has(key) && (onResource === null ? passes(scope.userSets, key) : passes(scope.resourceSets, key) && resource(onResource)),
     dropSet: (key) => {
       dropped().add(key);
+      return null;
+    },
+    invite: (key) => !droppedInvites.get(scope)?.has(key),
+    dropInvite: (key) => {
+      let found = droppedInvites.get(scope);
+      if (!found) droppedInvites.set(scope, (found = new Set()));
+      found.add(key);
       return null;
     },
   };

@@ -13,7 +13,6 @@ describe('features not served answer 501 in the error shape, naming them', () =>
   const cases: Array<[string, string, string]> = [
     ['GET', '/v2/members', 'Members'],
     ['POST', '/v2/invites', 'Invites'],
-    ['GET', '/v2/facts/default/production/user_invites', 'User invites'],
     ['GET', '/v2/auth/me', 'Elements'],
     ['POST', '/v2/auth/elements_login_as', 'Elements'],
     ['GET', '/v2/elements/default/production/config', 'Permit Elements'],

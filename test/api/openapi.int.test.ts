@@ -372,6 +372,27 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${SCHEMA}/groups/team`)).status).toBe(204);
   });
 
+  it('user invites: create, list, get, update, approve, delete', async () => {
+    const invite = {
+      key: 'ivy@example.com',
+      status: 'pending',
+      email: 'ivy@example.com',
+      first_name: 'Ivy',
+      last_name: 'Invited',
+      role_id: 'member',
+      tenant_id: 'acme',
+      resource_instance_id: null,
+    };
+    const created = await admin.post(`${FACTS}/user_invites`, invite);
+    expect(created.status).toBe(200);
+    expect((await admin.get(`${FACTS}/user_invites?search=ivy`)).body.total_count).toBe(1);
+    expect((await admin.get(`${FACTS}/user_invites/${created.body.id}`)).status).toBe(200);
+    expect((await admin.patch(`${FACTS}/user_invites/ivy@example.com`, { last_name: 'Welcome' })).status).toBe(200);
+    const approval = { email: 'ivy@example.com', key: 'ivy', attributes: {} };
+    expect((await admin.post(`${FACTS}/user_invites/ivy@example.com/approve`, approval)).status).toBe(200);
+    expect((await admin.delete(`${FACTS}/user_invites/ivy@example.com`)).status).toBe(204);
+  });
+
   it('users, tenants and instances: sync, updates, tenant users, user roles, detailed lists, their bulk forms', async () => {
     const synced = await admin.request('PUT', `${FACTS}/users/sync1`, {
       key: 'sync1',

@@ -1,6 +1,7 @@
 import type { DerivationRule, EnvEvent } from '../../events';
 import type { ConditionSetState, SetRuleState } from './abac-state';
 import { setRuleKey } from './abac-state';
+import type { UserInviteState } from './invite-state';
 import type { AssignmentState, EnvState, InstanceState, RelationState, ResourceState, RoleState, TupleState } from './state';
 import { assignmentKey, instanceRef, roleKey, tupleKey } from './state';
 
@@ -23,6 +24,8 @@ export class Cascade {
   /** Actions removed from resources that stay: `${resource}:${action}` → the action's id. */
   private readonly actions = new Map<string, { resource: string; key: string; id: string }>();
   private readonly users = new Map<string, { id: string; key: string }>();
+  /** User invites naming a role, tenant or instance that goes (pending or approved: each names all three). */
+  private readonly invites = new Map<string, UserInviteState>();
 
   constructor(private readonly state: EnvState) {}
 
@@ -33,6 +36,7 @@ export class Cascade {
     // Matched on the keys, so only the matches are rebuilt as objects.
     for (const key of this.state.tuples.keysTouching(ref)) this.tuples.set(key, this.state.tuples.get(key)!);
     for (const key of this.state.assignments.keysOnInstance(ref)) this.assignments.set(key, this.state.assignments.get(key)!);
+    this.invitesWhere((i) => i.resourceInstance === ref);
     return this;
   }
 
@@ -42,6 +46,7 @@ export class Cascade {
     this.roles.set(key, role);
     // A top-level role used as a user set: its set rules go with it.
     if (role.resource === null) this.setRulesWhere((r) => r.userSetIsRole && r.userSet === role.key);
+    this.invitesWhere((i) => i.role === role.key && i.roleResource === role.resource);
     for (const a of this.state.assignments.values()) {
       if (a.role === role.key && a.resource === role.resource) this.assignments.set(assignmentKey(a), a);
     }
@@ -90,6 +95,7 @@ export class Cascade {
     this.tenants.set(tenant.key, tenant);
     for (const instance of this.state.instances.values()) if (instance.tenant === tenant.key) this.instance(instance);
     for (const a of this.state.assignments.values()) if (a.tenant === tenant.key) this.assignments.set(assignmentKey(a), a);
+    this.invitesWhere((i) => i.tenant === tenant.key);
     return this;
   }
 
@@ -100,6 +106,10 @@ export class Cascade {
     this.setRulesWhere((r) => (!r.userSetIsRole && r.userSet === set.key) || (!r.resourceSetIsResource && r.resourceSet === set.key));
     for (const child of this.state.abac.conditionSets.values()) if (child.parent === set.key) this.conditionSet(child);
     return this;
+  }
+
+  private invitesWhere(matches: (invite: UserInviteState) => boolean): void {
+    for (const invite of this.state.invites.byKey.values()) if (matches(invite)) this.invites.set(invite.key, invite);
   }
 
   private setRulesWhere(matches: (rule: SetRuleState) => boolean): void {
@@ -128,6 +138,7 @@ export class Cascade {
 
   events(): EnvEvent[] {
     const out: EnvEvent[] = [];
+    for (const i of this.invites.values()) out.push({ type: 'UserInviteDeleted', data: { id: i.id, key: i.key } });
     for (const r of this.setRules.values()) out.push({ type: 'SetRuleDeleted', data: { ...r } });
     // Descendants first: each set is deleted after the sets that name it as parent.
     for (const set of [...this.conditionSets.values()].reverse()) {

@@ -278,6 +278,43 @@ export type EnvCommand =
       tenant: Ref | null;
     }
   | { type: 'RemoveGroupRole'; group: Ref; role: Ref; resource: Ref; resourceInstance: Ref; tenant: Ref | null }
+  | {
+      type: 'CreateUserInvite';
+      id: string;
+      key: string;
+      email: string;
+      firstName: string | null;
+      lastName: string | null;
+      status: 'pending' | 'approved';
+      /** A role's id, or a top-level role's key. */
+      role: Ref;
+      tenant: Ref;
+      resourceInstance: Ref | null;
+    }
+  | {
+      type: 'UpdateUserInvite';
+      invite: Ref;
+      /** Must be the invite's own key when given (keys do not change). */
+      key?: string;
+      email?: string;
+      firstName?: string | null;
+      lastName?: string | null;
+      status?: 'pending' | 'approved';
+      role?: Ref;
+      tenant?: Ref;
+      resourceInstance?: Ref | null;
+    }
+  /** Makes (or updates) user `user` as the invite says and gives it the invite's role; ids of what it may create arrive here. */
+  | {
+      type: 'ApproveUserInvite';
+      invite: Ref;
+      user: string;
+      email: string;
+      attributes: Record<string, unknown>;
+      newUserId: string;
+      assignmentId: string;
+    }
+  | { type: 'DeleteUserInvite'; invite: Ref }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
   | { type: 'Bulk'; commands: BulkItemCommand[] };
 

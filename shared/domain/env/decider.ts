@@ -5,6 +5,7 @@ import * as abac from './abac-decisions';
 import { bulk } from './bulk';
 import * as directory from './directory-decisions';
 import * as facts from './facts-decisions';
+import * as invites from './invite-decisions';
 import * as schema from './schema-decisions';
 import * as parts from './resource-parts-decisions';
 import * as proxy from './proxy-config-decisions';
@@ -120,6 +121,14 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return groups.assignGroupRole(command, state);
     case 'RemoveGroupRole':
       return groups.removeGroupRole(command, state);
+    case 'CreateUserInvite':
+      return invites.createUserInvite(command, state);
+    case 'UpdateUserInvite':
+      return invites.updateUserInvite(command, state);
+    case 'ApproveUserInvite':
+      return invites.approveUserInvite(command, state);
+    case 'DeleteUserInvite':
+      return invites.deleteUserInvite(command, state);
     case 'Bulk':
       return bulk(command, state);
   }

@@ -246,6 +246,23 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.proxyConfigs.delete(d.key);
     state.ids.delete(d.id);
   },
+  UserInviteCreated(state, { data: d }) {
+    state.invites.byKey.set(d.key, { ...d, status: 'pending' });
+    state.invites.keyOfId.set(d.id, d.key);
+  },
+  UserInviteUpdated(state, { data: d }) {
+    const invite = state.invites.byKey.get(d.key);
+    if (invite) state.invites.byKey.set(d.key, { ...d, status: invite.status });
+  },
+  UserInviteApproved(state, { data: d }) {
+    const invite = state.invites.byKey.get(d.key);
+    // A fresh entry, not the object changed in place: a scratch state (scratch.ts) shares the objects.
+    if (invite) state.invites.byKey.set(d.key, { ...invite, status: 'approved' });
+  },
+  UserInviteDeleted(state, { data: d }) {
+    state.invites.byKey.delete(d.key);
+    state.invites.keyOfId.delete(d.id);
+  },
 };
 
 /** The declared attribute types of a resource type, against which conditions are checked when written (abac-state.ts). */

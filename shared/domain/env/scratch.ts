@@ -109,5 +109,7 @@ export function scratchOf(state: EnvState): EnvState {
     abac: state.abac,
     // Nor proxy configs.
     proxyConfigs: state.proxyConfigs,
+    // A bulk delete of a tenant or an instance deletes the invites naming it (cascade.ts).
+    invites: { byKey: new OverlayMap(state.invites.byKey), keyOfId: new OverlayMap(state.invites.keyOfId) },
   };
 }

@@ -2,6 +2,7 @@ import { canonicalId } from '../../ids';
 import type { DerivationRule, EnvEventOf } from '../../events';
 import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
+import { emptyUserInviteStates, type UserInviteStates } from './invite-state';
 import {
   AssignmentSet,
   IdSlab,
@@ -80,6 +81,8 @@ export interface EnvState {
   abac: AbacState;
   /** Proxy configs by key, whole: an update merges into the stored definition, a copy compares it. */
   proxyConfigs: Map<string, ProxyConfigState>;
+  /** User invites (invite-state.ts). */
+  invites: UserInviteStates;
   /** The objects' names, descriptions and attributes, in a state that keeps them (see details.ts); absent from the command state. */
   details?: EnvDetails;
 }
@@ -113,6 +116,7 @@ export function initialEnvState(): EnvState {
     ids: new Map(),
     abac: emptyAbacState(),
     proxyConfigs: new Map(),
+    invites: emptyUserInviteStates(),
   });
 }
 
@@ -125,11 +129,13 @@ export function initialDetailedEnvState(): DetailedEnvState {
  * EnvState as plain data (Maps of strings and plain objects), for snapshots:
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
-export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'proxyConfigs'> {
+export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'proxyConfigs' | 'invites'> {
   /** Absent from snapshots taken before ABAC existed (then there was none). */
   abac?: AbacState;
   /** Absent from snapshots taken before proxy configs existed (then there was none). */
   proxyConfigs?: Map<string, ProxyConfigState>;
+  /** Absent from snapshots taken before user invites existed (then there was none). */
+  invites?: UserInviteStates;
   assignmentIds: Map<string, StoredId>;
   assignmentIdSlab: IdSlabData;
   tupleIds: Map<string, StoredId>;
@@ -161,6 +167,7 @@ export function envStateOf(data: EnvStateData): EnvState {
     ...rest,
     abac: rest.abac ?? emptyAbacState(),
     proxyConfigs: rest.proxyConfigs ?? new Map<string, ProxyConfigState>(),
+    invites: rest.invites ?? emptyUserInviteStates(),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };

@@ -12,6 +12,7 @@ import {
   type ConditionSetDoc,
   type SetRuleDoc,
   type ProxyConfigDoc,
+  type UserInviteDoc,
   type UserDoc,
 } from '../read-models';
 import { withFields } from '../../objects';
@@ -69,6 +70,7 @@ export const versionedSpecs = {
   conditionSets: readModelSpecs.conditionSets,
   setRules: readModelSpecs.setRules,
   proxyConfigs: readModelSpecs.proxyConfigs,
+  userInvites: readModelSpecs.userInvites,
 } satisfies Record<string, CollectionSpec>;
 export type VersionedName = keyof typeof versionedSpecs;
 const versionedByCollection = new Map<string, CollectionSpec>(Object.values(versionedSpecs).map((spec) => [spec.name, spec]));
@@ -269,6 +271,7 @@ export class HistoryCollections {
   readonly conditionSets: HistoryCollection<ConditionSetDoc>;
   readonly setRules: HistoryCollection<SetRuleDoc>;
   readonly proxyConfigs: HistoryCollection<ProxyConfigDoc>;
+  readonly userInvites: HistoryCollection<UserInviteDoc>;
   readonly meta: Collection<HistoryMetaDoc>;
   readonly clock: Collection<ClockDoc>;
 
@@ -285,6 +288,7 @@ export class HistoryCollections {
     this.conditionSets = new HistoryCollection(store, versionedSpecs.conditionSets);
     this.setRules = new HistoryCollection(store, versionedSpecs.setRules);
     this.proxyConfigs = new HistoryCollection(store, versionedSpecs.proxyConfigs);
+    this.userInvites = new HistoryCollection(store, versionedSpecs.userInvites);
     this.meta = store.collection<HistoryMetaDoc>(metaSpec);
     this.clock = store.collection<ClockDoc>(clockSpec);
   }
