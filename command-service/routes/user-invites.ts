@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { uuidSpelling } from '../../shared/domain/env/invite-decisions';
+import { canonicalId } from '../../shared/ids';
 import { NotFoundError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { ReadModels, UserInviteDoc } from '../../shared/read-models/read-models';
@@ -67,7 +67,7 @@ const listQuery = pastPaginationSchema.omit({ include_total_count: true }).exten
 const SEARCH_FIELDS = ['email', 'key', 'first_name', 'last_name'] as const;
 
 /** A document names `value` by key or by id (either UUID spelling). */
-const names = (key: string, id: string | null, value: string) => key === value || id === uuidSpelling(value);
+const names = (key: string, id: string | null, value: string) => key === value || id === canonicalId(value);
 
 /** `/user_invites`: Permit's user invites (docs/permit-compat.md, "User invites"). */
 export function userInviteRoutes(context: RouteContext): void {
@@ -75,8 +75,7 @@ export function userInviteRoutes(context: RouteContext): void {
   const rm = services.readModels;
 
   async function find(reads: ReadModels, envId: string, ref: string): Promise<UserInviteDoc> {
-    const invite =
-      (await reads.byKeyOrId(reads.userInvites, envId, ref)) ?? (await reads.byKeyOrId(reads.userInvites, envId, uuidSpelling(ref)));
+    const invite = await reads.byKeyOrId(reads.userInvites, envId, ref);
     if (!invite) throw new NotFoundError(`User invite '${ref}' not found`);
     return invite;
   }

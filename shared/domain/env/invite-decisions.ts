@@ -1,9 +1,10 @@
+import { canonicalId } from '../../ids';
 import { DuplicateEntityError, InvalidRequestError, NotFoundError, TenantMismatchError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import type { EnvCommand } from './commands';
 import type { UserInviteState } from './invite-state';
 import type { EnvState, InstanceState, RoleState } from './state';
-import { assignmentKey, instanceRef, roleKey } from './state';
+import { assignmentKey, instanceRef, keyOfId, roleKey } from './state';
 
 /**
  * User invites (Permit's Elements user invites; docs/permit-compat.md, "User invites"): an
@@ -14,21 +15,9 @@ import { assignmentKey, instanceRef, roleKey } from './state';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 
-const HEX32 = /^[0-9a-f]{32}$/i;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A UUID as ids are stored (dashed, lower case) when `ref` spells one, either way; anything else as it is. */
-export function uuidSpelling(ref: string): string {
-  if (HEX32.test(ref)) {
-    const h = ref.toLowerCase();
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-  }
-  return UUID.test(ref) ? ref.toLowerCase() : ref;
-}
-
 /** The object a ref names: by key first (a key may look like an id), then by id in either spelling. */
 function byRef<T>(ref: string, byKey: ReadonlyMap<string, T>, keyOfId: ReadonlyMap<string, string>): T | undefined {
-  return byKey.get(ref) ?? byKey.get(keyOfId.get(uuidSpelling(ref)) ?? '');
+  return byKey.get(ref) ?? byKey.get(keyOfId.get(canonicalId(ref)) ?? '');
 }
 
 export function findUserInvite(s: EnvState, ref: string): UserInviteState {
@@ -39,7 +28,7 @@ export function findUserInvite(s: EnvState, ref: string): UserInviteState {
 
 /** An invite's role: any role by id, or a top-level role by key. */
 function inviteRole(s: EnvState, ref: string): RoleState {
-  const role = s.roles.get(roleKey(null, ref)) ?? s.roles.get(s.ids.get(uuidSpelling(ref)) ?? '');
+  const role = s.roles.get(roleKey(null, ref)) ?? s.roles.get(keyOfId(s, ref) ?? '');
   if (!role) throw new NotFoundError(`Role '${ref}' not found (a role id, or a top-level role's key)`, { role: ref });
   return role;
 }

@@ -2,7 +2,7 @@ import { InvalidRequestError, NotFoundError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import { deciderSpecification } from '../../testing/decider-specification';
 import { envDecider } from './decider';
-import { uuidSpelling } from './invite-decisions';
+import { canonicalId } from '../../ids';
 
 const spec = deciderSpecification(envDecider);
 const attributes = {};
@@ -144,8 +144,8 @@ describe('environment decider: user invites', () => {
   });
 
   it('reads a UUID in either spelling, and leaves anything else as it is', () => {
-    expect(uuidSpelling('0190A0B000007000800000000000000E')).toBe('0190a0b0-0000-7000-8000-00000000000e');
-    expect(uuidSpelling('0190A0B0-0000-7000-8000-00000000000E')).toBe('0190a0b0-0000-7000-8000-00000000000e');
-    expect(uuidSpelling('acme')).toBe('acme');
+    expect(canonicalId('0190A0B000007000800000000000000E')).toBe('0190a0b0-0000-7000-8000-00000000000e');
+    expect(canonicalId('0190A0B0-0000-7000-8000-00000000000E')).toBe('0190a0b0-0000-7000-8000-00000000000e');
+    expect(canonicalId('acme')).toBe('acme');
   });
 });
