@@ -87,6 +87,8 @@ describe('the /allowed fast lane', () => {
     }
     expect(allowOf(await bothWays({ body: json({ ...plain, user: 'dave' }) }, 'answered'))).toBe(false);
     await bothWays({ body: json(plain), headers: { 'cache-control': 'no-cache' } }, 'answered');
+    // null for an optional member is absent (Permit's models), in the lane as in the route.
+    await bothWays({ body: json({ ...plain, context: null }) }, 'answered');
 
     await s.unassign('carol', 'viewer', 'folder:f');
     expect(allowOf(await bothWays({ body: json(plain) }, 'answered'))).toBe(false);
@@ -107,7 +109,6 @@ describe('the /allowed fast lane', () => {
       [json({ ...plain, context: { ip: '10.0.0.1' } }), 200],
       [json({ ...plain, user: { key: 'carol', attributes: { level: 3 } } }), 200],
       [json({ ...plain, explain: true }), 200],
-      [json({ ...plain, context: null }), 422],
       [json({ ...plain, user: '' }), 422],
       [json({ ...plain, user: 7 }), 422],
       [json({ ...plain, action: '' }), 422],

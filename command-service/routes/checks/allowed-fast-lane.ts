@@ -107,12 +107,12 @@ const RESOURCE_FIELDS = new Set(['type', 'key', 'tenant', 'attributes', 'context
  * reads as exactly this, with no attributes or context for set rules; undefined for every other
  * body, which the route then validates and answers. It never accepts what the schema refuses:
  * only declared fields, non-empty strings where the schema wants them, `{}` or nothing for the
- * free-form parts (`context` may not be null at the top, as in the schema).
+ * free-form parts (a `null` for an optional member is absent, as the route's parser takes it).
  */
 export function simpleCheckOf(body: unknown): CheckRequest | undefined {
   if (!isObject(body) || !onlyKeys(body, CHECK_FIELDS)) return undefined;
   const { user, action, resource, context } = body;
-  if (!isKey(action) || !(context === undefined || (isObject(context) && Object.keys(context).length === 0))) return undefined;
+  if (!isKey(action) || !isNoInput(context)) return undefined;
   let userKey: string;
   if (isKey(user)) userKey = user;
   else if (isObject(user) && onlyKeys(user, USER_FIELDS) && isKey(user.key) && isNoInput(user.attributes)) userKey = user.key;

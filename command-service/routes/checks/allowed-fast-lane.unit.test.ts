@@ -1,3 +1,4 @@
+import { withoutNullOptionals } from '../../http/null-as-absent';
 import { refusingUndeclaredFields } from '../../http/validation';
 import { abacInputsOf } from './abac-inputs';
 import { simpleCheckOf } from './allowed-fast-lane';
@@ -76,7 +77,8 @@ describe('simpleCheckOf, the fast lane’s reading of a check body', () => {
     for (let i = 0; i < 20_000; i++) {
       const sent = body(next);
       const lane = simpleCheckOf(sent);
-      const route = routeSchema.safeParse(sent);
+      // As the route parses a body: a null for an optional member is absent (null-as-absent.ts).
+      const route = routeSchema.safeParse(withoutNullOptionals(routeSchema, sent));
       if (!route.success) refusedByRoute++;
       if (lane === undefined) continue;
       taken++;
