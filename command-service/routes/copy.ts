@@ -247,8 +247,8 @@ async function buildRequest(
       environmentId: deterministicId(taskId, 'target-environment'),
       key: env.key,
       name: env.name,
-      description: env.description ?? '',
-      customBranchName: env.custom_branch_name ?? '',
+      description: env.description ?? null,
+      customBranchName: env.custom_branch_name ?? null,
       jwks: env.jwks ?? {},
       settings: env.settings ?? {},
     };

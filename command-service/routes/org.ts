@@ -31,7 +31,7 @@ export const environmentCreateSchema = z.object({
 const DEFAULT_ENVIRONMENTS = [
   { key: 'production', name: 'Production' },
   { key: 'development', name: 'Development' },
-].map((env) => ({ ...env, description: '', customBranchName: '', jwks: {}, settings: {} }));
+].map((env) => ({ ...env, description: null, customBranchName: null, jwks: {}, settings: {} }));
 
 /** API keys, projects and environments: the organisation stream. */
 export function orgRoutes(context: RouteContext): void {
@@ -62,7 +62,7 @@ export function orgRoutes(context: RouteContext): void {
         id,
         key: body.key,
         name: body.name,
-        description: body.description ?? '',
+        description: body.description ?? null,
         urnNamespace: body.urn_namespace,
         settings: body.settings,
         environments,
@@ -124,8 +124,8 @@ export function orgRoutes(context: RouteContext): void {
           id,
           key: body.key,
           name: body.name,
-          description: body.description ?? '',
-          customBranchName: body.custom_branch_name ?? '',
+          description: body.description ?? null,
+          customBranchName: body.custom_branch_name ?? null,
           jwks: body.jwks ?? {},
           settings: body.settings ?? {},
         },

@@ -40,7 +40,7 @@ export const orgProjectionHandlers: EventHandlers<OrgEvent, OrgScope, Promise<vo
       custom_branch_name: d.customBranchName,
       jwks: d.jwks,
       settings: d.settings,
-      avp_policy_store_id: '',
+      avp_policy_store_id: null,
       created_at: at,
       updated_at: at,
     });

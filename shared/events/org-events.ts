@@ -13,7 +13,8 @@ const projectCreated = z.object({
     id: z.string(),
     key: z.string(),
     name: z.string(),
-    description: z.string(),
+    /** null: none given ('' in events written before absent was kept as null). */
+    description: z.string().nullable(),
     /** Absent in events written before they were kept: null and {}. */
     urnNamespace: z.string().optional(),
     settings: z.record(z.string(), z.unknown()).optional(),
@@ -25,8 +26,9 @@ export const environmentFieldsSchema = z.object({
   projectId: z.string(),
   key: z.string(),
   name: z.string(),
-  description: z.string(),
-  customBranchName: z.string(),
+  /** null: none given ('' in events written before absent was kept as null); so too customBranchName. */
+  description: z.string().nullable(),
+  customBranchName: z.string().nullable(),
   jwks: z.record(z.string(), z.unknown()),
   settings: z.record(z.string(), z.unknown()),
 });

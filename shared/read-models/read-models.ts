@@ -28,7 +28,7 @@ export interface ProjectDoc {
   key: string;
   organization_id: string;
   name: string;
-  description: string;
+  description: string | null;
   urn_namespace: string | null;
   settings: Record<string, unknown>;
   active_policy_repo_id: string | null;
@@ -41,11 +41,11 @@ export interface EnvironmentDoc {
   organization_id: string;
   project_id: string;
   name: string;
-  description: string;
-  custom_branch_name: string;
+  description: string | null;
+  custom_branch_name: string | null;
   jwks: Record<string, unknown>;
   settings: Record<string, unknown>;
-  avp_policy_store_id: string;
+  avp_policy_store_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -55,8 +55,9 @@ describe('environment copy over HTTP', () => {
       description: 'copy of production',
       jwks: {},
       settings: {},
-      avp_policy_store_id: '',
-      custom_branch_name: '',
+      // Not given: null, as Permit answers (EnvironmentRead's Optional fields).
+      avp_policy_store_id: null,
+      custom_branch_name: null,
     });
     const listed = await api.get(`/v2/projects/default/envs/staging`);
     expect(listed.body).toEqual(env);

@@ -23,8 +23,8 @@ export interface NewEnvironment {
   id: string;
   key: string;
   name: string;
-  description: string;
-  customBranchName: string;
+  description: string | null;
+  customBranchName: string | null;
   jwks: Record<string, unknown>;
   settings: Record<string, unknown>;
 }
@@ -42,7 +42,7 @@ export type OrgCommand =
       id: string;
       key: string;
       name: string;
-      description: string;
+      description: string | null;
       urnNamespace?: string;
       settings?: Record<string, unknown>;
       /** Made with the project, as Permit does (its `production` and `development`). */
@@ -56,7 +56,8 @@ export type OrgCommand =
       type: 'UpdateEnvironment';
       project: string;
       environment: string;
-      changes: Partial<Pick<NewEnvironment, 'name' | 'description' | 'customBranchName' | 'jwks' | 'settings'>>;
+      /** Absent fields are unchanged (a null sent for one is absent: null-as-absent.ts). */
+      changes: Partial<Pick<NewEnvironment, 'name' | 'jwks' | 'settings'> & { description: string; customBranchName: string }>;
     }
   | { type: 'DeleteEnvironment'; project: string; environment: string }
   | { type: 'DeleteApiKey'; id: string }

@@ -36,6 +36,11 @@ async def test_environments_list_get_create(org_permit: Permit, service: Service
     assert listed[key].id == created.id
     assert (await org_permit.api.environments.get(service.project, key)).id == created.id
 
+    # What was not given reads back null, as Permit answers (EnvironmentRead's Optional fields), not ''.
+    bare = await org_permit.api.environments.create(service.project, {"key": unique_key("bare"), "name": "Bare"})
+    read = await org_permit.api.environments.get(service.project, bare.key)
+    assert (read.description, read.custom_branch_name, read.avp_policy_store_id) == (None, None, None)
+
 
 async def test_an_unknown_project_is_not_found(org_permit: Permit, unique_key) -> None:
     with pytest.raises(PermitApiError) as missing:
