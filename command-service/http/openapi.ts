@@ -261,7 +261,11 @@ export class ApiRegistry {
           'Request bodies are JSON in UTF-8. No string in a body (value or object key) may hold NUL (\\u0000) or a lone UTF-16',
           `surrogate (422 naming the field). Free-form JSON fields (attributes, context, settings, jwks) are at most ${MAX_JSON_DEPTH}`,
           `levels deep and ${MAX_JSON_FIELD_BYTES} bytes of JSON each. Every path identifier accepts the object's key or its id.`,
-          'Writes answer with `X-Event-Position`; any request may send `X-Min-Event-Position` to be served at least that fresh.',
+          'Writes answer with `X-Event-Position`; any request may send `X-Min-Event-Position` to be served at least that fresh',
+          '(a whole number; beyond the log’s head: 400 at once). Permit’s PDP headers `X-Wait-Timeout` (seconds a write or',
+          '`X-Min-Event-Position` waits for the read models; empty or negative: no bound) and `X-Timeout-Policy` (`ignore`, the',
+          'default, or `fail`: 424 after the wait) bound that wait on any request. Headers, not parameters of each operation:',
+          'HTTP carries headers a server does not read, so no operation refuses an unknown one.',
         ].join('\n'),
       },
       components: { schemas: components.schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
@@ -290,7 +294,6 @@ export class ApiRegistry {
         });
       }
     }
-    parameters.push(...HEADER_PARAMETERS);
     const success = op.status ?? 200;
     const responses: Record<string, unknown> = {};
     responses[String(success)] = op.response
@@ -331,33 +334,6 @@ export class ApiRegistry {
 function writes(op: Operation): boolean {
   return op.method !== 'get' && !op.readOnly;
 }
-
-/** The headers every operation reads (command-service/http/read-your-writes.ts). */
-const HEADER_PARAMETERS: JsonSchema[] = [
-  {
-    name: 'X-Min-Event-Position',
-    in: 'header',
-    required: false,
-    description: 'Answer only once the read models reach this log position (a write’s `X-Event-Position`); beyond the log’s head: 400',
-    schema: { type: 'integer', minimum: 0 },
-  },
-  {
-    name: 'X-Wait-Timeout',
-    in: 'header',
-    required: false,
-    description:
-      'Permit’s PDP header: seconds a write (or `X-Min-Event-Position`) waits for the read models, instead of READ_YOUR_WRITES_TIMEOUT_MS when longer or with `X-Timeout-Policy: fail`; empty or negative: no bound; 0: the default',
-    schema: { type: 'string' },
-  },
-  {
-    name: 'X-Timeout-Policy',
-    in: 'header',
-    required: false,
-    description:
-      'Permit’s PDP header: after `X-Wait-Timeout`, `ignore` (the default: 503 once READ_YOUR_WRITES_TIMEOUT_MS is also over) or `fail` (424)',
-    schema: { type: 'string', enum: ['ignore', 'fail'] },
-  },
-];
 
 const POSITION_HEADERS = {
   'X-Event-Position': {

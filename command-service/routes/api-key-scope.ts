@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { given } from '../http/validation';
 
 /** The scope fields of an API key request (`POST /v2/api-key`). */
 interface KeyScope {
@@ -31,16 +32,16 @@ export function scopeSaid<S extends z.ZodType<KeyScope>>(schema: S): S {
     })
     .meta({
       allOf: [
-        { anyOf: [{ required: ['organization_id'] }, { required: ['project_id'] }, { required: ['object_type'] }] },
-        { dependentRequired: { environment_id: ['project_id'] } },
-        { if: { required: ['object_type'], properties: { object_type: { const: 'env' } } }, then: { required: ['environment_id'] } },
+        { anyOf: [given('organization_id'), given('project_id'), given('object_type')] },
+        { if: given('environment_id'), then: given('project_id') },
+        { if: { required: ['object_type'], properties: { object_type: { const: 'env' } } }, then: given('environment_id') },
         {
           if: { required: ['object_type'], properties: { object_type: { const: 'project' } } },
-          then: { required: ['project_id'], not: { required: ['environment_id'] } },
+          then: { ...given('project_id'), not: given('environment_id') },
         },
         {
           if: { required: ['object_type'], properties: { object_type: { const: 'org' } } },
-          then: { not: { anyOf: [{ required: ['project_id'] }, { required: ['environment_id'] }] } },
+          then: { not: { anyOf: [given('project_id'), given('environment_id')] } },
         },
       ],
     });

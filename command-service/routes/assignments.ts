@@ -10,7 +10,7 @@ import { keysOf, matchAny, presentedPage, refsOfType, repeatable, searchedPage, 
 import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-models';
 import type { CreateOperation } from '../http/create-lane';
 import { executeEnvCommand, type Services } from '../http/services';
-import { INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
+import { given, INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
 import { createRoute } from './create-route';
 import { route } from './route';
 import type { RouteContext } from './route-context';
@@ -32,7 +32,7 @@ export const assignmentSchema = z
       .meta({ pattern: INSTANCE_REF_PATTERN, description: '`type:key` of an instance, or its id' })
       .optional(),
   })
-  .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
+  .meta({ anyOf: [given('tenant'), given('resource_instance')] });
 const assignmentListQuery = pastPaginationSchema.extend({
   user: repeatable.optional(),
   role: repeatable.optional(),

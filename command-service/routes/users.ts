@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { assignmentSchema as assignmentResponseSchema, userSchema } from '../http/responses';
 import { executeEnvCommand } from '../http/services';
-import { boundedJson, INSTANCE_REF_PATTERN } from '../http/validation';
+import { boundedJson, given, INSTANCE_REF_PATTERN } from '../http/validation';
 import { assignment } from './assignments';
 import { executeCreate } from './create-route';
 import { route } from './route';
@@ -22,7 +22,7 @@ export const userRoleSchema = z
       .meta({ pattern: INSTANCE_REF_PATTERN, description: '`type:key` of an instance (created in `tenant` if missing), or its id' })
       .optional(),
   })
-  .meta({ anyOf: [{ required: ['tenant'] }, { required: ['resource_instance'] }] });
+  .meta({ anyOf: [given('tenant'), given('resource_instance')] });
 
 const userKey = z.string().min(1).max(256);
 /** `null` as absent: Permit's models declare them optional, and its Python SDK may send a null. */
