@@ -50,6 +50,29 @@ const isPlainSecret = (value: unknown): value is PlainSecret =>
   typeof value === 'string' ||
   (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'));
 
+/** What seals secrets before they are appended and opens them where the API reads them back. */
+export interface Secrets {
+  /** The id of the key it seals with; null: it holds none. */
+  readonly kid: string | null;
+  seal(secret: PlainSecret): SealedSecret;
+  open(stored: unknown): PlainSecret;
+}
+
+/**
+ * The secrets of a process that never seals nor opens one (the task service copies envelopes as
+ * they are and compares them by MAC; a check worker forwards every proxy config request): a
+ * request that reaches it anyway is refused by name rather than answered wrong.
+ */
+export const keylessSecrets: Secrets = {
+  kid: null,
+  seal() {
+    throw new SecretUnreadableError('this process holds no secrets key (SECRETS_KEY): it cannot seal a secret');
+  },
+  open() {
+    throw new SecretUnreadableError('this process holds no secrets key (SECRETS_KEY): it cannot open a secret');
+  },
+};
+
 /**
  * Seals secrets for the event log and opens them where they are read back (AES-256-GCM, a random
  * nonce per seal; the envelope is `SealedSecret`). It seals with the deployment key and opens what
@@ -57,7 +80,7 @@ const isPlainSecret = (value: unknown): value is PlainSecret =>
  * SecretUnreadableError whose message names the cause: another key, an altered envelope, or a
  * value that was never sealed.
  */
-export class SecretBox {
+export class SecretBox implements Secrets {
   private readonly current: Keyring;
   private readonly byKid: Map<string, Keyring>;
 
