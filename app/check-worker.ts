@@ -19,6 +19,7 @@ import { forwardTo } from './forward-request';
 import { ReplicaFreshness } from './replica-freshness';
 import { buildServices } from './services';
 import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
+import { keylessSecrets } from '../shared/secrets/secret-box';
 
 /** What the main process tells a check worker at its start (app/check-workers.ts), in the environment. */
 export const CHECK_WORKER_ENV = {
@@ -65,7 +66,16 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
   const freshness = new ReplicaFreshness(documentStore);
   // Command-state snapshots are the main process's: nothing here decides a command.
   const metrics = new Metrics();
-  const services = buildServices({ ...config, COMMAND_SNAPSHOT_EVERY: 0 }, logger, eventStore, readModels, metrics, freshness);
+  // Nor is a secret sealed or opened here: proxy config requests are forwarded to the main process.
+  const services = buildServices(
+    { ...config, COMMAND_SNAPSHOT_EVERY: 0 },
+    logger,
+    eventStore,
+    readModels,
+    metrics,
+    freshness,
+    keylessSecrets,
+  );
   const features = [grantsFeature()];
   const app = createApp(services, featureRoutes(features, { config, logger, eventStore, documentStore, services }), { coreRoutes: false });
   const api = app.locals.api as ApiRegistry;

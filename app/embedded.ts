@@ -29,6 +29,7 @@ import { FRESHNESS_PROJECTIONS, runnerFreshness, type EmbeddedProjections } from
 import { ProjectionThread, projectionThreadWanted } from './projection-thread';
 import { buildServices, flushCommandSnapshots } from './services';
 import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './stores';
+import { loadSecretBox } from '../shared/secrets/secrets-key';
 
 export interface EmbeddedService {
   url: string;
@@ -53,6 +54,8 @@ export interface EmbeddedService {
  * where PROJECTION_THREAD says so (by default when there are two cores or more).
  */
 export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
+  // The one process owns its data directory: without SECRETS_KEY it generates its key there on first start.
+  const secrets = loadSecretBox(config, logger, true);
   registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
   const metrics = new Metrics();
   const projectionLogger = logger.child({ component: 'projections' });
@@ -71,7 +74,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => runner.position);
 
-  const services = buildServices(config, logger, eventStore, readModels, metrics, runnerFreshness(runner));
+  const services = buildServices(config, logger, eventStore, readModels, metrics, runnerFreshness(runner), secrets);
   const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
 
   let workers: Stoppable[];

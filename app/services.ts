@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Freshness, Services } from '../command-service/http/services';
 import type { Config } from '../shared/config';
+import type { Secrets } from '../shared/secrets/secret-box';
 import { CommandPipeline, type SnapshotPolicy } from '../shared/cqrs/command-pipeline';
 import { FileSnapshotStore } from '../shared/cqrs/snapshot-store';
 import { envDecider } from '../shared/domain/env/decider';
@@ -11,7 +12,10 @@ import type { Metrics } from '../shared/metrics/metrics';
 import type { ReadModels } from '../shared/read-models/read-models';
 import { TimeTravel } from '../command-service/time-travel/time-travel';
 
-/** The services the HTTP layer and the features use, over the given stores; `freshness` says how current the read models are. */
+/**
+ * The services the HTTP layer and the features use, over the given stores; `freshness` says how
+ * current the read models are, `secrets` seals and opens secrets (shared/secrets/secrets-key.ts).
+ */
 export function buildServices(
   config: Config,
   logger: Logger,
@@ -19,6 +23,7 @@ export function buildServices(
   readModels: ReadModels,
   metrics: Metrics,
   freshness: Freshness,
+  secrets: Secrets,
 ): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0
@@ -33,6 +38,7 @@ export function buildServices(
     freshness,
     timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config }),
     metrics,
+    secrets,
   };
 }
 

@@ -12,6 +12,7 @@ import { CheckpointFreshness } from './checkpoint-freshness';
 import { warmCommandState } from './warm-command-state';
 import type { RunningService } from './run-service';
 import { createDocumentStore, createEventStore } from './stores';
+import { loadSecretBox } from '../shared/secrets/secrets-key';
 
 export interface CommandService extends RunningService {
   url: string;
@@ -31,6 +32,8 @@ export interface CommandService extends RunningService {
  * and the organisation exists.
  */
 export async function startCommandService(config: Config, logger: Logger, features: Feature[]): Promise<CommandService> {
+  // Its DATA_DIR is a cache and its replicas must share one key: it takes SECRETS_KEY (or a key file put there), never makes one.
+  const secrets = loadSecretBox(config, logger, false);
   const metrics = new Metrics();
   const eventStore = await createEventStore(config, metrics.eventStore);
   const documentStore = await createDocumentStore(config);
@@ -40,15 +43,23 @@ export async function startCommandService(config: Config, logger: Logger, featur
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => freshness.position);
   let prepared = false;
-  const services = buildServices(config, logger, eventStore, readModels, metrics, {
-    get position() {
-      return freshness.position;
+  const services = buildServices(
+    config,
+    logger,
+    eventStore,
+    readModels,
+    metrics,
+    {
+      get position() {
+        return freshness.position;
+      },
+      get ready() {
+        return prepared && freshness.ready;
+      },
+      waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
     },
-    get ready() {
-      return prepared && freshness.ready;
-    },
-    waitForPosition: (position, timeoutMs) => freshness.waitForPosition(position, timeoutMs),
-  });
+    secrets,
+  );
   const context: FeatureContext = { config, logger, eventStore, documentStore, services };
   // The console calls the public API only, so the command service serves it as the one-process service does.
   const consoleDir = config.UI_ENABLED ? (config.UI_DIR ?? defaultConsoleDir()) : undefined;

@@ -10,6 +10,7 @@ import { startHealthServer } from './health-server';
 import { runUnderLease, type LeasedWork, type RunExclusively } from './lease';
 import type { RunningService } from './run-service';
 import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './stores';
+import { keylessSecrets } from '../shared/secrets/secret-box';
 
 export interface TaskService extends RunningService {
   url: string;
@@ -36,7 +37,8 @@ export async function startTaskService(config: Config, logger: Logger, features:
   const readModels = new ReadModels(documentStore);
   const freshness = new CheckpointFreshness(documentStore, logger.child({ component: 'freshness' }));
   await freshness.start();
-  const services = buildServices(config, logger, eventStore, readModels, metrics, freshness);
+  // A copy carries secrets sealed as they are and compares them by MAC: this service needs no secrets key.
+  const services = buildServices(config, logger, eventStore, readModels, metrics, freshness, keylessSecrets);
   const leases: LeasedWork[] = [];
   const runExclusively: RunExclusively = async (name, work) => {
     const lease = runUnderLease(documentStore, name, work, { ttlMs: config.LEASE_TTL_MS, logger });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSecretsKey } from './secrets/secret-box';
 
 /**
  * All configuration comes from environment variables, parsed once at start.
@@ -38,6 +39,18 @@ const configSchema = z.object({
   LEASE_TTL_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Becomes the organisation API key on first start; otherwise one is generated into DATA_DIR. */
   ADMIN_API_KEY: z.string().min(16).optional(),
+  /**
+   * The key that seals secrets before they enter the event log (proxy configs' secrets): the
+   * base64 of 32 bytes. Unset: DATA_DIR/secrets-key, generated there by the one-process service
+   * (shared/secrets/secrets-key.ts).
+   */
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      const parsed = value === undefined ? null : parseSecretsKey(value);
+      if (parsed && !parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.reason });
+    }),
   /** Largest JSON body accepted, in bytes (larger: 413). */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /**

@@ -109,3 +109,13 @@ export class UnsupportedMediaTypeError extends DomainError {
   readonly errorCode = 'UNSUPPORTED_MEDIA_TYPE';
   readonly title = 'Unsupported media type';
 }
+
+/**
+ * A stored secret (sealed with SECRETS_KEY, shared/secrets/secret-box.ts) that this service cannot
+ * open: sealed with a key it does not have, altered, or not sealed at all. The service's fault, not
+ * the request's (500, `UNEXPECTED_ERROR` with reason `SECRET_UNREADABLE`); the message names the cause.
+ */
+export class SecretUnreadableError extends DomainError {
+  readonly errorCode = 'SECRET_UNREADABLE';
+  readonly title = 'Secret unreadable';
+}

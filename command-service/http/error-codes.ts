@@ -40,6 +40,7 @@ const PERMIT_CODE_OF = {
   TOO_MANY_REQUESTS: 'UNEXPECTED_ERROR',
   NOT_IMPLEMENTED: 'UNEXPECTED_ERROR',
   SERVICE_UNAVAILABLE: 'UNEXPECTED_ERROR',
+  SECRET_UNREADABLE: 'UNEXPECTED_ERROR',
 } as const;
 
 /** Our codes that are not Permit's, as the error document lists them in `reason`. */

@@ -32,6 +32,7 @@ const statusByCode: Record<string, number> = {
   SYNC_TIMEOUT: 424,
   TOO_MANY_REQUESTS: 429,
   NOT_IMPLEMENTED: 501,
+  SECRET_UNREADABLE: 500,
   SERVICE_UNAVAILABLE: 503,
 };
 
@@ -94,6 +95,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       const status = statusByCode[error.errorCode] ?? 400;
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
       if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allowed.join(', '));
+      if (status === 500) ((req as { log?: Logger }).log ?? logger).error({ err: error }, 'the service could not answer');
       res.status(status).json(errorBody(error));
       return;
     }

@@ -75,7 +75,10 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
     description: 'Too many requests: retry after `Retry-After` seconds',
     headers: { 'Retry-After': { required: true, schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying' } },
   },
-  500: { description: 'UNEXPECTED_ERROR: a bug; the id is in the server log with the stack' },
+  500: {
+    description:
+      'UNEXPECTED_ERROR: a bug (the id is in the server log with the stack), or, with reason SECRET_UNREADABLE, a stored secret this service cannot open (sealed with a key it does not have: SECRETS_KEY)',
+  },
   503: {
     description:
       'SERVICE_UNAVAILABLE: a store did not answer in time, or the read models did not reach the position a write or `X-Min-Event-Position` needs within READ_YOUR_WRITES_TIMEOUT_MS (or a longer `X-Wait-Timeout`; the write itself is stored)',

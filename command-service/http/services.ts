@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { Config } from '../../shared/config';
+import type { Secrets } from '../../shared/secrets/secret-box';
 import type { Metrics } from '../../shared/metrics/metrics';
 import type { CommandOutcome, CommandPipeline } from '../../shared/cqrs/command-pipeline';
 import type { EnvCommand } from '../../shared/domain/env/commands';
@@ -50,6 +51,8 @@ export interface Services {
   timeTravel: TimeTravel;
   /** This service's metrics (`GET /metrics`). */
   metrics: Metrics;
+  /** Seals the secrets a write carries before they are appended, opens them where a read answers them (shared/secrets/). */
+  secrets: Secrets;
 }
 
 export { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';

@@ -69,10 +69,16 @@ const listQuery = paginationSchema.extend(asOfQuery.shape);
  * `/proxy_configs`: Permit's API proxy configurations, kept as objects (created,
  * read, updated, deleted, copied with the environment). This service proxies
  * no request: reads say so (`proxied: false`), docs/permit-compat.md too.
+ * A secret is sealed here before its command is decided (no secret enters the
+ * log) and stays sealed in the read model; it is opened only to be answered.
  */
 export function proxyConfigRoutes(context: RouteContext): void {
   const { services } = context;
   const rm = services.readModels;
+  const { secrets } = services;
+
+  /** Permit's ProxyConfigRead: the stored document with its secret opened. */
+  const answer = (doc: ProxyConfigDoc) => ({ ...present(doc), secret: secrets.open(doc.secret) });
 
   async function find(reads: ReadModels, envId: string, ref: string): Promise<ProxyConfigDoc> {
     const config = await reads.byKeyOrId(reads.proxyConfigs, envId, ref);
@@ -94,7 +100,7 @@ export function proxyConfigRoutes(context: RouteContext): void {
       const { page, per_page } = input.query();
       const reads = await readModelsAsOf(services, req, res);
       const docs = await reads.proxyConfigs.find({ environment_id: envOf(res).id }, { skip: (page - 1) * per_page, limit: per_page });
-      res.json(docs.map(present));
+      res.json(docs.map(answer));
     },
   );
 
@@ -117,10 +123,10 @@ export function proxyConfigRoutes(context: RouteContext): void {
         key: body.key,
         name: body.name,
         authMechanism: body.auth_mechanism ?? 'Bearer',
-        secret: body.secret,
+        secret: secrets.seal(body.secret),
         mappingRules: (body.mapping_rules ?? []).map(rule),
       });
-      res.json(present((await rm.proxyConfigs.get(id))!));
+      res.json(answer((await rm.proxyConfigs.get(id))!));
     },
   );
 
@@ -136,7 +142,7 @@ export function proxyConfigRoutes(context: RouteContext): void {
     },
     async (req, res) => {
       const reads = await readModelsAsOf(services, req, res);
-      res.json(present(await find(reads, envOf(res).id, req.params.proxy_config_id)));
+      res.json(answer(await find(reads, envOf(res).id, req.params.proxy_config_id)));
     },
   );
 
@@ -157,13 +163,13 @@ export function proxyConfigRoutes(context: RouteContext): void {
         type: 'UpdateProxyConfig',
         config: req.params.proxy_config_id,
         ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.secret !== undefined ? { secret: body.secret } : {}),
+        ...(body.secret !== undefined ? { secret: secrets.seal(body.secret) } : {}),
         ...(body.auth_mechanism !== undefined ? { authMechanism: body.auth_mechanism } : {}),
         ...(body.mapping_rules !== undefined
           ? { mappingRules: body.mapping_rules.map((r) => ({ ...rule(r), shouldDelete: r.should_delete ?? false })) }
           : {}),
       });
-      res.json(present(await find(rm, env, req.params.proxy_config_id)));
+      res.json(answer(await find(rm, env, req.params.proxy_config_id)));
     },
   );
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sealedSecretSchema } from '../secrets/sealed-secret';
 
 /**
  * Events of an environment stream (schema and facts). Objects reference each
@@ -67,15 +68,16 @@ export const mappingRuleSchema = z.object({
 export type MappingRule = z.infer<typeof mappingRuleSchema>;
 /**
  * A proxy config's definition, whole. `secret`: a token (Bearer), `user:password` (Basic) or
- * header values (Headers); kept so that reads and copies give it back as Permit does, and left
- * out of what the audit log shows (command-service/audit/present-event.ts).
+ * header values (Headers), sealed with the deployment's SECRETS_KEY before it is appended (no
+ * secret enters the log: shared/secrets/), opened only where the API reads it back; left out of
+ * what the audit log shows (command-service/audit/present-event.ts).
  */
 const proxyConfigShape = {
   id: str,
   key: str,
   name: str,
   authMechanism: z.enum(proxyAuthMechanisms),
-  secret: z.union([str, z.record(z.string(), z.string())]),
+  secret: sealedSecretSchema,
   mappingRules: z.array(mappingRuleSchema),
 };
 

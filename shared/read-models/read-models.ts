@@ -1,3 +1,4 @@
+import type { SealedSecret } from '../secrets/sealed-secret';
 import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
 import type { AttributeType } from '../events';
 import { WrittenDocs } from './written-docs';
@@ -228,12 +229,15 @@ export interface MappingRuleDoc {
   action: string | null;
   priority: number | null;
 }
-/** Permit's ProxyConfigRead, and `proxied: false`: this service stores proxy configs and proxies nothing. */
+/**
+ * Permit's ProxyConfigRead, and `proxied: false`: this service stores proxy configs and proxies
+ * nothing. `secret` stays sealed at rest, as in the log: the HTTP read opens it (SecretBox).
+ */
 export interface ProxyConfigDoc extends EnvScoped {
   key: string;
   name: string;
   auth_mechanism: 'Bearer' | 'Basic' | 'Headers';
-  secret: string | Record<string, string>;
+  secret: SealedSecret;
   mapping_rules: MappingRuleDoc[];
   proxied: false;
 }

@@ -1,5 +1,6 @@
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import type { ProxyConfigState } from '../../shared/domain/env/state';
+import { sameSealedSecret } from '../../shared/secrets/sealed-secret';
 import type { EnvSnapshot } from './env-snapshot';
 
 /**
@@ -24,11 +25,16 @@ const sameRule = (a: Rule, b: Rule) =>
 
 const sameRules = (a: Rule[], b: Rule[]) => a.length === b.length && a.every((rule, i) => sameRule(rule, b[i]!));
 
-const sameSecret = (a: ProxyConfigState['secret'], b: ProxyConfigState['secret']) =>
-  typeof a === 'string' || typeof b === 'string' ? a === b : sameStrings(a, b);
-
+/**
+ * Secrets are compared sealed, by their keyed MAC (equal secrets have equal MACs under one key,
+ * whatever their random nonces): the copy never opens a secret and needs no key. Two secrets
+ * sealed under different keys count as different (a conflict, which `overwrite` settles).
+ */
 const sameConfig = (a: ProxyConfigState, b: ProxyConfigState) =>
-  a.name === b.name && a.authMechanism === b.authMechanism && sameSecret(a.secret, b.secret) && sameRules(a.mappingRules, b.mappingRules);
+  a.name === b.name &&
+  a.authMechanism === b.authMechanism &&
+  sameSealedSecret(a.secret, b.secret) &&
+  sameRules(a.mappingRules, b.mappingRules);
 
 /** Keys of the proxy configs on both sides whose definitions differ. */
 export function proxyConfigConflicts(source: EnvSnapshot, target: EnvSnapshot): string[] {

@@ -18,7 +18,8 @@ import { ApiClient, FACTS } from '../support/embedded-server';
 describe('a key revoked through one command service is refused by another at once', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-two-commands-'));
   const adminKey = 'two-command-services-admin-key-0123';
-  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_API_KEY: adminKey });
+  const secretsKey = Buffer.alloc(32, 'revocation').toString('base64');
+  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_API_KEY: adminKey, SECRETS_KEY: secretsKey });
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   let projection: ProjectionService;
   let a: CommandService;

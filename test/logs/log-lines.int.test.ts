@@ -98,7 +98,8 @@ describe('log lines', () => {
   it('of the three services started apart (leases, checkpoint polling)', async () => {
     const out = capture();
     const adminKey = 'log-lines-admin-key-0123456789';
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'debug', ADMIN_API_KEY: adminKey });
+    const secretsKey = Buffer.alloc(32, 'log-lines').toString('base64');
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'debug', ADMIN_API_KEY: adminKey, SECRETS_KEY: secretsKey });
     const logger = (name: string) => createRootLogger('debug', name, { format: 'json', destination: out });
     const projection = await startProjectionService(config, logger('projection-service'), embeddedFeatures());
     const command = await startCommandService(config, logger('command-service'), embeddedFeatures());

@@ -26,6 +26,7 @@ describe('GET /metrics of the separate services', () => {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     ADMIN_API_KEY: adminKey,
+    SECRETS_KEY: Buffer.alloc(32, 'metrics').toString('base64'),
     METRICS_TOKEN: token,
     READ_YOUR_WRITES_TIMEOUT_MS: '300',
   });

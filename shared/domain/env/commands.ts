@@ -1,4 +1,5 @@
 import type { AttributeType, DerivationRule, MappingRule } from '../../events';
+import type { SealedSecret } from '../../secrets/sealed-secret';
 
 /** A reference to an object by key or by id (every path id accepts either). */
 export type Ref = string;
@@ -243,7 +244,8 @@ export type EnvCommand =
       key: string;
       name: string;
       authMechanism: 'Bearer' | 'Basic' | 'Headers';
-      secret: string | Record<string, string>;
+      /** Sealed by the route (it holds the key); the decider checks its form. */
+      secret: SealedSecret;
       mappingRules: MappingRule[];
     }
   /**
@@ -256,7 +258,7 @@ export type EnvCommand =
       config: Ref;
       name?: string;
       authMechanism?: 'Bearer' | 'Basic' | 'Headers';
-      secret?: string | Record<string, string>;
+      secret?: SealedSecret;
       mappingRules?: Array<MappingRule & { shouldDelete: boolean }>;
     }
   | { type: 'DeleteProxyConfig'; config: Ref }

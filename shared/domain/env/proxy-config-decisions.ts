@@ -10,6 +10,8 @@ type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
  * and copied, never acted on. What is checked is what Permit's API checks of
  * them: the secret's form for the auth mechanism, and that no two mapping rules
  * share a url and http_method (a rule's identity, by which an update merges).
+ * The secret arrives sealed (shared/secrets/): its form is checked, its value
+ * never seen here.
  */
 
 export function findProxyConfig(s: EnvState, ref: string): ProxyConfigState {
@@ -18,22 +20,21 @@ export function findProxyConfig(s: EnvState, ref: string): ProxyConfigState {
   return config;
 }
 
-const BASIC_SECRET = /^.+:.+$/;
-
 /** The secret's form for its mechanism: a non-empty token (Bearer), `user:password` (Basic), header values (Headers). */
-function checkSecret(mechanism: ProxyConfigState['authMechanism'], secret: ProxyConfigState['secret']): void {
+function checkSecret(mechanism: ProxyConfigState['authMechanism'], { form }: ProxyConfigState['secret']): void {
+  const isObject = form === 'headers' || form === 'no headers';
   const problem =
     mechanism === 'Headers'
-      ? typeof secret === 'string'
+      ? !isObject
         ? 'a Headers secret is an object of header names to values'
-        : Object.keys(secret).length === 0
+        : form === 'no headers'
           ? 'a Headers secret names at least one header'
           : null
-      : typeof secret !== 'string'
+      : isObject
         ? `a ${mechanism} secret is a string`
-        : mechanism === 'Basic' && !BASIC_SECRET.test(secret)
+        : mechanism === 'Basic' && form !== 'user:password'
           ? "a Basic secret has the form 'user:password'"
-          : secret.length === 0
+          : form === 'empty'
             ? 'a Bearer secret is a non-empty token'
             : null;
   if (problem)

@@ -75,6 +75,8 @@ export class Cluster {
       LEASE_TTL_MS: '3000',
       READ_YOUR_WRITES_TIMEOUT_MS: '60000',
       ADMIN_API_KEY: this.adminKey,
+      // The deployment's key, shared by every service (the command service does not make one).
+      SECRETS_KEY: Buffer.alloc(32, 'e2e').toString('base64'),
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
       HOST: '127.0.0.1',
     };
