@@ -29,7 +29,7 @@ export function withoutNullOptionals(schema: z.ZodType, value: unknown): unknown
       let out: Record<string, unknown> | undefined;
       for (const [key, member] of Object.entries(value)) {
         const next = withoutNullOptionals(valueType, member);
-        if (next !== member) (out ??= { ...value })[key] = next;
+        if (next !== member) setOwn((out ??= { ...value }), key, next);
       }
       return out ?? value;
     }
@@ -54,9 +54,9 @@ export function withoutNullOptionals(schema: z.ZodType, value: unknown): unknown
 function objectWithoutNullOptionals(shape: Record<string, z.core.$ZodType>, value: Record<string, unknown>): unknown {
   let out: Record<string, unknown> | undefined;
   for (const [key, member] of Object.entries(value)) {
-    const memberSchema = shape[key] as z.ZodType | undefined;
-    // Undeclared members are left for the schema to refuse by name.
-    if (!memberSchema) continue;
+    // Undeclared members (`__proto__` too: an own key of the body, never the shape's prototype) are left for the schema to refuse by name.
+    if (!Object.hasOwn(shape, key)) continue;
+    const memberSchema = shape[key] as z.ZodType;
     if (member === null) {
       if (nullMeansAbsent(memberSchema)) {
         out ??= { ...value };
@@ -65,9 +65,14 @@ function objectWithoutNullOptionals(shape: Record<string, z.core.$ZodType>, valu
       continue;
     }
     const next = withoutNullOptionals(memberSchema, member);
-    if (next !== member) (out ??= { ...value })[key] = next;
+    if (next !== member) setOwn((out ??= { ...value }), key, next);
   }
   return out ?? value;
+}
+
+/** `object[key] = value` as JSON.parse makes it: an own data property, whatever the key (`__proto__` would set the prototype). */
+function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Whether a `null` for this object member is dropped as absent: it is optional and null is not one of its values. */

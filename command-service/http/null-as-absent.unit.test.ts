@@ -63,6 +63,15 @@ describe('a null for an optional member means absent', () => {
     expect(withoutNullOptionals(assignment, body)).toBe(body);
   });
 
+  it("takes a body member named __proto__ as the data it is, never as the shape's or the copy's prototype", () => {
+    const body = JSON.parse('{"user":"u","role":"r","__proto__":{"x":null},"byKey":{"__proto__":{"name":null}}}') as unknown;
+    expect(() => withoutNullOptionals(assignment, body)).not.toThrow();
+    const cleaned = withoutNullOptionals(assignment, body) as Record<string, Record<string, unknown>>;
+    expect(Object.getPrototypeOf(cleaned.byKey)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(cleaned.byKey, '__proto__')?.value).toEqual({});
+    expect(() => parse(assignment, body, 'body')).toThrow(ValidationError);
+  });
+
   it('takes the union option the body fits once its nulls are dropped', () => {
     const either = z.union([z.strictObject({ a: z.string(), b: z.string().optional() }), z.strictObject({ c: z.string() })]);
     expect(withoutNullOptionals(either, { a: 'x', b: null })).toEqual({ a: 'x' });
