@@ -327,7 +327,13 @@ export class ApiRegistry {
       tags: [op.tag],
       parameters,
       ...(op.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: components.inline(op.body, 'body') } } } }
+        ? {
+            requestBody: {
+              // A body schema that takes none (`.optional()`) may be left out.
+              required: !op.body.safeParse(undefined).success,
+              content: { 'application/json': { schema: components.inline(op.body, 'body') } },
+            },
+          }
         : {}),
       responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
     };

@@ -213,7 +213,8 @@ function namedCreateProblems(body: unknown): void {
   for (const key of Object.keys(record)) {
     if (!allowed.has(key)) detail.push({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
   }
-  if (record.type !== undefined && record.type !== 'userset' && record.type !== 'resourceset') {
+  // null for an optional member is absent (null-as-absent.ts), as the schema then takes it.
+  if (record.type !== undefined && record.type !== null && record.type !== 'userset' && record.type !== 'resourceset') {
     detail.push({ loc: ['body', 'type'], msg: "must be 'userset' or 'resourceset'", type: 'enum' });
   }
   const resourceSet = record.type === 'resourceset';

@@ -20,7 +20,7 @@ import { awaitReadModels, metadataOf, type Services } from '../http/services';
 import type { RouteModule } from '../app';
 import { environmentCreateSchema } from './org';
 import { route } from './route';
-import { queryInteger } from '../http/validation';
+import { given, queryInteger } from '../http/validation';
 import { canonicalId } from '../../shared/ids';
 
 /** Longest `wait` a request may ask for, in seconds; more is refused with 422. */
@@ -46,7 +46,7 @@ export const copyBodySchema = z
     target_env: z
       .object({ new: environmentCreateSchema.optional(), existing: z.string().min(1).optional() })
       .refine((t) => (t.new === undefined) !== (t.existing === undefined), { message: "give exactly one of 'new' and 'existing'" })
-      .meta({ oneOf: [{ required: ['new'] }, { required: ['existing'] }] }),
+      .meta({ oneOf: [given('new'), given('existing')] }),
     /** Only for `existing`: `fail` (default) changes nothing on a conflict; `overwrite` replaces conflicting objects. */
     conflict_strategy: z.enum(['fail', 'overwrite']).optional(),
     /** Our extension `facts`: also copy tenants, users, instances, assignments and tuples. */

@@ -22,7 +22,8 @@ const groupCreateSchema = z.object({
   group_resource_type_key: optional(groupType),
 });
 const groupAddRoleSchema = z.object({ role: ref, resource: ref, resource_instance: ref, tenant: ref });
-const groupAssignUserSchema = z.object({ tenant: optional(ref) });
+/** Optional as a whole: without a body, the group's tenant. */
+const groupAssignUserSchema = z.object({ tenant: optional(ref) }).optional();
 
 const id = z.uuid();
 /** Permit's GroupRead. */
@@ -191,8 +192,8 @@ export function groupRoutes(context: RouteContext): void {
         ...(method === 'put' ? { response: groupSchema } : { status: 204 as const }),
       },
       async (req, res, input) => {
-        // The body is optional here (no body: the group's tenant).
-        const body: { tenant?: string } = req.body === undefined || req.body === null ? {} : input.body();
+        // No body: the group's tenant.
+        const body: { tenant?: string } = input.body() ?? {};
         const env = envOf(res).id;
         const target = { group: req.params.group_instance_key, user: req.params.user_id, tenant: body.tenant ?? null };
         if (method === 'put') {

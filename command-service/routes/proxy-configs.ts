@@ -36,13 +36,31 @@ const mappingRuleUpdateInput = z.strictObject({
   should_delete: optional(z.boolean()).describe('true: removes the stored rule with this url and http_method'),
 });
 
-export const proxyConfigCreateSchema = z.object({
-  key: keySchema,
-  name: z.string().min(1),
-  secret,
-  mapping_rules: optional(z.array(mappingRuleInput)),
-  auth_mechanism: optional(z.enum(proxyAuthMechanisms)).describe('Default Bearer'),
-});
+/** `auth_mechanism` is `name` (given, and not null). */
+const mechanismIs = (name: string) => ({ required: ['auth_mechanism'], properties: { auth_mechanism: { const: name } } });
+
+export const proxyConfigCreateSchema = z
+  .object({
+    key: keySchema,
+    name: z.string().min(1),
+    secret,
+    mapping_rules: optional(z.array(mappingRuleInput)),
+    auth_mechanism: optional(z.enum(proxyAuthMechanisms)).describe('Default Bearer'),
+  })
+  // The secret's form for its mechanism, which the decider checks (422 naming `secret`), as the document can say it.
+  .meta({
+    allOf: [
+      {
+        if: mechanismIs('Basic'),
+        then: { properties: { secret: { type: 'string', pattern: '^.+:.+$' } } },
+        else: {
+          if: mechanismIs('Headers'),
+          then: { properties: { secret: { type: 'object', minProperties: 1 } } },
+          else: { properties: { secret: { type: 'string', minLength: 1 } } },
+        },
+      },
+    ],
+  });
 
 export const proxyConfigUpdateSchema = z.object({
   name: optional(z.string().min(1)),
