@@ -234,12 +234,148 @@ describe('POST /allowed_url', () => {
       allow: false,
       result: false,
       query,
+      debug: { reason: 'Matched mapping rule not found for the requested URL and HTTP method', mapping_rules: [] },
+    });
+  });
+
+  it('checks the action of the mapping rule the URL matches, on its resource type in the tenant, as /allowed would', async () => {
+    const ok = async (p: Promise<{ status: number; body: any }>) => {
+      const r = await p;
+      if (r.status >= 300) throw new Error(`${r.status}: ${JSON.stringify(r.body)}`);
+      return r.body;
+    };
+    await ok(
+      env.post(`${SCHEMA}/resources`, {
+        key: 'document',
+        name: 'Document',
+        actions: { read: {}, get: {}, delete: {}, publish: {} },
+        attributes: { classification: { type: 'string' } },
+      }),
+    );
+    await ok(env.post(`${SCHEMA}/roles`, { key: 'viewer', name: 'Viewer', permissions: ['document:read', 'document:get'] }));
+    await ok(env.post(`${FACTS}/tenants`, { key: 'acme', name: 'Acme' }));
+    await ok(env.post(`${FACTS}/users`, { key: 'ann' }));
+    await ok(env.post(`${FACTS}/role_assignments`, { user: 'ann', role: 'viewer', tenant: 'acme' }));
+    // An attribute rule: adults may publish public documents (the classification a URL's placeholder gives).
+    await ok(
+      env.post(`${SCHEMA}/condition_sets`, {
+        key: 'adults',
+        name: 'Adults',
+        conditions: { allOf: [{ 'user.age': { 'greater-than-equals': 18 } }] },
+      }),
+    );
+    await ok(
+      env.post(`${SCHEMA}/condition_sets`, {
+        key: 'public-docs',
+        name: 'Public',
+        type: 'resourceset',
+        resource_id: 'document',
+        conditions: { allOf: [{ 'resource.classification': { equals: 'public' } }] },
+      }),
+    );
+    await ok(env.post(`${FACTS}/set_rules`, { user_set: 'adults', permission: 'document:publish', resource_set: 'public-docs' }));
+    const docs = 'https://api.example.com/documents/{id}';
+    await ok(
+      env.post(`${FACTS}/proxy_configs`, {
+        key: 'a-docs',
+        name: 'Documents',
+        secret: 'tok',
+        mapping_rules: [
+          { url: docs, http_method: 'get', resource: 'document', action: 'read' },
+          { url: docs, http_method: 'delete', resource: 'document' },
+          { url: 'https://api.example.com/publish/{classification}', http_method: 'post', resource: 'document', action: 'publish' },
+          { url: 'https://api.example.com/v2/docs/{id}', http_method: 'get', resource: 'document', action: 'delete' },
+        ],
+      }),
+    );
+    await ok(
+      env.post(`${FACTS}/proxy_configs`, {
+        key: 'b-docs',
+        name: 'Documents v2',
+        secret: 'tok',
+        mapping_rules: [
+          {
+            url: String.raw`https://api\.example\.com/v2/docs/(?P<id>\d+)`,
+            url_type: 'regex',
+            http_method: 'get',
+            resource: 'document',
+            priority: 1,
+          },
+        ],
+      }),
+    );
+    const check = async (user: unknown, http_method: string, url: string, tenant = 'acme') => {
+      const answer = await env.post('/allowed_url', { user, http_method, url, tenant });
+      expect(answer.status).toBe(200);
+      expect(answer.body.result).toBe(answer.body.allow);
+      return answer.body;
+    };
+
+    // The rule's action on its type in the tenant, the placeholder a resource attribute, in the PDP's shape.
+    const read = await check({ key: 'ann' }, 'GET', 'https://api.example.com/documents/42?view=full');
+    expect(read).toEqual({
+      allow: true,
+      result: true,
+      query: {
+        user: { key: 'ann' },
+        action: 'read',
+        resource: { type: 'document', tenant: 'acme', attributes: { id: '42' } },
+        context: {},
+      },
       debug: {
-        reason: 'Matched mapping rule not found for the requested URL and HTTP method',
-        mapping_rules: [],
-        note: expect.any(String),
+        mapping_rule: { url: docs, url_type: null, http_method: 'get', resource: 'document', headers: {}, action: 'read', priority: null },
       },
     });
+    // The same check /allowed answers: no role in another tenant, none for another user.
+    expect((await check({ key: 'ann' }, 'get', 'https://api.example.com/documents/42', 'other')).allow).toBe(false);
+    expect((await check({ key: 'bob' }, 'GET', 'https://api.example.com/documents/42')).allow).toBe(false);
+    // No action: the HTTP method is the action, which ann's role does not grant.
+    const deleted = await check({ key: 'ann' }, 'DELETE', 'https://api.example.com/documents/42');
+    expect(deleted).toMatchObject({ allow: false, query: { action: 'delete' } });
+
+    // A placeholder's value is the attribute a set rule reads.
+    const adult = { key: 'bob', attributes: { age: 30 } };
+    expect(await check(adult, 'POST', 'https://api.example.com/publish/public')).toMatchObject({
+      allow: true,
+      query: { action: 'publish', resource: { attributes: { classification: 'public' } } },
+    });
+    expect((await check(adult, 'POST', 'https://api.example.com/publish/secret')).allow).toBe(false);
+    expect((await check({ key: 'bob', attributes: { age: 12 } }, 'POST', 'https://api.example.com/publish/public')).allow).toBe(false);
+
+    // Both v2 rules match a numeric id; the regex one has the higher priority (its action: the method, get).
+    expect(await check({ key: 'ann' }, 'GET', 'https://api.example.com/v2/docs/7')).toMatchObject({
+      allow: true,
+      query: { action: 'get', resource: { attributes: { id: '7' } } },
+      debug: { mapping_rule: { url_type: 'regex', priority: 1 } },
+    });
+    // Only the template matches another id: its action, delete, is denied.
+    expect(await check({ key: 'ann' }, 'GET', 'https://api.example.com/v2/docs/draft')).toMatchObject({
+      allow: false,
+      query: { action: 'delete', resource: { attributes: { id: 'draft' } } },
+    });
+
+    // No rule for the method or the URL: the PDP's no-match answer, with the rules it looked at.
+    for (const [method, url] of [
+      ['PUT', 'https://api.example.com/documents/42'],
+      ['GET', 'https://api.example.com/documents/42/raw'],
+      ['GET', 'https://other.example.com/documents/42'],
+    ] as const) {
+      const none = await check({ key: 'ann' }, method, url);
+      expect(none).toMatchObject({
+        allow: false,
+        debug: { reason: 'Matched mapping rule not found for the requested URL and HTTP method' },
+      });
+      expect(none.debug.mapping_rules).toHaveLength(5);
+      expect(none.query).toEqual({ user: { key: 'ann' }, http_method: method, url, tenant: 'acme' });
+    }
+    // Attributes that are not an object are refused, as /allowed refuses them.
+    const wrong = await env.post('/allowed_url', {
+      user: { key: 'ann', attributes: 'x' },
+      http_method: 'GET',
+      url: 'https://api.example.com/documents/1',
+      tenant: 'acme',
+    });
+    expect(wrong.status).toBe(422);
   });
 
   it('refuses what the PDP refuses, and fields it does not take; needs an environment key', async () => {

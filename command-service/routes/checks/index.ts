@@ -13,7 +13,7 @@ export function checkRoutes(queries: GrantQueries): RouteModule {
     const { config, freshness } = root.services;
     const reads = config.READ_CACHE_ENTRIES > 0 ? queries.withRolesCachedPer(changePosition(freshness, 'schema')) : queries;
     allowedRoutes(root, reads);
-    allowedUrlRoutes(root);
+    allowedUrlRoutes(root, reads);
     permissionRoutes(root, reads);
     tenantRoutes(root, reads);
     authzenRoutes(root, reads);
