@@ -101,9 +101,12 @@ set +e
 # environment key could not be minted). test/api/api-keys.int.test.ts covers both, the refusal to
 # delete the organisation's last admin key included. Deleting a project or an environment is left out too: the pinned
 # `default/production` (schemathesis.toml) would go with its first draw, and every later request
-# would be a 404 (test/org/projects-environments.int.test.ts covers both deletes).
+# would be a 404 (test/org/projects-environments.int.test.ts covers both deletes). The PDP's `/facts/…`
+# paths are left out as well: they are the `/v2/facts/{proj}/{env}/…` operations this pass fuzzes,
+# served again for an environment key (any other is refused with 403, as Permit's PDP refuses);
+# test/pdp/facts-via-pdp.int.test.ts covers the routing.
 fuzz admin-key "$ADMIN_KEY" "$admin_time" --exclude-tag 'Permission checks' \
-  --exclude-name-regex '(rotate-secret$)|(^DELETE /v2/api-key/\{api_key_id\}$)|(^DELETE /v2/projects/\{proj_id\}(/envs/\{env_id\})?$)'
+  --exclude-name-regex '(rotate-secret$)|(^DELETE /v2/api-key/\{api_key_id\}$)|(^DELETE /v2/projects/\{proj_id\}(/envs/\{env_id\})?$)|(^[A-Z]+ /facts/)'
 admin_rc=$?
 ENV_KEY=$(mint_env_key) || {
   echo "could not mint the environment key for the permission-check pass" >&2
