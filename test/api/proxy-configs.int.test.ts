@@ -169,7 +169,9 @@ describe('proxy configs', () => {
     );
     await refused('post', `${facts}/proxy_configs`, { key: 'pay', name: 'Again', secret: 't' }, 409);
     await refused('patch', `${facts}/proxy_configs/pay`, { key: 'renamed' }, 422, ['body', 'key']);
-    await refused('patch', `${facts}/proxy_configs/pay`, { auth_mechanism: 'Headers' }, 422, ['body', 'secret']);
+    // The stored secret does not fit the new mechanism: a rule on the current state (400), not a body that contradicts itself.
+    await refused('patch', `${facts}/proxy_configs/pay`, { auth_mechanism: 'Headers' }, 400);
+    await refused('patch', `${facts}/proxy_configs/pay`, { auth_mechanism: 'Headers', secret: 'str' }, 422, ['body', 'secret']);
     await refused('patch', `${facts}/proxy_configs/nowhere`, { name: 'N' }, 404);
     expect(await server.service.eventStore.headPosition()).toBe(before);
     // An explicit null is the member left out: nothing changes but the version.

@@ -1,4 +1,4 @@
-import { DuplicateEntityError, NotFoundError, ValidationError } from '../../errors';
+import { DuplicateEntityError, InvalidRequestError, NotFoundError, ValidationError } from '../../errors';
 import type { EnvEvent, MappingRule } from '../../events';
 import type { EnvCommand } from './commands';
 import type { EnvState, ProxyConfigState } from './state';
@@ -20,8 +20,17 @@ export function findProxyConfig(s: EnvState, ref: string): ProxyConfigState {
   return config;
 }
 
-/** The secret's form for its mechanism: a non-empty token (Bearer), `user:password` (Basic), header values (Headers). */
-function checkSecret(mechanism: ProxyConfigState['authMechanism'], { form }: ProxyConfigState['secret']): void {
+/**
+ * The secret's form for its mechanism: a non-empty token (Bearer), `user:password` (Basic), header
+ * values (Headers). A body that gives both and breaks it contradicts itself: 422 naming `secret`.
+ * An update that gives one, which does not fit the stored other, breaks a rule on the current
+ * state: 400 INVALID_INPUT, as every such rule.
+ */
+function checkSecret(
+  mechanism: ProxyConfigState['authMechanism'],
+  { form }: ProxyConfigState['secret'],
+  against: 'the body' | 'the stored config' = 'the body',
+): void {
   const isObject = form === 'headers' || form === 'no headers';
   const problem =
     mechanism === 'Headers'
@@ -37,8 +46,13 @@ function checkSecret(mechanism: ProxyConfigState['authMechanism'], { form }: Pro
           : form === 'empty'
             ? 'a Bearer secret is a non-empty token'
             : null;
-  if (problem)
-    throw new ValidationError([{ loc: ['body', 'secret'], msg: `${problem} (auth_mechanism '${mechanism}')`, type: 'value_error' }]);
+  if (!problem) return;
+  if (against === 'the stored config') {
+    throw new InvalidRequestError(`${problem} (auth_mechanism '${mechanism}', with the stored config's secret or mechanism)`, {
+      field: 'secret',
+    });
+  }
+  throw new ValidationError([{ loc: ['body', 'secret'], msg: `${problem} (auth_mechanism '${mechanism}')`, type: 'value_error' }]);
 }
 
 const sameRule = (a: Pick<MappingRule, 'url' | 'httpMethod'>, b: Pick<MappingRule, 'url' | 'httpMethod'>) =>
@@ -85,7 +99,9 @@ export function updateProxyConfig(c: Cmd<'UpdateProxyConfig'>, s: EnvState): Env
   const config = findProxyConfig(s, c.config);
   const authMechanism = c.authMechanism ?? config.authMechanism;
   const secret = c.secret ?? config.secret;
-  if (c.authMechanism !== undefined || c.secret !== undefined) checkSecret(authMechanism, secret);
+  if (c.authMechanism !== undefined || c.secret !== undefined) {
+    checkSecret(authMechanism, secret, c.authMechanism !== undefined && c.secret !== undefined ? 'the body' : 'the stored config');
+  }
   const mappingRules = c.mappingRules === undefined ? config.mappingRules : mergeRules(config.mappingRules, c.mappingRules);
   const data = { id: config.id, key: config.key, name: c.name ?? config.name, authMechanism, secret, mappingRules };
   return [{ type: 'ProxyConfigUpdated', data }];

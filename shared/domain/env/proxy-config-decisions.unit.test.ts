@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ValidationError } from '../../errors';
+import { InvalidRequestError, ValidationError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import { SecretBox } from '../../secrets/secret-box';
 import { deciderSpecification } from '../../testing/decider-specification';
@@ -59,7 +59,7 @@ describe('proxy config secrets in the decider', () => {
       .thenThrows(ValidationError, /a Bearer secret is a string/);
   });
 
-  it('checks the stored form when only the mechanism changes', () => {
+  it('checks the stored form when only the mechanism changes: a rule on the current state (400), not a body contradicting itself', () => {
     const update = (authMechanism: 'Basic' | 'Headers'): EnvCommand => ({ type: 'UpdateProxyConfig', config: 'billing', authMechanism });
     spec
       .given([created('me:pw')])
@@ -68,10 +68,10 @@ describe('proxy config secrets in the decider', () => {
     spec
       .given([created('tok')])
       .when(update('Basic'))
-      .thenThrows(ValidationError, /user:password/);
+      .thenThrows(InvalidRequestError, /user:password/);
     spec
       .given([created('me:pw', 'Basic')])
       .when(update('Headers'))
-      .thenThrows(ValidationError, /Headers/);
+      .thenThrows(InvalidRequestError, /Headers/);
   });
 });
