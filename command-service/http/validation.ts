@@ -14,11 +14,14 @@ export const INSTANCE_REF_PATTERN =
   '^(?:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$';
 
 /**
- * JSON Schema for "the body gives member `name`": present and not null. A null for an optional
+ * JSON Schema for "the body gives these members": present and not null. A null for an optional
  * member means absent (null-as-absent.ts), so a document's presence rules (`anyOf`, `if`/`then`)
  * say `given(name)` where a bare `required: [name]` would also count a null as given.
  */
-export const given = (name: string) => ({ required: [name], properties: { [name]: { not: { type: 'null' } } } });
+export const given = (...names: string[]) => ({
+  required: names,
+  properties: Object.fromEntries(names.map((name) => [name, { not: { type: 'null' } }])),
+});
 
 /**
  * Parses a request part with zod, or throws a ValidationError rendered as

@@ -10,7 +10,6 @@ import { route } from './route';
 import type { RouteContext } from './route-context';
 
 /** An optional member: an explicit null is the same as leaving it out. */
-const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
 const ref = z.string().min(1);
 
 /** `group_resource_type_key`: Permit's default `group`, or `__group`, both naming the built-in group type. */
@@ -19,11 +18,11 @@ const groupType = z.enum(['group', GROUP_TYPE]);
 const groupCreateSchema = z.object({
   group_instance_key: keySchema,
   group_tenant: ref,
-  group_resource_type_key: optional(groupType),
+  group_resource_type_key: groupType.optional(),
 });
 const groupAddRoleSchema = z.object({ role: ref, resource: ref, resource_instance: ref, tenant: ref });
 /** Optional as a whole: without a body, the group's tenant. */
-const groupAssignUserSchema = z.object({ tenant: optional(ref) }).optional();
+const groupAssignUserSchema = z.object({ tenant: ref.optional() }).optional();
 
 const id = z.uuid();
 /** Permit's GroupRead. */

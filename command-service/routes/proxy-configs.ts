@@ -15,7 +15,6 @@ import { route } from './route';
 import type { RouteContext } from './route-context';
 
 /** An optional member: an explicit null is the same as leaving it out. */
-const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
 
 const secret = z
   .union([z.string(), z.record(z.string(), z.string())])
@@ -23,17 +22,17 @@ const secret = z
 
 const ruleFields = {
   url: z.string().min(1).describe('The URL a request is matched against'),
-  url_type: optional(z.literal('regex')).describe("'regex', or none: the url is matched as it is"),
+  url_type: z.literal('regex').optional().describe("'regex', or none: the url is matched as it is"),
   http_method: z.enum(proxyHttpMethods),
   resource: keySchema.describe('The resource type key a matched request maps to'),
-  headers: optional(z.record(z.string(), z.string())),
-  action: optional(z.string().min(1)),
-  priority: optional(z.number().int()),
+  headers: z.record(z.string(), z.string()).optional(),
+  action: z.string().min(1).optional(),
+  priority: z.number().int().optional(),
 };
 const mappingRuleInput = z.strictObject(ruleFields);
 const mappingRuleUpdateInput = z.strictObject({
   ...ruleFields,
-  should_delete: optional(z.boolean()).describe('true: removes the stored rule with this url and http_method'),
+  should_delete: z.boolean().optional().describe('true: removes the stored rule with this url and http_method'),
 });
 
 /** `auth_mechanism` is `name` (given, and not null). */
@@ -44,8 +43,8 @@ export const proxyConfigCreateSchema = z
     key: keySchema,
     name: z.string().min(1),
     secret,
-    mapping_rules: optional(z.array(mappingRuleInput)),
-    auth_mechanism: optional(z.enum(proxyAuthMechanisms)).describe('Default Bearer'),
+    mapping_rules: z.array(mappingRuleInput).optional(),
+    auth_mechanism: z.enum(proxyAuthMechanisms).optional().describe('Default Bearer'),
   })
   // The secret's form for its mechanism, which the decider checks (422 naming `secret`), as the document can say it.
   .meta({
@@ -63,12 +62,15 @@ export const proxyConfigCreateSchema = z
   });
 
 export const proxyConfigUpdateSchema = z.object({
-  name: optional(z.string().min(1)),
-  secret: optional(secret),
-  mapping_rules: optional(z.array(mappingRuleUpdateInput)).describe(
-    'Merged into the stored rules by url and http_method, in order: should_delete removes a rule, another replaces the rule it matches in place or is added at the end; rules it does not name stay',
-  ),
-  auth_mechanism: optional(z.enum(proxyAuthMechanisms)),
+  name: z.string().min(1).optional(),
+  secret: secret.optional(),
+  mapping_rules: z
+    .array(mappingRuleUpdateInput)
+    .optional()
+    .describe(
+      'Merged into the stored rules by url and http_method, in order: should_delete removes a rule, another replaces the rule it matches in place or is added at the end; rules it does not name stay',
+    ),
+  auth_mechanism: z.enum(proxyAuthMechanisms).optional(),
 });
 
 const rule = (r: z.infer<typeof mappingRuleInput>): MappingRule => ({

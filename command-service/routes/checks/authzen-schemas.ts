@@ -52,12 +52,6 @@ export type PartialEvaluation = z.infer<typeof partialEvaluationSchema>;
 /** Most evaluations in one request (as `/allowed/bulk`). */
 export const MAX_EVALUATIONS = 1000;
 
-/** JSON Schema for "every one of `names` is given": present and not null (validation.ts, `given`). */
-const givenAll = (...names: string[]) => ({
-  required: names,
-  properties: Object.fromEntries(names.map((n) => [n, given(n).properties[n]])),
-});
-
 /** For the document: without evaluations, the request is one evaluation, complete at the top level. */
 const oneEvaluationUnlessEvaluations = {
   if: { required: ['evaluations'], properties: { evaluations: { type: 'array', minItems: 1 } } },
@@ -65,9 +59,9 @@ const oneEvaluationUnlessEvaluations = {
     required: ['subject', 'action', 'resource'],
     // `type`: `required` says nothing of a value that is not an object (null here); a null member is absent too.
     properties: {
-      subject: { type: 'object', ...givenAll('type', 'id') },
-      action: { type: 'object', ...givenAll('name') },
-      resource: { type: 'object', ...givenAll('type', 'id') },
+      subject: { type: 'object', ...given('type', 'id') },
+      action: { type: 'object', ...given('name') },
+      resource: { type: 'object', ...given('type', 'id') },
     },
   },
 };

@@ -48,8 +48,8 @@ export const explainQuery = z.object({ explain: queryBoolean.optional() }).exten
 
 const keyList = z.array(z.string().min(1)).max(1000);
 
-/** Permit's Python SDK sends `null` for a filter it was not given (the Node SDK leaves it out): both mean "no filter". */
-const optionalKeyList = keyList.nullish().transform((keys) => keys ?? undefined);
+/** Permit's Python SDK sends `null` for a filter it was not given (the Node SDK leaves it out): both mean "no filter" (null-as-absent.ts). */
+const optionalKeyList = keyList.optional();
 
 export const userPermissionsSchema = z.object({
   user: userSchema,
