@@ -103,7 +103,8 @@ function fromKeywords(text: string): PostgresTarget {
       throw new Error(`POSTGRES_URL: cannot read '${text.slice(index).trim()}' (libpq keywords are key=value, quoted with '…')`);
     }
     const key = match[1]!.toLowerCase();
-    if (!KEYWORDS.has(key)) throw new Error(`POSTGRES_URL: the keyword '${key}' is not one this service takes (${[...KEYWORDS].join(', ')})`);
+    if (!KEYWORDS.has(key))
+      throw new Error(`POSTGRES_URL: the keyword '${key}' is not one this service takes (${[...KEYWORDS].join(', ')})`);
     const value = match[3] !== undefined ? match[3].replace(/\\(.)/g, '$1') : match[2]!;
     values.set(key, value);
     index = pattern.lastIndex;

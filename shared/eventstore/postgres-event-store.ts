@@ -293,7 +293,9 @@ export class PostgresEventStore implements EventStore {
 
   /** Events' rows as arrays (cheaper than row objects for a catch-up's thousands): `SELECT … FROM events WHERE <where>`. */
   private async selectEvents(where: string, parameters: Array<string | number | string[]>): Promise<EventRow[]> {
-    const rows = await this.reading(async () => await this.reader.unsafe(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where}`, parameters).values());
+    const rows = await this.reading(
+      async () => await this.reader.unsafe(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where}`, parameters).values(),
+    );
     return rows as unknown as EventRow[];
   }
 

@@ -15,7 +15,9 @@ export class TcpProxy {
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
     const probe = createServer();
-    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
+    );
     await new Promise((resolve) => probe.close(resolve));
     const proxy = new TcpProxy(port, target);
     await proxy.restore();
