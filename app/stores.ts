@@ -11,7 +11,7 @@ import { registerTaskQueueEngine } from '../shared/taskqueue/engines';
 /**
  * Picks each port's engine from the configuration; an engine that is
  * configured but not registered fails loudly. The distributed engines
- * (EventStoreDB, MongoDB, Kafka) are loaded lazily, so the embedded default
+ * (PostgreSQL, EventStoreDB, MongoDB, Kafka) are loaded lazily, so the embedded default
  * never loads their drivers.
  */
 type Factory<T> = (config: Config) => Promise<T>;
@@ -19,6 +19,13 @@ type Factory<T> = (config: Config) => Promise<T>;
 type EventStoreFactory = (config: Config, observer?: AppendObserver) => Promise<EventStore>;
 const eventStoreEngines = new Map<string, EventStoreFactory>([
   ['sqlite', async (c, observer) => new SqliteEventStore({ path: sqliteEventsPath(c), observer })],
+  [
+    'postgres',
+    async (c, observer) => {
+      const { PostgresEventStore } = await import('../shared/eventstore/postgres-event-store');
+      return PostgresEventStore.connect({ url: required(c.POSTGRES_URL, 'POSTGRES_URL'), poolSize: c.POSTGRES_POOL_SIZE, observer });
+    },
+  ],
   [
     'eventstoredb',
     async (c, observer) => {

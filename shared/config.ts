@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseSecretsKey } from './secrets/secret-box';
+import { parsePostgresUrl } from './eventstore/postgres-connection';
 
 /**
  * All configuration comes from environment variables, parsed once at start.
@@ -15,9 +16,27 @@ const configSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** When set, `GET /metrics` answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open like /healthz. */
   METRICS_TOKEN: z.string().min(16).optional(),
-  /** Event store engine: `sqlite` (embedded) or `eventstoredb`. */
-  EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
+  /** Event store engine: `sqlite` (embedded), `postgres` (the distributed mode's log) or `eventstoredb`. */
+  EVENT_STORE: z.enum(['sqlite', 'postgres', 'eventstoredb']).default('sqlite'),
   EVENTSTORE_CONNECTION_STRING: z.string().optional(),
+  /**
+   * The PostgreSQL event log (EVENT_STORE=postgres): a libpq connection string, as a URI
+   * (`postgres://user@host1:5432,host2:5432/rebac?target_session_attrs=read-write`) or keywords
+   * (`host=host1,host2 dbname=rebac target_session_attrs=read-write`).
+   */
+  POSTGRES_URL: z
+    .string()
+    .optional()
+    .superRefine((value, context) => {
+      if (value === undefined) return;
+      try {
+        parsePostgresUrl(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message.replace(/^POSTGRES_URL: /, '') });
+      }
+    }),
+  /** Connections each process keeps to PostgreSQL for reading the log (appends have one more of their own). */
+  POSTGRES_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   /** SQLite event log path; default `${DATA_DIR}/events.sqlite`. Several processes may share it. */
   EVENTS_SQLITE_PATH: z.string().optional(),
   /** Read-model engine: `sqlite` (embedded) or `mongodb`. */
@@ -115,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parsed.data;
   if (config.EVENT_STORE === 'eventstoredb' && !config.EVENTSTORE_CONNECTION_STRING)
     throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING');
+  if (config.EVENT_STORE === 'postgres' && !config.POSTGRES_URL) throw new Error('EVENT_STORE=postgres needs POSTGRES_URL');
   if (config.READ_MODEL_STORE === 'mongodb' && !config.MONGODB_URL) throw new Error('READ_MODEL_STORE=mongodb needs MONGODB_URL');
   if (config.PROJECTION_THREAD === 'true' && (config.EVENT_STORE !== 'sqlite' || config.READ_MODEL_STORE !== 'sqlite'))
     throw new Error('PROJECTION_THREAD=true needs the SQLite event log and read models (EVENT_STORE=sqlite, READ_MODEL_STORE=sqlite)');

@@ -53,6 +53,12 @@ const UNREACHABLE_ENGINE_ERRORS = new Set([
   'MongoServerClosedError',
 ]);
 
+/**
+ * Seconds a client is told to wait after a 503 (Retry-After): what is unavailable (the event log,
+ * the read-model store) is usually back within seconds, and clients that honour the header spread out.
+ */
+const RETRY_AFTER_UNAVAILABLE_SECONDS = '1';
+
 /** The seed's error object, used in HTTP error bodies and in failed tasks. */
 export function errorBody(error: DomainError, id: string = randomUUID()) {
   return {
@@ -96,12 +102,14 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       if (error instanceof StreamVersionConflictError) logger.warn({ err: error }, 'command retries exhausted');
       if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allowed.join(', '));
       if (status === 500) ((req as { log?: Logger }).log ?? logger).error({ err: error }, 'the service could not answer');
+      if (status === 503) res.setHeader('Retry-After', RETRY_AFTER_UNAVAILABLE_SECONDS);
       res.status(status).json(errorBody(error));
       return;
     }
     const name = (error as { name?: unknown } | null)?.name;
     if (typeof name === 'string' && UNREACHABLE_ENGINE_ERRORS.has(name)) {
       logger.warn({ err: error }, 'a storage engine is unreachable');
+      res.setHeader('Retry-After', RETRY_AFTER_UNAVAILABLE_SECONDS);
       res.status(503).json(errorBody(new UnavailableError(`The read-model store cannot be reached (${name}); retry later.`)));
       return;
     }

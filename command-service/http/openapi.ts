@@ -81,7 +81,8 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
   },
   503: {
     description:
-      'SERVICE_UNAVAILABLE: a store did not answer in time, or the read models did not reach the position a write or `X-Min-Event-Position` needs within READ_YOUR_WRITES_TIMEOUT_MS (or a longer `X-Wait-Timeout`; the write itself is stored)',
+      'SERVICE_UNAVAILABLE: a store did not answer in time, or the read models did not reach the position a write or `X-Min-Event-Position` needs within READ_YOUR_WRITES_TIMEOUT_MS (or a longer `X-Wait-Timeout`; the write itself is stored), or the event log cannot take writes (down, restarting or read-only; nothing was written). Retry after `Retry-After` seconds',
+    headers: { 'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying' } },
   },
 };
 
