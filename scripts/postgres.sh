@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL cluster for the peers of `npm run bench` (SpiceDB and OpenFGA on PostgreSQL).
+# A throwaway PostgreSQL cluster: the event log's server for the real-server tests (started by
+# scripts/test-servers.sh for .ci/e2e.sh), and the peers' of `npm run bench` (SpiceDB and OpenFGA).
 #
 #   scripts/postgres.sh install   # PostgreSQL from Debian's packages when its binaries are missing (apt-get install -y postgresql)
 #   scripts/postgres.sh start     # initdb a fresh cluster in the run dir, start it on loopback, create the databases;
@@ -7,7 +8,8 @@
 #   scripts/postgres.sh stop      # fast shutdown (pg_ctl stop -m fast) and delete the run dir (data included)
 #   scripts/postgres.sh status
 #
-# Env: POSTGRES_PORT (default: 15432, or the next free port above it), POSTGRES_DATABASES ("spicedb openfga"),
+# Env: POSTGRES_PORT (default: 15432, or the next free port above it), POSTGRES_DATABASES ("spicedb openfga";
+#      scripts/test-servers.sh makes it "rebac"),
 #      POSTGRES_MAX_CONNECTIONS (300), POSTGRES_READY_TIMEOUT (60), POSTGRES_BIN_DIR (found: see pg_bin_dir),
 #      SERVERS_RUN_DIR.
 #

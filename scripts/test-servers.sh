@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
 # Install/start/stop all real servers used by the integration/e2e tests:
-# Kafka (scripts/kafka.sh) and FerretDB (scripts/ferretdb.sh).
+# Kafka (scripts/kafka.sh), FerretDB (scripts/ferretdb.sh) and PostgreSQL (scripts/postgres.sh:
+# the event log's server).
 #
-#   scripts/test-servers.sh install   # both, in parallel (cold: ~2 min, dominated by the FerretDB Go build)
-#   scripts/test-servers.sh start     # install if needed, start both, print KAFKA_BROKERS= / MONGODB_URL=
-#   scripts/test-servers.sh stop      # stop both, delete their data dirs
+#   scripts/test-servers.sh install   # all three, in parallel (cold: ~2 min, dominated by the FerretDB Go build)
+#   scripts/test-servers.sh start     # install if needed, start all, print KAFKA_BROKERS= / MONGODB_URL= / POSTGRES_URL=
+#   scripts/test-servers.sh stop      # stop all, delete their data dirs
 #   scripts/test-servers.sh status
 #
 # `start` prints the connection settings as KEY=value lines on stdout (logs go to stderr), so
 #   export $(scripts/test-servers.sh start)
-# starts everything and exports KAFKA_BROKERS and MONGODB_URL into the calling shell.
+# starts everything and exports KAFKA_BROKERS, MONGODB_URL and POSTGRES_URL (the server; the tests
+# create a database of their own on it) into the calling shell.
 # If $GITHUB_ENV is set (GitHub Actions) they are also appended there for later steps.
 set -euo pipefail
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
+# The databases the PostgreSQL cluster starts with: `rebac`, for a service started by hand on it
+# (EVENT_STORE=postgres POSTGRES_URL=${POSTGRES_URL}rebac); the tests create their own.
+export POSTGRES_DATABASES="${POSTGRES_DATABASES:-rebac}"
+
 install_all() {
-  # The two installs use different tools (mvn vs go) and mostly different resources
+  # The installs use different tools (mvn, go, apt-get) and mostly different resources
   # (network vs CPU), so run them concurrently.
-  local kpid fpid rc=0
+  local kpid fpid ppid rc=0
   "$SCRIPTS/kafka.sh" install &
   kpid=$!
   "$SCRIPTS/ferretdb.sh" install &
   fpid=$!
+  "$SCRIPTS/postgres.sh" install &
+  ppid=$!
   wait "$kpid" || rc=1
   wait "$fpid" || rc=1
+  wait "$ppid" || rc=1
   return "$rc"
 }
 
@@ -36,6 +45,11 @@ start_all() {
     "$SCRIPTS/kafka.sh" stop || true
     exit 1
   fi
+  if ! out+=$'\n'"$("$SCRIPTS/postgres.sh" start)"; then
+    "$SCRIPTS/ferretdb.sh" stop || true
+    "$SCRIPTS/kafka.sh" stop || true
+    exit 1
+  fi
   echo "$out"
   if [[ -n "${GITHUB_ENV:-}" ]]; then
     echo "$out" >>"$GITHUB_ENV"
@@ -44,6 +58,7 @@ start_all() {
 
 stop_all() {
   local rc=0
+  "$SCRIPTS/postgres.sh" stop || rc=1
   "$SCRIPTS/ferretdb.sh" stop || rc=1
   "$SCRIPTS/kafka.sh" stop || rc=1
   return "$rc"
@@ -53,6 +68,7 @@ status_all() {
   local rc=0
   "$SCRIPTS/kafka.sh" status || rc=1
   "$SCRIPTS/ferretdb.sh" status || rc=1
+  "$SCRIPTS/postgres.sh" status || rc=1
   return "$rc"
 }
 
