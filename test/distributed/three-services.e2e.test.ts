@@ -1,5 +1,4 @@
 import { streams } from '../../shared/events';
-import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
 import { parseCausation } from '../../task-service/copy/remap';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
 import { Cluster, sleep, until, type ServiceProcess } from './support/cluster';
@@ -7,9 +6,11 @@ import { rebuild, snapshot } from './support/read-models';
 
 /**
  * The distributed deployment end to end: command, projection and task
- * services as three processes, sharing a SQLite event log on disk, with read
+ * services as three processes, with the event log on the PostgreSQL at
+ * POSTGRES_URL (a SQLite file on disk shared by the processes without it), read
  * models on the MongoDB-protocol server at MONGODB_URL (FerretDB in CI) and
- * tasks on the Kafka at KAFKA_BROKERS. The tests run in order on one cluster.
+ * tasks on the Kafka at KAFKA_BROKERS: no file is shared between the processes
+ * when POSTGRES_URL is set. The tests run in order on one cluster.
  */
 jest.setTimeout(240_000);
 
@@ -37,7 +38,7 @@ afterAll(async () => {
   await cluster.destroy();
 });
 
-describe('three services as separate processes (SQLite log, MongoDB-protocol read models, Kafka tasks)', () => {
+describe(`three services as separate processes (${cluster.logEngine} log, MongoDB-protocol read models, Kafka tasks)`, () => {
   it('runs the seed folder/file flow, answers permission checks, and copies an environment with wait', async () => {
     env = await admin.environmentClient();
     await loadFolderFileExample(env);
@@ -77,7 +78,7 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
     // (After a pause: a checkpoint save the dead process had already sent may still land.)
     await sleep(300);
     const checkpointAtKill = await cluster.checkpoint('read-models');
-    const events = new SqliteEventStore({ path: cluster.eventsPath });
+    const events = await cluster.openEventLog();
     const headAfterKill = await events.headPosition();
     await events.close();
     expect(headAfterKill).toBeGreaterThan(checkpointAtKill ?? 0);
@@ -100,7 +101,7 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
     expect(listed.body.total_count).toBe(files.length + 2);
 
     // The read models equal a rebuild from scratch: no event was lost, none applied twice.
-    const head = await rebuild(cluster.eventsPath, cluster.mongoUrl, cluster.database);
+    const head = await rebuild(cluster);
     await until('the projection service to reach the head', async () => {
       const ready = await fetch(`${projection.url}/readyz`).then((r) => r.json() as Promise<{ position?: number }>);
       return (ready.position ?? 0) >= head ? true : undefined;
@@ -116,7 +117,7 @@ describe('three services as separate processes (SQLite log, MongoDB-protocol rea
     // its successor is the ordinary entry point.
     await task.stop();
     task = await cluster.start('task', { tsEntry: 'test/distributed/support/slow-task-service.ts' });
-    const events = new SqliteEventStore({ path: cluster.eventsPath, pollIntervalMs: 20 });
+    const events = await cluster.openEventLog({ pollIntervalMs: 20 });
     try {
       const source = (await admin.get('/v2/projects/default/envs/production')).body as { id: string };
       const sourceLength = (await events.streamVersion(streams.environment(source.id))) + 1;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_SCHEMA_VERSION } from '../../shared/events';
-import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
 import { Cluster, type ServiceProcess } from '../distributed/support/cluster';
 import { rebuild, snapshot } from '../distributed/support/read-models';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
@@ -10,7 +9,7 @@ import { ensureRunning, expectManagedServer, serverScript, sleep, until } from '
  * The MongoDB-protocol server dies (SIGKILL) while the projection service
  * applies a burst of writes, and comes back on its data 12 s later (longer
  * than the driver waits for a server, so batches applied meanwhile fail):
- * the command and projection services as processes (SQLite log, read models
+ * the command and projection services as processes (the log on PostgreSQL, or SQLite without POSTGRES_URL; read models
  * on the FerretDB at MONGODB_URL, which .ci/e2e.sh starts through
  * scripts/ferretdb.sh and this test kills and restarts). The projection
  * service rides it out in the same process (a failed batch is applied again),
@@ -110,7 +109,7 @@ describe('the MongoDB-protocol server killed and restarted while projections run
     await serverScript('ferretdb', 'kill');
     // An event reaches the log with the store down (as a write already past the API does), so a batch is surely
     // applied during the outage. No projection handles its type; the runner still saves its checkpoint.
-    const events = new SqliteEventStore({ path: cluster.eventsPath });
+    const events = await cluster.openEventLog();
     await events.append(`faults-${randomUUID()}`, [probe()], 'no_stream');
     const head = await events.headPosition();
     await events.close();
@@ -154,7 +153,7 @@ describe('the MongoDB-protocol server killed and restarted while projections run
     expect(listed.body.total_count).toBe(files.length + 2);
 
     // The read models equal a rebuild from scratch: no event was lost, none applied twice.
-    const end = await rebuild(cluster.eventsPath, cluster.mongoUrl, cluster.database);
+    const end = await rebuild(cluster);
     await until('the projection service to reach the head', async () =>
       ((await readyz(projection)).position ?? 0) >= end ? true : undefined,
     );

@@ -3,6 +3,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
+import type { EventStore } from '../../../shared/eventstore/port';
+import { PostgresEventStore } from '../../../shared/eventstore/postgres-event-store';
+import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';
+import { createTestDatabase, type TestDatabase } from '../../../shared/testing/postgres-database';
 import { freePort } from '../../support/child-server';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -28,9 +32,11 @@ export interface ServiceProcess {
 
 /**
  * One distributed deployment on this machine for a test: the three services
- * as separate processes sharing a SQLite event log on disk, read models in a
- * fresh database of the MongoDB-protocol server at MONGODB_URL, and tasks on
- * a fresh topic of the Kafka at KAFKA_BROKERS.
+ * as separate processes with their event log in a fresh database of the
+ * PostgreSQL at POSTGRES_URL (what .ci/e2e.sh runs; without POSTGRES_URL, a
+ * SQLite file on disk shared by the processes), read models in a fresh
+ * database of the MongoDB-protocol server at MONGODB_URL, and tasks on a fresh
+ * topic of the Kafka at KAFKA_BROKERS.
  *
  * Services run from `dist/` when E2E_USE_DIST=1 (what CI does after `npm run
  * build`), otherwise from the TypeScript sources through @swc-node/register.
@@ -42,10 +48,15 @@ export class Cluster {
   readonly adminKey = 'distributed-e2e-admin-key-0123456789';
   readonly eventsPath = join(this.dataDir, 'events.sqlite');
   private readonly children = new Set<ServiceProcess>();
+  /** The event log's database on PostgreSQL, created before the first service starts. */
+  private eventLog: Promise<TestDatabase> | null = null;
+  private eventLogUrl: string | null = null;
 
   constructor(
     readonly mongoUrl: string,
     readonly kafkaBrokers: string,
+    /** The PostgreSQL server for the event log; null: a SQLite file shared by the processes. */
+    readonly postgresUrl: string | null = process.env.POSTGRES_URL ?? null,
   ) {}
 
   static fromEnvironment(): Cluster {
@@ -58,11 +69,37 @@ export class Cluster {
     return new Cluster(mongo, kafka);
   }
 
+  /** The event log's engine, as the tests' names say it. */
+  get logEngine(): string {
+    return this.postgresUrl ? 'PostgreSQL' : 'SQLite';
+  }
+
+  /** Creates the event log's database on PostgreSQL once (nothing for SQLite). */
+  private async prepareEventLog(): Promise<void> {
+    if (!this.postgresUrl) return;
+    this.eventLog ??= createTestDatabase(this.postgresUrl, `e2e_log_${this.run}`);
+    this.eventLogUrl = (await this.eventLog).url;
+  }
+
+  /** A connection of the test's own to the services' event log (close it after use). */
+  async openEventLog(options: { pollIntervalMs?: number } = {}): Promise<EventStore> {
+    await this.prepareEventLog();
+    if (this.eventLogUrl) return PostgresEventStore.connect({ url: this.eventLogUrl, pollIntervalMs: options.pollIntervalMs });
+    return new SqliteEventStore({ path: this.eventsPath, pollIntervalMs: options.pollIntervalMs });
+  }
+
+  private logEnv(): Record<string, string> {
+    if (this.postgresUrl) {
+      if (!this.eventLogUrl) throw new Error('the event log database is created by start() or openEventLog() first');
+      return { EVENT_STORE: 'postgres', POSTGRES_URL: this.eventLogUrl, POSTGRES_POOL_SIZE: '4' };
+    }
+    return { EVENT_STORE: 'sqlite', EVENTS_SQLITE_PATH: this.eventsPath };
+  }
+
   env(): Record<string, string> {
     return {
       DATA_DIR: this.dataDir,
-      EVENT_STORE: 'sqlite',
-      EVENTS_SQLITE_PATH: this.eventsPath,
+      ...this.logEnv(),
       READ_MODEL_STORE: 'mongodb',
       MONGODB_URL: this.mongoUrl,
       MONGODB_DATABASE: this.database,
@@ -88,6 +125,7 @@ export class Cluster {
    * service (a path from the repository root), e.g. one with a test seam.
    */
   async start(kind: ServiceKind, options: { untilReady?: boolean; timeoutMs?: number; tsEntry?: string } = {}): Promise<ServiceProcess> {
+    await this.prepareEventLog();
     const port = await freePort();
     // A TypeScript entry of the test's own (a service with a test seam) always runs from source.
     const useDist = process.env.E2E_USE_DIST === '1' && !options.tsEntry;
@@ -153,7 +191,7 @@ export class Cluster {
     }
   }
 
-  /** Kills every service still running, drops the database and the data directory. */
+  /** Kills every service still running, drops the databases and the data directory. */
   async destroy(): Promise<void> {
     for (const child of [...this.children]) await child.kill9();
     const client = await MongoClient.connect(this.mongoUrl);
@@ -162,6 +200,7 @@ export class Cluster {
     } finally {
       await client.close();
     }
+    if (this.eventLog) await (await this.eventLog).drop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -5,7 +5,7 @@ import { embeddedFeatures } from '../../../app/features';
 import { ReadModels } from '../../../shared/read-models/read-models';
 import { ProjectionRunner } from '../../../projection-service/runner';
 import { MongoDocumentStore } from '../../../shared/docstore/mongo-document-store';
-import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';
+import type { Cluster } from './cluster';
 
 /** Every read-model document of a database, by collection, sorted by id (checkpoints and leases left out). */
 export async function snapshot(url: string, database: string): Promise<Record<string, Array<{ id: string }>>> {
@@ -34,9 +34,9 @@ export async function snapshot(url: string, database: string): Promise<Record<st
  * Projects the whole event log from scratch into `<database>_rebuild`, with
  * the same projections the projection service runs, and returns its position.
  */
-export async function rebuild(eventsPath: string, url: string, database: string): Promise<number> {
-  const events = new SqliteEventStore({ path: eventsPath });
-  const store = await MongoDocumentStore.connect({ url, database: `${database}_rebuild` });
+export async function rebuild(cluster: Cluster): Promise<number> {
+  const events = await cluster.openEventLog();
+  const store = await MongoDocumentStore.connect({ url: cluster.mongoUrl, database: `${cluster.database}_rebuild` });
   try {
     await store.dropAll();
     const runner = new ProjectionRunner(
