@@ -35,7 +35,7 @@ const configSchema = z.object({
         context.addIssue({ code: 'custom', message: (error as Error).message.replace(/^POSTGRES_URL: /, '') });
       }
     }),
-  /** Connections each process keeps to PostgreSQL for reading the log (appends have one more of their own). */
+  /** Connections each process keeps to PostgreSQL for reading the log (appends and notifications have one more each). */
   POSTGRES_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   /** SQLite event log path; default `${DATA_DIR}/events.sqlite`. Several processes may share it. */
   EVENTS_SQLITE_PATH: z.string().optional(),

@@ -64,10 +64,13 @@ export function runCatchUpSubscription(loop: CatchUpLoop): Subscription {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    // The listener goes with the sleep: a read retried for as long as the engine is down would otherwise pile them up on the signal.
+    const done = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
   });
 }

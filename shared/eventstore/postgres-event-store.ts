@@ -13,7 +13,7 @@ import { APPEND_CHANNEL, migrate } from './postgres-schema';
 export interface PostgresEventStoreOptions {
   /** POSTGRES_URL: a libpq connection string (a URI or keywords; several hosts and target_session_attrs taken). */
   url: string;
-  /** Connections for reads (catch-ups, stream loads); appends have one of their own. Default 10. */
+  /** Connections for reads (catch-ups, stream loads); appends and LISTEN have one each of their own. Default 10. */
   poolSize?: number;
   /**
    * How often an idle subscriber looks for appends when no notification came. Appends notify
