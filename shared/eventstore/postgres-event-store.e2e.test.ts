@@ -199,6 +199,22 @@ if (serverUrl) {
       expect(await store.streamVersion(stream)).toBe(0);
     });
 
+    it("connects with libpq's keyword form, a host list included", async () => {
+      const { host, port } = firstHostOf(database.url);
+      const name = database.url.slice(database.url.lastIndexOf('/') + 1).split('?')[0]!;
+      const user = database.url.slice(database.url.indexOf('://') + 3).split('@')[0]!;
+      const proxy = await TcpProxy.start({ host, port });
+      await proxy.cut();
+      try {
+        const store = await open({
+          url: `host=127.0.0.1,${host} port=${proxy.port},${port} dbname=${name} user='${user}' target_session_attrs=any`,
+        });
+        await expect(store.append(`kw${Date.now()}`, [event(1)], 'no_stream')).resolves.toMatchObject({ streamVersion: 0 });
+      } finally {
+        await proxy.close();
+      }
+    });
+
     it('connects through a list of hosts to the first that answers', async () => {
       const { host, port } = firstHostOf(database.url);
       const proxy = await TcpProxy.start({ host, port });
