@@ -12,7 +12,7 @@ export interface HeldPort {
   port: number;
   /** Hands every connection, the waiting ones first, to `handler` (paused: the handler reads it). */
   serve(handler: (socket: Socket) => void): void;
-  /** Stops accepting; the connections handed over are the handler's. */
+  /** Stops accepting at once; the connections handed over are the handler's to end. */
   close(): Promise<void>;
 }
 
@@ -40,9 +40,13 @@ export async function holdPort(config: Pick<Config, 'PORT' | 'HOST'>): Promise<H
       handler = next;
       for (const socket of waiting.splice(0)) next(socket);
     },
-    async close() {
+    close() {
       for (const socket of waiting.splice(0)) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Not waiting for the close callback: it comes once every connection the port accepted has
+      // ended, and those handed over end when their server closes them (after this, at shutdown).
+      // `listening` turns false at once, which long requests (audit streams) watch to end.
+      server.close();
+      return Promise.resolve();
     },
   };
 }
