@@ -99,6 +99,40 @@ describe('the console with set rules (ABAC), in chromium', () => {
     await expect(denied.locator('[data-testid=unmatched-set-rules]').textContent()).resolves.toContain('user.department equals "legal"');
   });
 
+  it('draws a grant of a kind it does not know as the API sent it, and an answer it cannot draw as a note; the next check works', async () => {
+    // What a newer API could answer: neither shape exists in this service, so the browser is handed them.
+    const explanation = (grantedBy: unknown[]) => ({
+      decision: 'allow',
+      summary: "'alice' may 'read' 'file:readme': by a future rule",
+      resource: { type: 'file', key: 'readme', tenant: 'acme', instance_found: true },
+      granted_by: grantedBy,
+      roles_held: [],
+      set_rules: [],
+    });
+    const answers = [
+      { allow: true, explanation: explanation([{ kind: 'future_rule', rule: 'r1' }]) },
+      { allow: true, explanation: { ...explanation([]), granted_by: 'not a list' } },
+    ];
+    await page.route('**/allowed', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answers.shift()) }),
+    );
+    try {
+      const future = await ask('alice', 'read', 'file:readme');
+      await future.locator('[data-testid=chain][data-kind=future_rule]').waitFor();
+      await expect(future.locator('[data-testid=chain]').textContent()).resolves.toContain('future_rule');
+
+      await page.fill('input[name=user]', 'bob');
+      await page.click('button:has-text("Check")');
+      await page.locator('[data-testid=check-result] [data-testid=render-error]').waitFor();
+      await expect(page.locator('[data-testid=render-error]').textContent()).resolves.toMatch(/^Could not draw this check's explanation: /);
+    } finally {
+      await page.unroute('**/allowed');
+    }
+    const real = await ask('carol', 'read', 'file:readme');
+    await real.locator('[data-testid=set-rule]').waitFor();
+    expect(await real.locator('[data-testid=render-error]').count()).toBe(0);
+  });
+
   it('names the attribute that changed in the decision history: department: legal → finance', async () => {
     const moved = await ok(admin.patch(`${FACTS}/users/carol`, { attributes: { department: 'finance' } }));
     movedAt = Number(moved.headers.get('x-event-position'));
