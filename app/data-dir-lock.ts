@@ -34,6 +34,8 @@ const heldHere = new Set<string>();
 
 /** How long an empty lock file is taken for one being written by a start that has just created it. */
 const TORN_GRACE_MS = 5_000;
+/** The pid given to an empty lock file within that grace (no process has it). */
+const BEING_WRITTEN = -1;
 
 const lockPath = (dataDir: string) => join(resolve(dataDir), LOCK_FILE);
 
@@ -56,10 +58,15 @@ export function refuseIfHeld(dataDir: string): void {
  * another host (a data directory on a network file system) cannot be checked
  * and refuses the start, naming it. Throws StartupRefused naming the holder.
  */
-export function lockDataDir(dataDir: string, now: () => Date = () => new Date()): DataDirLock {
+export function lockDataDir(dataDir: string): DataDirLock {
   const path = lockPath(dataDir);
   mkdirSync(resolve(dataDir), { recursive: true });
-  const holder: LockHolder = { pid: process.pid, host: hostname(), started_at: now().toISOString(), proc_start: procStart(process.pid) };
+  const holder: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    proc_start: procStart(process.pid),
+  };
   let tookOver: LockHolder | null = null;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusively(path, holder)) {
@@ -80,7 +87,7 @@ export function lockDataDir(dataDir: string, now: () => Date = () => new Date())
       };
     }
     const current = readHolder(path);
-    if (current === null) continue; // Removed (or still being written) meanwhile: try again.
+    if (current === null) continue; // Removed meanwhile (its holder stopped): try again.
     if (isAlive(current, path)) throw heldBy(dataDir, current);
     // A dead holder's file: removed only if it is still the one judged dead, then taken like a free one.
     const again = readHolder(path);
@@ -127,13 +134,13 @@ function readHolder(path: string): LockHolder | null {
   // or one crashed between creating and writing it (older: nobody to name, treated as dead).
   const written = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const fresh = Date.now() - written < TORN_GRACE_MS;
-  return { pid: fresh ? -1 : 0, host: hostname(), started_at: '(unknown: being written)', proc_start: null };
+  return { pid: fresh ? BEING_WRITTEN : 0, host: hostname(), started_at: '', proc_start: null };
 }
 
 /** Whether the holder may still be running: on this host, its pid is alive and is the same process; elsewhere, assumed so. */
 function isAlive(holder: LockHolder, path: string): boolean {
   if (holder.host !== hostname()) return true;
-  if (holder.pid === -1) return true;
+  if (holder.pid === BEING_WRITTEN) return true;
   if (holder.pid <= 0) return false;
   if (holder.pid === process.pid) return heldHere.has(path);
   try {
@@ -159,6 +166,10 @@ function procStart(pid: number): string | null {
 }
 
 function heldBy(dataDir: string, holder: LockHolder): StartupRefused {
+  if (holder.pid === BEING_WRITTEN)
+    return new StartupRefused(
+      `data directory ${resolve(dataDir)} is being taken by another start this moment (its lock file is not written yet)`,
+    );
   const here = holder.host === hostname();
   return new StartupRefused(
     `data directory ${resolve(dataDir)} is in use by process ${holder.pid} on ${holder.host}, started ${holder.started_at}` +
