@@ -32,7 +32,6 @@ export async function holdPort(config: Pick<Config, 'PORT' | 'HOST'>): Promise<H
     server.listen(config.PORT, config.HOST, () => resolve());
   });
   server.removeAllListeners('error');
-  server.on('error', () => undefined);
   const { port } = server.address() as net.AddressInfo;
   return {
     port,

@@ -102,7 +102,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
       />
       <ErrorNote error={error} />
       {answer ? (
-        <div class="card" data-testid="check-result" key={answer.seq} data-seq={answer.seq}>
+        <div class="card" data-testid="check-result" key={answer.seq}>
           <p class="muted">
             {answer.asOf !== null ? `As of position ${answer.asOf}` : 'Now'}
             {answer.position !== null ? ` · decided at log position ${answer.position}` : ''}
