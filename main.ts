@@ -1,29 +1,17 @@
 import { startEmbedded } from './app/embedded';
-import { loadConfig } from './shared/config';
+import { runService } from './app/run-service';
 import { warmCommandState } from './app/warm-command-state';
-import { createRootLogger } from './shared/logger';
 import { embeddedFeatures } from './app/features';
 
 /** `npm start`: the whole service in one process on the configured engines. */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT });
+runService('rebac', async (config, logger) => {
   const service = await startEmbedded(config, logger, embeddedFeatures());
   let stopping = false;
   void warmCommandState(service.services, logger, () => stopping);
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await service.close();
-    logger.info('stopped');
-    process.exit(0);
+  return {
+    async close() {
+      stopping = true;
+      await service.close();
+    },
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
 });

@@ -79,7 +79,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
   const features = [grantsFeature()];
   const app = createApp(services, featureRoutes(features, { config, logger, eventStore, documentStore, services }), { coreRoutes: false });
   const api = app.locals.api as ApiRegistry;
-  const forward = forwardTo(upstreamPort, logger);
+  const forward = forwardTo(upstreamPort, logger.child({ component: 'check-worker' }));
 
   const serve = requestListener(app);
   const server: Server = http.createServer((req, res) => {
@@ -109,10 +109,10 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
 async function main(): Promise<void> {
   const config = JSON.parse(process.env[CHECK_WORKER_ENV.config] ?? '') as Config;
   const index = process.env[CHECK_WORKER_ENV.index] ?? '?';
-  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT }).child({
-    component: 'check-worker',
-    worker: index,
-  });
+  // `worker` on every line; `component` only where this process speaks for itself: the loggers made
+  // from this one (the access log's `http`, the features') bind their own, and a line holds each key once.
+  const logger = createRootLogger(config.LOG_LEVEL, 'rebac', { format: config.LOG_FORMAT }).child({ worker: index });
+  const own = logger.child({ component: 'check-worker' });
   const worker = await startCheckWorker(config, logger, Number(process.env[CHECK_WORKER_ENV.upstreamPort]));
   let stopping = false;
   const stop = () => {
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   // Ctrl-C reaches the whole process group: the main process stops the workers itself, after its own requests.
   process.on('SIGINT', () => undefined);
   process.on('SIGTERM', stop);
-  logger.debug('check worker ready');
+  own.debug('check worker ready');
   process.send?.({ ready: worker.operations } satisfies FromCheckWorker);
 }
 

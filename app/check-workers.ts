@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import net, { type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -7,6 +7,8 @@ import type { Config } from '../shared/config';
 import type { MetricsSnapshot } from '../shared/metrics/metrics';
 import { CHECK_WORKER_ENV, type FromCheckWorker, type ToCheckWorker, type WorkerOperation } from './check-worker';
 import { readFirstBytes, requestLine } from './first-request';
+import type { HeldPort } from './held-port';
+import { StartupRefused } from './startup-refused';
 
 /** How long a check worker may take to open the read models and say it is ready. */
 const START_TIMEOUT_MS = 30_000;
@@ -30,7 +32,7 @@ export function httpWorkerCount(config: Config): number {
   const sqlite = config.READ_MODEL_STORE === 'sqlite' && config.EVENT_STORE === 'sqlite';
   if (config.HTTP_WORKERS === 'auto') return sqlite && config.RATE_LIMIT_PER_KEY_RPS === 0 ? availableParallelism() : 1;
   if (config.HTTP_WORKERS > 1 && !sqlite) {
-    throw new Error(
+    throw new StartupRefused(
       `HTTP_WORKERS=${config.HTTP_WORKERS} needs the SQLite event log and read models (EVENT_STORE=sqlite, READ_MODEL_STORE=sqlite): check workers read their files`,
     );
   }
@@ -63,6 +65,7 @@ export interface FrontDoor {
  */
 export async function openFrontDoor(
   config: Config,
+  door: HeldPort,
   logger: Logger,
   count: number,
   upstreamPort: number,
@@ -122,12 +125,8 @@ export async function openFrontDoor(
       if (error && !socket.destroyed) serveHere(socket, first.bytes);
     });
   };
-  const server = net.createServer({ pauseOnConnect: true }, (socket) => void route(socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
-  });
-  const { port } = server.address() as net.AddressInfo;
+  door.serve((socket) => void route(socket));
+  const { port } = door;
   logger.info({ workers: count + 1, pids: workers.map((w) => w?.pid) }, 'check workers started');
 
   let asked = 0;
@@ -156,7 +155,7 @@ export async function openFrontDoor(
     },
     async close() {
       closing = true;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await door.close();
       await Promise.all(workers.flatMap((w) => (w ? [stopWorker(w)] : [])));
     },
   };

@@ -30,6 +30,8 @@ import { ProjectionThread, projectionThreadWanted } from './projection-thread';
 import { buildServices, flushCommandSnapshots } from './services';
 import { createDocumentStore, createEventStore, registerKafkaTaskQueue } from './stores';
 import { loadSecretBox } from '../shared/secrets/secrets-key';
+import { lockDataDir, refuseIfHeld, type DataDirLock } from './data-dir-lock';
+import { holdPort, type HeldPort } from './held-port';
 
 export interface EmbeddedService {
   url: string;
@@ -54,6 +56,44 @@ export interface EmbeddedService {
  * where PROJECTION_THREAD says so (by default when there are two cores or more).
  */
 export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
+  // What the configuration alone decides is refused before anything is taken or written.
+  const httpWorkers = httpWorkerCount(config);
+  // One process serves a data directory (docs/core-decisions.md, "One process per data directory"): a
+  // second start names the holder, before it takes the port the two would share; then the port is held
+  // before the directory is created or opened, so a start that cannot listen leaves nothing behind.
+  refuseIfHeld(config.DATA_DIR);
+  const door = await holdPort(config);
+  let lock: DataDirLock;
+  try {
+    lock = lockDataDir(config.DATA_DIR);
+  } catch (error) {
+    await door.close();
+    throw error;
+  }
+  try {
+    return await startHolding(config, logger, features, door, lock, httpWorkers);
+  } catch (error) {
+    await door.close();
+    lock.release();
+    throw error;
+  }
+}
+
+async function startHolding(
+  config: Config,
+  logger: Logger,
+  features: Feature[],
+  door: HeldPort,
+  lock: DataDirLock,
+  httpWorkers: number,
+): Promise<EmbeddedService> {
+  if (lock.tookOver) {
+    const { pid, host, started_at } = lock.tookOver;
+    logger.warn(
+      { lock: lock.path, previous: { pid, host, started_at } },
+      'took over the lock of a process that is gone (it did not stop cleanly)',
+    );
+  }
   // The one process owns its data directory: without SECRETS_KEY it generates its key there on first start.
   const secrets = loadSecretBox(config, logger, true);
   registerKafkaTaskQueue(logger.child({ component: 'kafka' }));
@@ -94,26 +134,25 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
 
   const consoleDir = config.UI_ENABLED ? (config.UI_DIR ?? defaultConsoleDir()) : undefined;
   const app = createApp(services, featureRoutes(features, context), { consoleDir });
-  const httpWorkers = httpWorkerCount(config);
-  let server: Server;
-  let url: string;
+  // This process's HTTP server listens on loopback; the held public port hands it its connections
+  // (with check workers, those that do not begin with a check; without, all of them).
+  const here = await listen(app, { ...config, HOST: '127.0.0.1', PORT: 0 });
+  const server = here.server;
+  const url = `http://${config.HOST}:${door.port}`;
   let frontDoor: FrontDoor | null = null;
   if (httpWorkers === 1) {
-    ({ server, url } = await listen(app, config));
+    door.serve((socket) => takeConnection(server, socket, Buffer.alloc(0)));
   } else {
-    // This process listens on loopback for what the check workers forward, and takes its turn of the public connections.
-    const here = await listen(app, { ...config, HOST: '127.0.0.1', PORT: 0 });
-    server = here.server;
     const api = app.locals.api as ApiRegistry;
     frontDoor = await openFrontDoor(
       config,
+      door,
       logger.child({ component: 'check-workers' }),
       httpWorkers - 1,
       portOf(here.url),
-      (socket, firstBytes) => takeConnection(here.server, socket, firstBytes),
+      (socket, firstBytes) => takeConnection(server, socket, firstBytes),
       (method, path) => api.operationFor(method as HttpMethod, path),
     );
-    url = `http://${config.HOST}:${frontDoor.port}`;
     const workers = frontDoor;
     metrics.addPeers(() => workers.workerMetrics());
   }
@@ -133,13 +172,14 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     close: () =>
       (closing ??= (async () => {
         // Stop taking requests, let in-flight ones finish (the check workers' first: they forward here), then stop the workers and the projections (checkpoints are saved per batch).
-        await frontDoor?.close();
+        await (frontDoor ?? door).close();
         await closeServer(server);
         await flushCommandSnapshots(services);
         await stopAll(workers);
         await runner.stop();
         await eventStore.close();
         await documentStore.close();
+        lock.release();
       })()),
   };
 }

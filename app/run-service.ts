@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../shared/config';
 import { createRootLogger } from '../shared/logger';
+import { StartupRefused } from './startup-refused';
 
 export interface RunningService {
   /** Graceful stop: stop taking work, finish or hand back what is in flight, store checkpoints, close clients. */
@@ -22,8 +23,9 @@ export function runService(name: string, start: (config: Config, logger: Logger)
   try {
     config = loadConfig();
   } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    // No configured logger without a configuration: the line goes out as LOG_FORMAT would have it, when that much is valid.
+    const format = process.env.LOG_FORMAT === 'json' || process.env.LOG_FORMAT === 'pretty' ? process.env.LOG_FORMAT : undefined;
+    refused(createRootLogger('info', name, { format }), new StartupRefused(error instanceof Error ? error.message : String(error)));
   }
   const logger = createRootLogger(config.LOG_LEVEL, name, { format: config.LOG_FORMAT });
   let service: RunningService | null = null;
@@ -56,9 +58,18 @@ export function runService(name: string, start: (config: Config, logger: Logger)
       if (stopping) void started.close();
       void started.failed?.then((code) => stop('service failed', code));
     },
-    (error: unknown) => {
-      logger.fatal({ err: error }, 'could not start');
-      process.exit(1);
-    },
+    (error: unknown) => refused(logger, error),
   );
+}
+
+/**
+ * A start that failed: one log line, then exit 1. A refusal the operator can act
+ * on (StartupRefused: an invalid configuration, a held data directory, a taken port) is its message alone; anything
+ * else keeps its stack, in the line's `err` (one JSON line; pretty output
+ * prints the stack after it).
+ */
+function refused(logger: Logger, error: unknown): never {
+  if (error instanceof StartupRefused) logger.fatal(error.details, `could not start: ${error.message}`);
+  else logger.fatal({ err: error }, `could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
 }

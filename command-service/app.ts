@@ -92,7 +92,11 @@ export function createApp(services: Services, modules: RouteModule[] = [], optio
   });
   // Like /healthz, outside the API (and /openapi.json); METRICS_TOKEN, when set, guards it.
   app.get('/metrics', metricsHandler(services.metrics, services.config.METRICS_TOKEN));
-  if (options.consoleDir !== undefined) app.use(CONSOLE_PATH, consoleUi(options.consoleDir));
+  if (options.consoleDir !== undefined) {
+    app.use(CONSOLE_PATH, consoleUi(options.consoleDir));
+    // The service's address opened in a browser: the console, rather than the API's 401. Temporary (302): not remembered by a browser, so turning the console off takes effect.
+    app.get('/', (_req, res) => res.redirect(302, `${CONSOLE_PATH}/`));
+  }
 
   const cacheReads = services.config.READ_CACHE_ENTRIES > 0;
   const keys = apiKeyAuthenticator(services);

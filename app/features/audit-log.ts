@@ -21,6 +21,7 @@ export function auditLogFeature(): Feature {
         { checkpointMs: context.config.AUDIT_STREAM_CHECKPOINT_MS, maxStreams: context.config.AUDIT_MAX_STREAMS },
         context.logger.child({ component: 'audit-streams' }),
       );
+      context.services.metrics.countAuditStreams(() => streams.openStreams, context.config.AUDIT_MAX_STREAMS);
       return eventRoutes({ log, streams });
     },
   };

@@ -10,6 +10,8 @@ import { canonicalId } from '../../shared/ids';
 /** Shared by the requests that use the same key (cached): never modified. */
 export interface AuthContext {
   readonly keyId: string;
+  /** The key's name, for the access log (never its secret). */
+  readonly keyName: string;
   /** What the key may do (see access-levels.ts). */
   readonly accessLevel: AccessLevel;
   readonly organizationId: string;
@@ -117,6 +119,7 @@ async function lookUpKey(rm: ReadModels, hash: string): Promise<AuthContext> {
   if (!key || !sameHash(key._secret_hash, hash)) throw new UnauthorizedError('Invalid API key');
   return {
     keyId: key.id,
+    keyName: key.name,
     // Documents projected before access levels existed carry 'admin' already; `??` covers a hand-made one.
     accessLevel: key.access_level ?? 'admin',
     organizationId: key.organization_id,

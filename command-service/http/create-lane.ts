@@ -4,8 +4,8 @@ import type { z } from 'zod';
 import type { EnvCommand } from '../../shared/domain/env/commands';
 import { streams, type EventMetadata } from '../../shared/events';
 import { allows, requiredAccessLevel } from './access-levels';
-import { logAnswered } from './access-log';
-import type { ApiKeyAuthenticator, EnvironmentScopes } from './auth';
+import { keyOf, logAnswered } from './access-log';
+import type { ApiKeyAuthenticator, AuthContext, EnvironmentScopes } from './auth';
 import { handToExpress, laneBodyLength, parsedOrUndefined, readBody, type FastLane, type HandedOver } from './fast-lane';
 import { isPlainUtf8Json } from './json-body';
 import { JSON_CONTENT_TYPE } from './json-content-type';
@@ -78,8 +78,9 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     let environmentId: string;
     let requestId: string;
     let metadata: EventMetadata;
+    let auth: AuthContext;
     try {
-      const auth = await keys.authenticate(req.headers.authorization);
+      auth = await keys.authenticate(req.headers.authorization);
       if (!allows(auth.accessLevel, required)) return handOver(express, req, res, body);
       environmentId = (await scopes.resolve(auth, path[1]!, path[2]!)).id;
       requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
@@ -105,7 +106,8 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     res.end(answerBytes);
     const ms = performance.now() - started;
     http.record(route.template, 'POST', 200, ms / 1000);
-    if (log.isLevelEnabled('info')) logAnswered(log, { reqId: requestId, method: 'POST', url: req.url!, status: 200, ms });
+    if (log.isLevelEnabled('info'))
+      logAnswered(log, { reqId: requestId, method: 'POST', url: req.url!, status: 200, ms, key: keyOf(auth) });
   }
 
   return (req, res, express) => {

@@ -471,6 +471,17 @@ export const decisionHistoryAnswerSchema = z
             }),
           ),
         }),
+        attribute_changes: z
+          .array(
+            z.strictObject({
+              of: z.enum(['user', 'tenant', 'resource']),
+              key: z.string().describe('The user or tenant key, or the instance as `type:key`'),
+              attribute: z.string().describe('As a condition names it after `user.`, `tenant.` or `resource.`'),
+              before: z.unknown().optional().describe('Absent: the attribute was not set before the event'),
+              after: z.unknown().optional().describe('Absent: the attribute is not set after the event'),
+            }),
+          )
+          .describe('The attributes the event changed, old → new (set rules read them); empty for other events'),
         explanation: explanationSchema,
       }),
     ),

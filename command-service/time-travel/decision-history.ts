@@ -8,6 +8,7 @@ import type { EventStore } from '../../shared/eventstore/port';
 import { OPEN, type HistoryCollections, type Version } from '../../shared/read-models/history/history';
 import { typeOf } from '../../shared/read-models/grants/model';
 import type { ReadModels, RoleDoc } from '../../shared/read-models/read-models';
+import { attributeChanges, attributeChangeText, type AttributeChange } from './attribute-changes';
 
 /** A role that permits the action, as the explanation names it (with its chain, for resource roles). */
 export type PermittingRole = GrantedBy;
@@ -48,6 +49,8 @@ export interface DecisionChange {
   /** When the event was one of a cascade: the delete the request made, whose dependants went first. */
   cascade_of?: { type: string; position: number; data: unknown };
   cause: { summary: string; links: CauseLink[] };
+  /** The attributes (of a user, tenant or instance) the event changed, old → new: what flips a set rule. */
+  attribute_changes: AttributeChange[];
   explanation: Explanation;
 }
 
@@ -102,7 +105,7 @@ export async function decisionHistory(
     const gained = explanation!.granted_by.filter((g) => !previous.explanation.granted_by.some((p) => sameRole(p, g)));
     const lost = previous.explanation.granted_by.filter((p) => !explanation!.granted_by.some((g) => sameRole(p, g)));
     if (allow !== previous.allow || gained.length > 0 || lost.length > 0) {
-      changes.push(await changeAt(deps, position, { allow, explanation: explanation! }, previous, gained, lost));
+      changes.push(await changeAt(deps, environmentId, position, { allow, explanation: explanation! }, previous, gained, lost));
     }
     previous = { position, allow, explanation: explanation! };
   }
@@ -196,6 +199,7 @@ async function positionsThatMatter(
 
 async function changeAt(
   deps: DecisionHistoryDeps,
+  environmentId: string,
   position: number,
   now: { allow: boolean; explanation: Explanation },
   before: { allow: boolean; explanation: Explanation },
@@ -207,6 +211,8 @@ async function changeAt(
   const metadata = event.metadata as typeof event.metadata & { auditMetadata?: unknown };
   const links = [...linksOf(event, gained, 'gained'), ...linksOf(event, lost, 'lost')];
   const cascade = await cascadeOf(deps.eventStore, event);
+  const attributes = await attributeChanges(event, environmentId, (p) => deps.readsAt(p));
+  const rules = setRulesOf(gained, 'gained').concat(setRulesOf(lost, 'lost'));
   return {
     position,
     time: event.metadata.timestamp,
@@ -223,7 +229,8 @@ async function changeAt(
       data: event.data,
     },
     ...(cascade ? { cascade_of: cascade } : {}),
-    cause: { summary: summaryOf(event, now.allow, before.allow, links, cascade), links },
+    cause: { summary: summaryOf(event, now.allow, before.allow, links, cascade, [...rules, ...attributes.map(attributeText)]), links },
+    attribute_changes: attributes,
     explanation: now.explanation,
   };
 }
@@ -337,12 +344,25 @@ async function cascadeOf(store: EventStore, event: RecordedEvent): Promise<Decis
   return { type: last.type, position: last.position, data: last.data };
 }
 
+/** The set rules gained or lost, for the summary (their support is conditions over attributes, not a chain of events). */
+function setRulesOf(roles: GrantedBy[], side: 'gained' | 'lost'): string[] {
+  return roles
+    .filter((g) => g.kind === 'set_rule')
+    .map(
+      (g) =>
+        `set rule '${g.set_rule}' (user set '${g.user_set}' on resource set '${g.resource_set}') ${side === 'gained' ? 'now matches' : 'no longer matches'}`,
+    );
+}
+
+const attributeText = (c: AttributeChange) => `${c.of} '${c.key}' ${attributeChangeText(c)}`;
+
 function summaryOf(
   event: RecordedEvent,
   allow: boolean,
   before: boolean,
   links: CauseLink[],
   cascade: DecisionChange['cascade_of'] | undefined,
+  more: string[],
 ): string {
   const what = allow === before ? `the roles permitting it changed (still ${allow ? 'allowed' : 'denied'})` : allow ? 'allowed' : 'denied';
   const described = links.map((l) => {
@@ -362,6 +382,7 @@ function summaryOf(
     }
   });
   const via = cascade ? `, in the cascade of ${cascade.type} at position ${cascade.position}` : '';
+  described.push(...more);
   return `${what} by ${event.type}${via}${described.length > 0 ? `: ${described.join('; ')}` : ''}`;
 }
 

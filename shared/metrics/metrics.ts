@@ -52,6 +52,7 @@ export class Metrics {
   /** Created with their first source: a service that does not follow the log or count tasks shows no such family. */
   private log: { head: Gauge; positions: Gauge<'projection'>; lag: Gauge<'projection'> } | null = null;
   private queueDepth: Gauge | null = null;
+  private auditStreams: { open: Gauge; max: Gauge; count: () => number } | null = null;
   private readonly eventsCopied: Counter;
   private readonly copiesRunning: Gauge;
 
@@ -160,6 +161,31 @@ export class Metrics {
     this.openTasks = count;
   }
 
+  /**
+   * Reports the audit log streams this process serves (read at each scrape) beside their bound,
+   * AUDIT_MAX_STREAMS, so an alert can fire before clients get 503s. Summed over the check
+   * workers (they serve none); the bound is a setting, the same in each, so not summed.
+   */
+  countAuditStreams(count: () => number, max: number): void {
+    const registers = [this.registry];
+    this.auditStreams ??= {
+      open: new Gauge({
+        name: 'rebac_audit_streams_open',
+        help: 'Audit log streams (server-sent events) this process serves now',
+        registers,
+      }),
+      max: new Gauge({
+        name: 'rebac_audit_streams_max',
+        help: 'Most audit log streams this process serves at once (AUDIT_MAX_STREAMS); one more is a 503',
+        aggregator: 'max',
+        registers,
+      }),
+      count,
+    };
+    this.auditStreams.count = count;
+    this.auditStreams.max.set(max);
+  }
+
   private logGauges(): NonNullable<Metrics['log']> {
     const registers = [this.registry];
     return (this.log ??= {
@@ -235,6 +261,7 @@ export class Metrics {
     this.eventsCopied.reset();
     this.eventsCopied.inc(this.copies.eventsCopied);
     this.copiesRunning.set(this.copies.running);
+    this.auditStreams?.open.set(this.auditStreams.count());
 
     const [head, openTasks] = await Promise.all([settle(this.logHead), settle(this.openTasks)]);
     if (this.log) {

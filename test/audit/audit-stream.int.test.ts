@@ -186,6 +186,10 @@ describe('the audit log stream', () => {
     const refused = await env.get(STREAM);
     expect(refused.status).toBe(503);
     expect(refused.body.message).toContain('AUDIT_MAX_STREAMS');
+    // The gauge says so before a client meets the 503: all 3 places taken, of 3.
+    const scraped = await (await fetch(`${server.url}/metrics`)).text();
+    expect(scraped).toMatch(/^rebac_audit_streams_open 3$/m);
+    expect(scraped).toMatch(/^rebac_audit_streams_max 3$/m);
     // Closing one frees its place (the server notices the disconnect).
     await streams[0]!.close();
     const deadline = Date.now() + 5000;
@@ -198,6 +202,16 @@ describe('the audit log stream', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(again!.status).toBe(200);
+    await org.close();
+    await again!.close();
+    await streams[1]!.close();
+    const until = Date.now() + 5000;
+    let open = '';
+    while (Date.now() < until && open !== '0') {
+      open = /^rebac_audit_streams_open (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1] ?? '';
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(open).toBe('0');
   });
 });
 

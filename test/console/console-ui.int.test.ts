@@ -49,6 +49,17 @@ describe('the console under /ui', () => {
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
   });
 
+  it("leads from the service's address to the console (302, so switching the console off is not remembered)", async () => {
+    for (const path of ['/', '/?from=bookmark']) {
+      const res = await fetch(`${server.url}${path}`, { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/ui/');
+    }
+    // Only the root and only to read: anything else there is the API's (which wants a key).
+    expect((await fetch(`${server.url}/`, { method: 'POST', redirect: 'manual' })).status).toBe(401);
+    expect((await fetch(`${server.url}/x`, { redirect: 'manual' })).status).toBe(401);
+  });
+
   it("ends every /ui request itself, and leaves the API's key check alone", async () => {
     const missing = await fetch(`${server.url}/ui/assets/nope.js`);
     expect(missing.status).toBe(404);
@@ -67,6 +78,8 @@ describe('the console switched off or not built', () => {
     const server = await startTestServer({ env: { UI_DIR: dir, UI_ENABLED: 'false' } });
     try {
       expect((await fetch(`${server.url}/ui/`)).status).toBe(401);
+      // No console to lead to: the root is the API's, as any other path.
+      expect((await fetch(`${server.url}/`, { redirect: 'manual' })).status).toBe(401);
       expect((await fetch(`${server.url}/ui/`, { headers: { authorization: `Bearer ${server.adminKey}` } })).status).toBe(404);
     } finally {
       await server.close();

@@ -1,9 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startChildServer, type ChildServer } from '../support/child-server';
-import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
+import type { Page } from 'playwright-core';
+import { startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { FACTS, loadFolderFileExample, type ApiClient } from '../support/embedded-server';
 
 /**
  * The web console in a real browser (Debian's chromium, through playwright-core)
@@ -17,76 +14,32 @@ import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-ser
  * CONSOLE_SCREENSHOTS=<dir> saves a screenshot of each page there (docs/console/ holds the committed ones).
  * CONSOLE_BROWSER_INSTANCES (default 100000) instances are loaded for the paging step.
  */
-const ROOT = join(__dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = process.env.CONSOLE_SCREENSHOTS;
 const INSTANCES = Number(process.env.CONSOLE_BROWSER_INSTANCES ?? 100_000);
-const UI_TIMEOUT = 15_000;
 
 jest.setTimeout(120_000);
 
 describe('the web console in chromium', () => {
-  let server: ChildServer;
-  let dataDir: string;
-  let profile: string;
+  let browser: ConsoleBrowser;
   let admin: ApiClient;
-  let context: BrowserContext;
   let page: Page;
-  const pageErrors: string[] = [];
-
-  const shot = async (name: string) => {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-  };
-  const open = async (hash: string) => {
-    // Evaluated in the page (this file is compiled without the DOM's types).
-    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-  };
+  const shot = (name: string) => browser.shot(name);
+  const open = (hash: string) => browser.open(hash);
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist', 'ui', 'index.html')) || !existsSync(join(ROOT, 'dist', 'main.js')))
-      throw new Error('the service is not built: run npm run build (npm run test:browser does)');
-    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
-    dataDir = mkdtempSync(join(tmpdir(), 'rebac-console-'));
-    profile = mkdtempSync(join(tmpdir(), 'rebac-chromium-'));
-    server = await startChildServer({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, 'dist/main.js');
-    admin = new ApiClient(server.url, readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim());
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 860 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(UI_TIMEOUT);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('dialog', (dialog) => void dialog.accept());
+    browser = await startConsoleBrowser();
+    ({ admin, page } = browser);
   });
 
   afterAll(async () => {
-    await context?.close();
-    await server?.stop();
-    for (const dir of [dataDir, profile]) if (dir) rmSync(dir, { recursive: true, force: true });
+    await browser?.close();
   });
 
   afterEach(() => {
-    expect(pageErrors).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
   });
 
   it('1. signs in with the organisation key, and keeps it in sessionStorage only', async () => {
-    await page.goto(`${server.url}/ui/`);
-    await page.fill('input[name=api-key]', admin.key);
-    await page.click('button[type=submit]');
+    await browser.signIn();
     await page.getByText('This environment has no resource types yet.').waitFor();
     expect(await page.locator('select[aria-label=environment]').inputValue()).not.toBe('');
     const stored = await page.evaluate('({ session: sessionStorage.length, local: localStorage.length, cookie: document.cookie })');

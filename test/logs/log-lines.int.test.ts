@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { startEmbedded } from '../../app/embedded';
 import { ADMIN_KEY_FILE } from '../../command-service/bootstrap';
@@ -10,6 +11,7 @@ import { startProjectionService } from '../../app/start-projection-service';
 import { startTaskService } from '../../app/start-task-service';
 import { loadConfig } from '../../shared/config';
 import { createRootLogger } from '../../shared/logger';
+import { startChildServer, type ChildServer } from '../support/child-server';
 import { duplicateKeys } from '../support/duplicate-keys';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
 
@@ -93,6 +95,12 @@ describe('log lines', () => {
       ]),
     );
     expect(entries.every((e) => e.service === 'rebac')).toBe(true);
+    // Every request the API answered names its key (the express routes' lines and the create lane's alike).
+    const answered = (entries as Array<Entry & { url?: string; status?: number; key?: { id: string; name: string } }>).filter(
+      (e) => e.msg === 'request completed' && e.url?.startsWith('/v2/') && e.status! < 400,
+    );
+    expect(answered.length).toBeGreaterThan(10);
+    expect(answered.filter((e) => typeof e.key?.id !== 'string' || typeof e.key.name !== 'string')).toEqual([]);
   });
 
   it('of the three services started apart (leases, checkpoint polling)', async () => {
@@ -122,6 +130,70 @@ describe('log lines', () => {
         'command-service http: request completed',
       ]),
     );
+  });
+});
+
+/** One request on a connection of its own (so the front door deals each to the next process in turn). */
+function onNewConnection(url: string, path: string, key: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${url}${path}`,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('log lines of the check workers, and the key in the access log', () => {
+  let child: ChildServer | null = null;
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await child?.stop();
+    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  });
+
+  it('name the worker, carry each key once, and name the key of each request by id and name, never its secret', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rebac-logs-'));
+    dirs.push(dataDir);
+    child = await startChildServer({ DATA_DIR: dataDir, HTTP_WORKERS: '2', LOG_FORMAT: 'json', LOG_LEVEL: 'debug' });
+    const admin = new ApiClient(child.url, readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim());
+    await loadFolderFileExample(admin);
+    const made = await admin.post('/v2/api-key', {
+      project_id: 'default',
+      environment_id: 'production',
+      object_type: 'env',
+      name: 'checker',
+    });
+    const { id, secret } = made.body as { id: string; secret: string };
+    const question = { user: 'alice', action: 'write', resource: 'file:readme' };
+    // The fast lane's checks and the express route's (explain), over the two processes in turn.
+    for (let i = 0; i < 6; i++)
+      expect(await onNewConnection(child.url, '/allowed', secret, i % 2 ? { ...question, explain: true } : question)).toBe(200);
+    expect(await onNewConnection(child.url, '/allowed', 'not-a-key', question)).toBe(401);
+    await child.stop();
+
+    const lines = child
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    const entries = expectWellFormed(lines) as Array<Entry & { worker?: string; url?: string; status?: number; key?: unknown }>;
+    const checks = entries.filter((e) => e.msg === 'request completed' && e.url === '/allowed' && e.status === 200);
+    expect(checks).toHaveLength(6);
+    expect(checks.every((e) => e.component === 'http' && JSON.stringify(e.key) === JSON.stringify({ id, name: 'checker' }))).toBe(true);
+    expect(checks.filter((e) => e.worker === '1').length).toBeGreaterThan(0);
+    expect(entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ component: 'check-worker', worker: '1', msg: 'check worker ready' })]),
+    );
+    // A request without a known key is logged without one.
+    const refused = entries.filter((e) => e.url === '/allowed' && e.status === 401);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.key).toBeUndefined();
+    expect(child.output()).not.toContain(secret);
   });
 });
 

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { DecisionCounts, HttpMetrics } from '../../../shared/metrics/metrics';
 import type { CheckRequest, ResourceRef } from '../../grant-queries/types';
 import { allows, requiredAccessLevel } from '../../http/access-levels';
-import { logAnswered } from '../../http/access-log';
-import type { ApiKeyAuthenticator } from '../../http/auth';
+import { keyOf, logAnswered } from '../../http/access-log';
+import type { ApiKeyAuthenticator, AuthContext } from '../../http/auth';
 import { handToExpress, laneBodyLength, parsedOrUndefined, readBody, type FastLane } from '../../http/fast-lane';
 import { isPlainUtf8Json } from '../../http/json-body';
 import { JSON_CONTENT_TYPE } from '../../http/json-content-type';
@@ -51,8 +51,9 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
     const check = isPlainUtf8Json(body) ? simpleCheckOf(parsedOrUndefined(body)) : undefined;
     if (check === undefined) return handOver(express, req, res, body);
     let allow: boolean;
+    let auth: AuthContext;
     try {
-      const auth = await keys.authenticate(req.headers.authorization);
+      auth = await keys.authenticate(req.headers.authorization);
       const environment = auth.environment;
       // A key that may not check, or whose environment is gone: the route says which (403, 404).
       if (!allows(auth.accessLevel, REQUIRED_LEVEL) || environment === undefined || environment === null) {
@@ -75,7 +76,7 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
     res.end(answerBytes);
     const ms = performance.now() - started;
     http.record(ROUTE, 'POST', 200, ms / 1000);
-    if (log.isLevelEnabled('info')) logAnswered(log, { reqId: requestId, method: 'POST', url: ROUTE, status: 200, ms });
+    if (log.isLevelEnabled('info')) logAnswered(log, { reqId: requestId, method: 'POST', url: ROUTE, status: 200, ms, key: keyOf(auth) });
   }
 
   return (req, res, express) => {

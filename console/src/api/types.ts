@@ -113,9 +113,27 @@ export type ChainStep =
     }
   | { step: 'missing_support'; grant_id: string };
 
+/**
+ * What permits the action. `kind` may grow (the API adds grant kinds; a console
+ * older than the API must still draw the rest), so every reader has a case for
+ * a kind it does not know.
+ */
 export type GrantedBy =
   | { kind: 'resource_role'; role: string; resource_instance: string; permissions: string[]; chain: ChainStep[] }
-  | { kind: 'tenant_role'; role: string; tenant: string; permission: string; assignment_id: string };
+  | { kind: 'tenant_role'; role: string; tenant: string; permission: string; assignment_id: string }
+  | { kind: 'set_rule'; set_rule: string; user_set: string; permission: string; resource_set: string };
+
+/** One set rule (ABAC) as the check evaluated it: which sets matched, and each comparison of their conditions. */
+export interface SetRuleTrace {
+  set_rule: string;
+  user_set: string;
+  permission: string;
+  resource_set: string;
+  matched: boolean;
+  user_set_matched: boolean;
+  resource_set_matched: boolean;
+  conditions: Array<{ set: string; condition: string; matched: boolean; reason?: string }>;
+}
 
 export interface Explanation {
   decision: 'allow' | 'deny';
@@ -123,6 +141,8 @@ export interface Explanation {
   resource: { type: string; key: string | null; tenant: string; instance_found: boolean };
   granted_by: GrantedBy[];
   roles_held: Array<{ kind: 'resource_role' | 'tenant_role'; role: string; permissions: string[] }>;
+  /** Absent from answers of a service older than set rules. */
+  set_rules?: SetRuleTrace[];
 }
 
 export interface CheckAnswer {
@@ -150,6 +170,14 @@ export interface EventsPage {
   head_position: number;
 }
 
+export interface AttributeChange {
+  of: 'user' | 'tenant' | 'resource';
+  key: string;
+  attribute: string;
+  before?: unknown;
+  after?: unknown;
+}
+
 /** `POST /allowed/history`. */
 export interface DecisionChange {
   position: number;
@@ -168,6 +196,8 @@ export interface DecisionChange {
   };
   cascade_of?: { type: string; position: number; data: unknown };
   cause: { summary: string };
+  /** The attributes the event changed, old → new (absent: not set); absent from a service older than it. */
+  attribute_changes?: AttributeChange[];
   explanation: Explanation;
 }
 

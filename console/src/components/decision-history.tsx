@@ -1,10 +1,28 @@
-import type { DecisionHistory, GrantedBy } from '../api/types';
+import type { AttributeChange, DecisionHistory, GrantedBy } from '../api/types';
 import type { Question } from '../queries';
 import { dataSummary } from '../queries';
 import { ExplanationView } from './chain';
 import { JsonView, Verdict, time } from './widgets';
 
-const roleText = (g: GrantedBy) => (g.kind === 'tenant_role' ? `${g.role} in tenant ${g.tenant}` : `${g.role} on ${g.resource_instance}`);
+/** One grant gained or lost, in words; a kind this console does not know is named by its kind. */
+export function grantText(g: GrantedBy): string {
+  switch (g.kind) {
+    case 'tenant_role':
+      return `${g.role} in tenant ${g.tenant}`;
+    case 'resource_role':
+      return `${g.role} on ${g.resource_instance}`;
+    case 'set_rule':
+      return `set rule ${g.set_rule}: user set ${g.user_set} → ${g.permission} on resource set ${g.resource_set}`;
+    default:
+      return `a ${String((g as { kind?: unknown }).kind)}`;
+  }
+}
+
+const valueText = (present: boolean, value: unknown) => (!present ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** `department: legal → finance` (strings bare, other values as JSON, a side without the attribute as "(unset)"). */
+export const attributeChangeText = (c: AttributeChange): string =>
+  `${c.attribute}: ${valueText('before' in c, c.before)} → ${valueText('after' in c, c.after)}`;
 
 /**
  * `POST /allowed/history` drawn: the answer at the start of the range, then
@@ -62,8 +80,20 @@ export function DecisionHistoryView(props: {
               {c.decision_changed ? '' : <span class="muted"> (decision unchanged)</span>}
             </div>
             <div class="cause">{c.cause.summary}</div>
-            {c.roles_gained.length ? <div class="gained">+ {c.roles_gained.map(roleText).join('; ')}</div> : null}
-            {c.roles_lost.length ? <div class="lost">− {c.roles_lost.map(roleText).join('; ')}</div> : null}
+            {c.attribute_changes?.length ? (
+              <ul class="attribute-changes" data-testid="attribute-changes">
+                {c.attribute_changes.map((a) => (
+                  <li key={`${a.of} ${a.key} ${a.attribute}`}>
+                    <span class="muted">
+                      {a.of} {a.key} ·
+                    </span>{' '}
+                    <code>{attributeChangeText(a)}</code>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {c.roles_gained.length ? <div class="gained">+ {c.roles_gained.map(grantText).join('; ')}</div> : null}
+            {c.roles_lost.length ? <div class="lost">− {c.roles_lost.map(grantText).join('; ')}</div> : null}
             <div class="meta">
               actor <code>{c.event.actor ?? 'system'}</code> · request{' '}
               {c.event.request_id ? (

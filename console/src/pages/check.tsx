@@ -5,6 +5,7 @@ import { ExplanationView } from '../components/chain';
 import { DecisionHistoryView } from '../components/decision-history';
 import { useDebounced, useEventStream } from '../components/hooks';
 import { PositionPicker } from '../components/position-picker';
+import { RenderGuard } from '../components/render-guard';
 import { ErrorNote, TextInput } from '../components/widgets';
 import { eventsPath, type Ctx } from '../context';
 import { questionOf, type Question } from '../queries';
@@ -16,9 +17,14 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
   const [resource, setResource] = useState(params.get('resource') ?? '');
   const [tenant, setTenant] = useState(params.get('tenant') ?? '');
   const [asOf, setAsOf] = useState<number | null>(params.has('as_of') ? Number(params.get('as_of')) : null);
-  const [answer, setAnswer] = useState<{ question: Question; result: CheckAnswer; position: number | null; asOf: number | null } | null>(
-    null,
-  );
+  // `seq` numbers the answers: each is drawn afresh, so nothing of the previous check's chain stays under a new verdict.
+  const [answer, setAnswer] = useState<{
+    seq: number;
+    question: Question;
+    result: CheckAnswer;
+    position: number | null;
+    asOf: number | null;
+  } | null>(null);
   const [history, setHistory] = useState<{ question: Question; value: DecisionHistory } | null>(null);
   const [liveHistory, setLiveHistory] = useState(true);
   const [error, setError] = useState<Error | null>(null);
@@ -32,8 +38,10 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
     try {
       const body = { ...question, explain: true, ...(at !== null ? { as_of: at } : {}) };
       const res = await ctx.api.post<CheckAnswer>('/allowed', body, { key: checkKey });
-      setAnswer({ question, result: res.data, position: res.position, asOf: at });
+      setAnswer((previous) => ({ seq: (previous?.seq ?? 0) + 1, question, result: res.data, position: res.position, asOf: at }));
     } catch (err) {
+      // A failed check leaves no earlier verdict on screen to be read as its answer.
+      setAnswer(null);
       setError(err as Error);
     } finally {
       setBusy(false);
@@ -94,16 +102,18 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
       />
       <ErrorNote error={error} />
       {answer ? (
-        <div class="card" data-testid="check-result">
+        <div class="card" data-testid="check-result" key={answer.seq}>
           <p class="muted">
             {answer.asOf !== null ? `As of position ${answer.asOf}` : 'Now'}
             {answer.position !== null ? ` · decided at log position ${answer.position}` : ''}
           </p>
-          {answer.result.explanation ? (
-            <ExplanationView explanation={answer.result.explanation} user={answer.question.user} action={answer.question.action} />
-          ) : (
-            <p>{answer.result.allow ? 'ALLOW' : 'DENY'}</p>
-          )}
+          <RenderGuard what="this check's explanation">
+            {answer.result.explanation ? (
+              <ExplanationView explanation={answer.result.explanation} user={answer.question.user} action={answer.question.action} />
+            ) : (
+              <p>{answer.result.allow ? 'ALLOW' : 'DENY'}</p>
+            )}
+          </RenderGuard>
         </div>
       ) : null}
       {history ? (
@@ -115,15 +125,17 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
               )
             </label>
           </h3>
-          <DecisionHistoryView
-            history={history.value}
-            question={history.question}
-            onPick={(position) => {
-              setAsOf(position);
-              void check(position);
-            }}
-            go={ctx.go}
-          />
+          <RenderGuard what="this decision history" key={JSON.stringify(history.question)}>
+            <DecisionHistoryView
+              history={history.value}
+              question={history.question}
+              onPick={(position) => {
+                setAsOf(position);
+                void check(position);
+              }}
+              go={ctx.go}
+            />
+          </RenderGuard>
         </div>
       ) : null}
     </section>
