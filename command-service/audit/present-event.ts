@@ -2,6 +2,7 @@ import type { DomainEvent, EnvEvent, EventHandlers, OrgEvent, RecordedOf, TaskEv
 import { dispatch, isEventOf } from '../../shared/events';
 import type { DerivationRule, EnvEventOf } from '../../shared/events';
 import { attributeDefsOf } from '../../shared/domain/env/attributes';
+import { presentAssertion } from '../assertions/api-shape';
 import type { CopyAsOf, CopyTarget } from '../../shared/events/task-events';
 
 /**
@@ -204,6 +205,8 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
   /** `user`: the key of the user the approval made or updated. */
   UserInviteApproved: (_, { data: d }) => ({ id: d.id, key: d.key, user: d.user }),
   UserInviteDeleted: (_, { data: d }) => ({ id: d.id, key: d.key }),
+  AssertionSaved: (_, { data: d }) => presentAssertion(d),
+  AssertionDeleted: (_, { data: d }) => ({ id: d.id }),
 };
 
 const objectTypes = { organization: 'org', project: 'project', environment: 'env' } as const;

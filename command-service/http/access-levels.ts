@@ -7,7 +7,8 @@ import type { ApiKeyAccessLevel } from '../../shared/events/org-events';
  *
  * - `read`: every GET (and HEAD/OPTIONS), and the PDP checks (`POST /allowed`,
  *   `/allowed/bulk`, `/allowed/all-tenants`, `/allowed_url`, `/user-permissions`, `/user-tenants`,
- *   `/authorized_users`, AuthZEN's `/access/v1/...`), which read.
+ *   `/authorized_users`, AuthZEN's `/access/v1/...`), which read, and running saved assertions
+ *   (`POST /v2/schema/{proj}/{env}/assertions/run`).
  * - `write`: also every other write: schema (`/v2/schema/...`) and facts (`/v2/facts/...`).
  * - `admin`: also API keys (`/v2/api-key/...`, reads included, except the
  *   caller's own `/v2/api-key/scope`), and every write under `/v2/projects`
@@ -42,6 +43,8 @@ const CHECK_PATHS = new Set([
   '/access/v1/search/action',
 ]);
 
+const ASSERTIONS_RUN = /^\/v2\/schema\/[^/]+\/[^/]+\/assertions\/run$/;
+
 /** The access level a request needs. `path` is the URL path without the query string. */
 export function requiredAccessLevel(method: string, path: string): AccessLevel {
   // Express routes case-insensitively and ignores a trailing slash: classify the path it will route.
@@ -50,6 +53,8 @@ export function requiredAccessLevel(method: string, path: string): AccessLevel {
   if (normalised === '/v2/api-key' || normalised.startsWith('/v2/api-key/')) return 'admin';
   if (READ_METHODS.has(method.toUpperCase())) return 'read';
   if (CHECK_PATHS.has(normalised)) return 'read';
+  // Running saved assertions only checks (docs/assertions.md): what a CI job's read key may do.
+  if (ASSERTIONS_RUN.test(normalised)) return 'read';
   if (normalised === '/v2/projects' || normalised.startsWith('/v2/projects/')) return 'admin';
   return 'write';
 }

@@ -113,6 +113,9 @@ export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   UserInviteUpdated: (_, { data }) => inviteRefs(data),
   UserInviteApproved: (_, { data }) => ({ user: [data.user] }),
   UserInviteDeleted: none,
+  // Tests of the policy: found by type (and actor, request…), not as changes of the user or resource they name.
+  AssertionSaved: none,
+  AssertionDeleted: none,
 };
 
 /** Organisation and task events are found by type, actor, request and audit metadata only. */

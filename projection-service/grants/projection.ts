@@ -81,6 +81,8 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   UserInviteUpdated: 'ignored',
   UserInviteApproved: 'ignored',
   UserInviteDeleted: 'ignored',
+  AssertionSaved: 'ignored',
+  AssertionDeleted: 'ignored',
 };
 const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 

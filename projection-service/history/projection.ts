@@ -121,6 +121,9 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
   UserInviteUpdated: (s, { data }) => copy(s, 'userInvites', data.id),
   UserInviteApproved: (s, { data }) => copy(s, 'userInvites', data.id),
   UserInviteDeleted: (s, { data }) => copy(s, 'userInvites', data.id),
+  // Kept in the command state, not in a read model.
+  AssertionSaved: 'ignored',
+  AssertionDeleted: 'ignored',
 };
 
 const handles = handledTypes(eventTypes.env, historyProjectionHandlers);

@@ -205,6 +205,8 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   ProxyConfigCreated: 'ignored',
   ProxyConfigUpdated: 'ignored',
   ProxyConfigDeleted: 'ignored',
+  AssertionSaved: 'ignored',
+  AssertionDeleted: 'ignored',
   // User invites (invites-projection.ts).
   ...inviteProjectionHandlers,
 };

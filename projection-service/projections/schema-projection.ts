@@ -209,6 +209,8 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   UserInviteUpdated: 'ignored',
   UserInviteApproved: 'ignored',
   UserInviteDeleted: 'ignored',
+  AssertionSaved: 'ignored',
+  AssertionDeleted: 'ignored',
 };
 
 /** Resource types, their roles (with derivations), relations, and top-level roles. */

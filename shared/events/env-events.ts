@@ -94,6 +94,24 @@ const userInviteDefinition = {
   resourceInstance: str.nullable(),
 };
 
+/**
+ * A saved assertion (a test of the policy, docs/assertions.md): the check it asks and the answer
+ * it expects. Decides nothing; kept in the environment's stream so that it is audited and copied
+ * with the policy.
+ */
+export const assertionDefinitionSchema = z.object({
+  id: str,
+  name: str.nullable(),
+  description: str.nullable(),
+  user: str,
+  action: str,
+  resource: z.object({ type: str, key: str.nullable(), tenant: str.nullable(), attributes: attrs.nullable() }),
+  userAttributes: attrs.nullable(),
+  context: attrs.nullable(),
+  expected: z.enum(['allow', 'deny']),
+});
+export type AssertionDefinition = z.infer<typeof assertionDefinitionSchema>;
+
 export const envEventSchemas = [
   /**
    * `attributes`: key → {id, type, description} (AttributeDef without key); events written
@@ -179,6 +197,9 @@ export const envEventSchemas = [
   /** Preceded by the events that make or update user `user` (a key) and give it the invite's role. */
   ev('UserInviteApproved', { id: str, key: str, user: str }),
   ev('UserInviteDeleted', { id: str, key: str }),
+  /** An assertion created or changed: its definition after the change, whole. */
+  ev('AssertionSaved', assertionDefinitionSchema.shape),
+  ev('AssertionDeleted', { id: str }),
 ] as const;
 
 export type EnvEvent = z.infer<(typeof envEventSchemas)[number]>;

@@ -6,8 +6,8 @@ import { taskEventSchemas } from './task-events';
 export * from './envelope';
 export * from './catalogue';
 export * from './handlers';
-export type { EnvEvent, EnvEventOf, DerivationRule, AttributeDef, AttributeType, MappingRule } from './env-events';
-export { attributeTypes, proxyAuthMechanisms, proxyHttpMethods } from './env-events';
+export type { EnvEvent, EnvEventOf, DerivationRule, AttributeDef, AttributeType, MappingRule, AssertionDefinition } from './env-events';
+export { attributeTypes, proxyAuthMechanisms, proxyHttpMethods, assertionDefinitionSchema } from './env-events';
 export type { OrgEvent, ApiKeyScope } from './org-events';
 export type { TaskEvent } from './task-events';
 

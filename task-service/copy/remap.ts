@@ -71,6 +71,8 @@ export const idRemapping: EventHandlers<EnvEvent, NewId, EnvEvent> = {
   UserInviteUpdated: withNewId,
   UserInviteApproved: withNewId,
   UserInviteDeleted: withNewId,
+  AssertionSaved: withNewId,
+  AssertionDeleted: withNewId,
 };
 
 /**

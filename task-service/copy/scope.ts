@@ -61,6 +61,9 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
   UserInviteUpdated: 'facts',
   UserInviteApproved: 'facts',
   UserInviteDeleted: 'facts',
+  // Tests of the policy: copied with it (docs/assertions.md).
+  AssertionSaved: 'policy',
+  AssertionDeleted: 'policy',
 };
 
 /** By any type string (events of other kinds have no part), for the copy's filter. */
@@ -197,6 +200,8 @@ const narrowing: Narrowing = {
   UserInviteUpdated: (d, keep) => (inviteKept(d, keep) ? d : keep.dropInvite(d.key)),
   UserInviteApproved: (d, keep) => (keep.invite(d.key) ? d : null),
   UserInviteDeleted: (d, keep) => (keep.invite(d.key) ? d : null),
+  AssertionSaved: (d) => d,
+  AssertionDeleted: (d) => d,
 };
 
 function inviteKept(d: Data<'UserInviteCreated'>, keep: Keep): boolean {

@@ -1,4 +1,4 @@
-import type { AttributeType, DerivationRule, MappingRule } from '../../events';
+import type { AssertionDefinition, AttributeType, DerivationRule, MappingRule } from '../../events';
 import type { SealedSecret } from '../../secrets/sealed-secret';
 
 /** A reference to an object by key or by id (every path id accepts either). */
@@ -262,6 +262,12 @@ export type EnvCommand =
       mappingRules?: Array<MappingRule & { shouldDelete: boolean }>;
     }
   | { type: 'DeleteProxyConfig'; config: Ref }
+  /**
+   * Assertions (assertion-decisions.ts), whole definitions: each is created, or replaces the one
+   * with its id. `replaceAll`: the others are deleted (an import that replaces).
+   */
+  | { type: 'SaveAssertions'; assertions: AssertionDefinition[]; replaceAll: boolean; mustExist: boolean }
+  | { type: 'DeleteAssertion'; id: string }
   /** Groups (group-decisions.ts): `typeId`, `memberRoleId` are used when the built-in `__group` type or its role does not exist yet. */
   | { type: 'CreateGroup'; id: string; typeId: string; memberRoleId: string; key: string; tenant: Ref }
   | { type: 'DeleteGroup'; group: Ref }

@@ -9,6 +9,7 @@ import * as invites from './invite-decisions';
 import * as schema from './schema-decisions';
 import * as parts from './resource-parts-decisions';
 import * as proxy from './proxy-config-decisions';
+import * as assertions from './assertion-decisions';
 import * as groups from './group-decisions';
 import { evolveEnv } from './fold';
 import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
@@ -109,6 +110,10 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return proxy.updateProxyConfig(command, state);
     case 'DeleteProxyConfig':
       return proxy.deleteProxyConfig(command, state);
+    case 'SaveAssertions':
+      return assertions.saveAssertions(command, state);
+    case 'DeleteAssertion':
+      return assertions.deleteAssertion(command, state);
     case 'CreateGroup':
       return groups.createGroup(command, state);
     case 'DeleteGroup':

@@ -263,6 +263,12 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.invites.byKey.delete(d.key);
     state.invites.keyOfId.delete(d.id);
   },
+  AssertionSaved(state, { data: d }) {
+    state.assertions.set(d.id, d);
+  },
+  AssertionDeleted(state, { data: d }) {
+    state.assertions.delete(d.id);
+  },
 };
 
 /** The declared attribute types of a resource type, against which conditions are checked when written (abac-state.ts). */

@@ -111,5 +111,7 @@ export function scratchOf(state: EnvState): EnvState {
     proxyConfigs: state.proxyConfigs,
     // A bulk delete of a tenant or an instance deletes the invites naming it (cascade.ts).
     invites: { byKey: new OverlayMap(state.invites.byKey), keyOfId: new OverlayMap(state.invites.keyOfId) },
+    // Nor assertions.
+    assertions: state.assertions,
   };
 }

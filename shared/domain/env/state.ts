@@ -1,5 +1,5 @@
 import { canonicalId } from '../../ids';
-import type { DerivationRule, EnvEventOf } from '../../events';
+import type { AssertionDefinition, DerivationRule, EnvEventOf } from '../../events';
 import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
 import { emptyUserInviteStates, type UserInviteStates } from './invite-state';
@@ -83,6 +83,8 @@ export interface EnvState {
   proxyConfigs: Map<string, ProxyConfigState>;
   /** User invites (invite-state.ts). */
   invites: UserInviteStates;
+  /** Saved assertions by id (assertion-decisions.ts): tests of the policy, which decide nothing. */
+  assertions: Map<string, AssertionDefinition>;
   /** The objects' names, descriptions and attributes, in a state that keeps them (see details.ts); absent from the command state. */
   details?: EnvDetails;
 }
@@ -117,6 +119,7 @@ export function initialEnvState(): EnvState {
     abac: emptyAbacState(),
     proxyConfigs: new Map(),
     invites: emptyUserInviteStates(),
+    assertions: new Map(),
   });
 }
 
@@ -129,13 +132,15 @@ export function initialDetailedEnvState(): DetailedEnvState {
  * EnvState as plain data (Maps of strings and plain objects), for snapshots:
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
-export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'proxyConfigs' | 'invites'> {
+export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'proxyConfigs' | 'invites' | 'assertions'> {
   /** Absent from snapshots taken before ABAC existed (then there was none). */
   abac?: AbacState;
   /** Absent from snapshots taken before proxy configs existed (then there was none). */
   proxyConfigs?: Map<string, ProxyConfigState>;
   /** Absent from snapshots taken before user invites existed (then there was none). */
   invites?: UserInviteStates;
+  /** Absent from snapshots taken before assertions existed (then there was none). */
+  assertions?: Map<string, AssertionDefinition>;
   assignmentIds: Map<string, StoredId>;
   assignmentIdSlab: IdSlabData;
   tupleIds: Map<string, StoredId>;
@@ -168,6 +173,7 @@ export function envStateOf(data: EnvStateData): EnvState {
     abac: rest.abac ?? emptyAbacState(),
     proxyConfigs: rest.proxyConfigs ?? new Map<string, ProxyConfigState>(),
     invites: rest.invites ?? emptyUserInviteStates(),
+    assertions: rest.assertions ?? new Map<string, AssertionDefinition>(),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };

@@ -1,0 +1,18 @@
+import type { Feature } from '../feature';
+import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
+import { assertionRoutes } from '../../command-service/routes/assertions';
+
+/**
+ * Saved assertions: tests of an environment's policy, run now or as of a past position, kept in
+ * git as a file, and a dry run of a model edit against them (docs/assertions.md).
+ */
+export function assertionsFeature(): Feature {
+  return {
+    name: 'assertions',
+    routes:
+      ({ services, documentStore }) =>
+      ({ schema }) =>
+        assertionRoutes(schema, GrantQueries.overStored(services.readModels, new GrantCollections(documentStore))),
+  };
+}
