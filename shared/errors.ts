@@ -92,6 +92,12 @@ export class StreamVersionConflictError extends DomainError {
   }
 }
 
+/** A run of saved assertions asked to fail on a mismatch had one (409; the run's report in additional_info). */
+export class AssertionsFailedError extends DomainError {
+  readonly errorCode = 'ASSERTIONS_FAILED';
+  readonly title = 'Assertions failed';
+}
+
 /** The API key made more requests than its rate limit allows; the HTTP answer says when to retry (Retry-After). */
 export class RateLimitedError extends DomainError {
   readonly errorCode = 'TOO_MANY_REQUESTS';

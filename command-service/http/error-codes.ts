@@ -41,6 +41,8 @@ const PERMIT_CODE_OF = {
   NOT_IMPLEMENTED: 'UNEXPECTED_ERROR',
   SERVICE_UNAVAILABLE: 'UNEXPECTED_ERROR',
   SECRET_UNREADABLE: 'UNEXPECTED_ERROR',
+  // A run of saved assertions with fail_on_mismatch=true that some failed: the expectation the request states is not met.
+  ASSERTIONS_FAILED: 'INVALID_INPUT',
 } as const;
 
 /** Our codes that are not Permit's, as the error document lists them in `reason`. */

@@ -58,7 +58,7 @@ const COMMON_ERRORS: Record<number, { description: string; writesOnly?: true; he
   },
   409: {
     description:
-      'DUPLICATE_ENTITY: an object with that key exists; CONCURRENT_OPERATION_DISALLOWED: concurrent writes did not settle, or a task was taken over or is finished (retry)',
+      'DUPLICATE_ENTITY: an object with that key exists; CONCURRENT_OPERATION_DISALLOWED: concurrent writes did not settle, or a task was taken over or is finished (retry); INVALID_INPUT with reason ASSERTIONS_FAILED: a run of saved assertions with `fail_on_mismatch=true` had a failure (the report in `additional_info.report`)',
     writesOnly: true,
   },
   413: { description: 'PAYLOAD_TOO_LARGE: the body is over MAX_BODY_BYTES (or one event over the log’s limit)' },

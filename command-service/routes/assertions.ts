@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../shared/errors';
+import { AssertionsFailedError, NotFoundError, ValidationError } from '../../shared/errors';
 import { canonicalId, newId } from '../../shared/ids';
 import { streams, type AssertionDefinition } from '../../shared/events';
 import {
@@ -160,8 +160,6 @@ export function assertionRoutes(context: RouteContext, queries: GrantQueries): v
       body: runBodySchema,
       query: runQuery,
       response: runReportSchema,
-      readOnly: true,
-      responses: { 409: { description: 'With fail_on_mismatch=true: some assertion failed (the same report)', schema: runReportSchema } },
     },
     async (_req, res, input) => {
       const body = input.body() ?? {};
@@ -188,7 +186,14 @@ export function assertionRoutes(context: RouteContext, queries: GrantQueries): v
         report = { ...(await decided), position };
         res.setHeader(POSITION_HEADER, String(position));
       }
-      res.status(failOnMismatch && !report.passed ? 409 : 200).json(report);
+      if (failOnMismatch && !report.passed) {
+        const names = report.results.filter((r) => !r.passed).map((r) => r.assertion.name ?? r.assertion.id);
+        throw new AssertionsFailedError(
+          `${report.failed} of ${report.total} assertions failed at position ${report.position}: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`,
+          { report },
+        );
+      }
+      res.json(report);
     },
   );
 

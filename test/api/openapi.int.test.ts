@@ -351,6 +351,22 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${FACTS}/proxy_configs/api`)).status).toBe(204);
   });
 
+  it('saved assertions: create, list, get, change, export, import, run, delete', async () => {
+    const base = `${SCHEMA}/assertions`;
+    const created = await admin.post(base, { user: 'a', action: 'read', resource: 'file:x', expected: 'deny' });
+    expect(created.status).toBe(200);
+    expect((await admin.get(base)).status).toBe(200);
+    expect((await admin.get(`${base}?include_total_count=true`)).status).toBe(200);
+    expect((await admin.get(`${base}/${created.body.id}`)).status).toBe(200);
+    expect((await admin.patch(`${base}/${created.body.id}`, { expected: 'allow' })).status).toBe(200);
+    const file = await admin.get(`${base}/export`);
+    expect(file.status).toBe(200);
+    expect((await admin.request('PUT', `${base}/import?mode=merge`, file.body)).status).toBe(200);
+    expect((await admin.post(`${base}/run`, {})).status).toBe(200);
+    expect((await admin.post(`${base}/run?fail_on_mismatch=true`, {})).status).toBe(409);
+    expect((await admin.delete(`${base}/${created.body.id}`)).status).toBe(204);
+  });
+
   it('groups', async () => {
     await admin.post(`${FACTS}/tenants`, { key: 'grp-tenant', name: 'Groups' });
     await admin.post(`${SCHEMA}/resources`, {

@@ -120,7 +120,12 @@ describe('saved assertions', () => {
     ]);
     const ci = await api.post(`${base}/run?fail_on_mismatch=true`, undefined);
     expect(ci.status).toBe(409);
-    expect(ci.body).toMatchObject({ passed: false, failed: 1 });
+    expect(ci.body).toMatchObject({
+      error_code: 'INVALID_INPUT',
+      reason: 'ASSERTIONS_FAILED',
+      additional_info: { report: { passed: false, failed: 1 } },
+    });
+    expect(ci.body.message).toContain('dave may not write');
     const onlyPassing = await api.post(`${base}/run?fail_on_mismatch=true`, { ids: [passing.id] });
     expect(onlyPassing.status).toBe(200);
     expect(onlyPassing.body).toMatchObject({ passed: true, total: 1, failed: 0 });
