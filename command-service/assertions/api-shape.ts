@@ -102,7 +102,9 @@ export const runQuery = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .optional()
-    .describe('true: a run with a failing assertion answers 409 in the error shape (reason ASSERTIONS_FAILED, the report in `additional_info.report`), so `curl --fail` fails a CI job'),
+    .describe(
+      'true: a run with a failing assertion answers 409 in the error shape (reason ASSERTIONS_FAILED, the report in `additional_info.report`), so `curl --fail` fails a CI job',
+    ),
 });
 
 export const assertionResultSchema = z
