@@ -36,7 +36,8 @@ export function PolicyPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams 
   const paths: PolicyPaths = { schema: schemaPath(ctx), facts: factsPath(ctx) };
   const model = useLoad((signal) => loadPolicy(ctx.api, paths, signal), [ctx.api, ctx.proj, ctx.env]);
   const [edit, setEdit] = useState<Edit | null>(null);
-  const [applied, setApplied] = useState<{ title: string; position: number | null } | null>(null);
+  /** The last edit applied, and the model read before it: the note shows once the model is read again. */
+  const [applied, setApplied] = useState<{ title: string; position: number | null; readBefore: PolicyModel | undefined } | null>(null);
   const tab = params.get('tab') ?? 'resources';
   const propose = (next: Edit) => {
     setApplied(null);
@@ -64,13 +65,13 @@ export function PolicyPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams 
           edit={edit}
           onCancel={() => setEdit(null)}
           onApplied={(position) => {
-            setApplied({ title: edit.title, position });
+            setApplied({ title: edit.title, position, readBefore: model.value });
             setEdit(null);
             model.reload();
           }}
         />
       ) : null}
-      {applied ? (
+      {applied && model.value !== applied.readBefore ? (
         <p class="policy-applied" data-testid="edit-applied">
           Applied: {applied.title}
           {applied.position !== null ? (
