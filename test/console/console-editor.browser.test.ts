@@ -169,6 +169,25 @@ describe('the policy editor, in chromium', () => {
     expect(await allowed('alice', 'write', 'folder:f1')).toBe(false);
   });
 
+  it('creates a top-level role and ticks its row of the matrix over every type’s actions; a tenant assignment then allows', async () => {
+    await open('#/policy?tab=roles');
+    await applied(
+      async () => {
+        await page.locator('[data-testid=new-role-form] input[name=role-key]').fill('auditor');
+        await page.click('button[name=review-new-role]');
+      },
+      '',
+      '/roles',
+    );
+    const matrix = page.locator('[data-testid=top-level-matrix]');
+    await matrix.locator('input[name="perm:auditor:doc:read"]').check();
+    await applied(() => page.click('button[name=review-matrix]'), '', '/roles/auditor');
+    expect((await ok(admin.get(`${SCHEMA}/roles/auditor`))).permissions).toEqual(['doc:read']);
+    await ok(admin.post(`${FACTS}/role_assignments`, { user: 'erin', role: 'auditor', tenant: 'acme' }));
+    expect(await allowed('erin', 'read', 'doc:d1')).toBe(true);
+    expect(await allowed('erin', 'read', 'folder:f1')).toBe(false);
+  });
+
   it('creates a user attribute, condition sets with the builder and a set rule; a check then allows by it', async () => {
     await open('#/policy?tab=users');
     await applied(async () => {
@@ -190,6 +209,7 @@ describe('the policy editor, in chromium', () => {
         await row.locator('input[name=condition-attribute]').fill('user.department');
         await row.locator('select[name=condition-operator]').selectOption('equals');
         await row.locator('input[name=condition-value]').fill('legal');
+        await browser.shot('policy-conditions');
         await form.locator('button[name=review-new-set]').click();
         await expect(page.locator('[data-testid=preview-calls]').textContent()).resolves.toContain('"user.department": {');
       },

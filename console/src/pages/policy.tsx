@@ -36,6 +36,8 @@ export function PolicyPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams 
   const paths: PolicyPaths = { schema: schemaPath(ctx), facts: factsPath(ctx) };
   const model = useLoad((signal) => loadPolicy(ctx.api, paths, signal), [ctx.api, ctx.proj, ctx.env]);
   const [edit, setEdit] = useState<Edit | null>(null);
+  /** Bumped by each applied edit: the forms start afresh (an applied edit's inputs are done with). */
+  const [generation, setGeneration] = useState(0);
   /** The last edit applied, and the model read before it: the note shows once the model is read again. */
   const [applied, setApplied] = useState<{ title: string; position: number | null; readBefore: PolicyModel | undefined } | null>(null);
   const tab = params.get('tab') ?? 'resources';
@@ -67,6 +69,7 @@ export function PolicyPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams 
           onApplied={(position) => {
             setApplied({ title: edit.title, position, readBefore: model.value });
             setEdit(null);
+            setGeneration((g) => g + 1);
             model.reload();
           }}
         />
@@ -87,7 +90,7 @@ export function PolicyPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams 
       {model.value ? (
         <div class={edit ? 'policy-body pending' : 'policy-body'}>
           {model.value.truncated ? <p class="muted">The model is larger than the editor reads; some lists are cut short.</p> : null}
-          <TabBody tab={tab} model={model.value} paths={paths} propose={propose} params={params} />
+          <TabBody key={generation} tab={tab} model={model.value} paths={paths} propose={propose} params={params} />
         </div>
       ) : null}
     </section>
