@@ -1,6 +1,6 @@
 import { ApiError, type Api } from './api/client';
 import { applyEdit, auditHeaders, changedFields, EditRefused, type Edit, type PolicyRole } from './api/policy';
-import { addDerivation, saveMatrix, setRuleInputOf } from './api/policy-edits';
+import { addDerivation, replaceResource, saveMatrix, setRuleInputOf } from './api/policy-edits';
 import { conditionsText, toConditions, toRows, valueText } from './model/policy-conditions';
 
 const paths = { schema: '/v2/schema/p/e', facts: '/v2/facts/p/e' };
@@ -59,6 +59,42 @@ describe('edits', () => {
     ]);
     expect(changedFields(edit.before, edit.after).map((c) => c.field)).toEqual(['editor']);
     expect(saveMatrix(paths, 'doc', roles, [{ key: 'viewer', permissions: ['read'], extends: [] }])).toBeNull();
+  });
+
+  it('a type change is one PUT that keeps what the form does not show (description, urn, action names, attribute descriptions)', () => {
+    const current = {
+      id: 'r',
+      key: 'doc',
+      name: 'Doc',
+      description: 'Documents',
+      urn: null,
+      actions: { read: { key: 'read', name: 'Read it', description: 'reads' }, write: { key: 'write', name: 'write', description: null } },
+      attributes: { owner: { key: 'owner', type: 'string', description: 'who owns it' } },
+      roles: [],
+      relations: [],
+    };
+    const edit = replaceResource(paths, current, {
+      key: 'doc',
+      name: 'Document',
+      actions: ['read', 'comment'],
+      attributes: [
+        { key: 'owner', type: 'string' },
+        { key: 'pages', type: 'number' },
+      ],
+    });
+    expect(edit.calls).toEqual([
+      {
+        method: 'PUT',
+        path: '/v2/schema/p/e/resources/doc',
+        body: {
+          name: 'Document',
+          description: 'Documents',
+          actions: { read: { name: 'Read it', description: 'reads' }, comment: {} },
+          attributes: { owner: { type: 'string', description: 'who owns it' }, pages: { type: 'number' } },
+        },
+      },
+    ]);
+    expect(changedFields(edit.before, edit.after).map((c) => c.field)).toEqual(['name', 'actions', 'attributes']);
   });
 
   it('a derivation states its condition only when asked or when the role has one', () => {

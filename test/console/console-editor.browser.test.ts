@@ -113,6 +113,17 @@ describe('the policy editor, in chromium', () => {
 
     await open('#/policy?tab=resources&type=doc');
     await page.locator('[data-testid=resource-editor][data-resource=doc]').waitFor();
+    // The definition: renamed and an action more, in one PUT that keeps the rest.
+    await applied(
+      async () => {
+        const form = page.locator('[data-testid=resource-definition-form]');
+        await form.locator('input[name=resource-name]').fill('Document');
+        await form.locator('input[name=resource-actions]').fill('read, write, comment, archive, print');
+        await form.locator('button[name=review-resource]').click();
+      },
+      '',
+      'PUT /v2/schema/',
+    );
     await addRole('editor');
     await addRole('viewer');
     await page.locator('[data-testid=role-matrix] input[name="perm:viewer:read"]').check();
@@ -152,7 +163,8 @@ describe('the policy editor, in chromium', () => {
       expect.objectContaining({ role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' }),
     ]);
     const doc = await ok(admin.get(`${SCHEMA}/resources/doc`));
-    expect(Object.keys(doc.actions).sort()).toEqual(['archive', 'comment', 'read', 'write']);
+    expect(doc.name).toBe('Document');
+    expect(Object.keys(doc.actions).sort()).toEqual(['archive', 'comment', 'print', 'read', 'write']);
     expect(doc.attributes.classification.type).toBe('string');
 
     // Checks answer as the edits imply.

@@ -38,6 +38,9 @@ export function definitionOf(resource: PolicyResource): ResourceDefinition {
   };
 }
 
+/** The fields that have a value (the API refuses null where it takes a string, and absent means "none"). */
+const omitEmpty = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
+
 const actionBlocks = (actions: string[]) => Object.fromEntries(actions.map((a) => [a, {}]));
 const attributeBlocks = (attributes: AttributeDef[]) => Object.fromEntries(attributes.map((a) => [a.key, { type: a.type }]));
 
@@ -52,10 +55,24 @@ export function createResource(p: PolicyPaths, d: ResourceDefinition): Edit {
   };
 }
 
-/** PUT: the whole definition; actions and attributes left out are deleted (the roles granting a deleted action lose it). */
+/**
+ * PUT: the whole definition; actions and attributes left out are deleted (the
+ * roles granting a deleted action lose it). A PUT also replaces what the form
+ * does not show (the description, the urn, kept actions' names and
+ * descriptions, kept attributes' descriptions), so those are sent as they are.
+ */
 export function replaceResource(p: PolicyPaths, current: PolicyResource, next: ResourceDefinition): Edit {
   const before = definitionOf(current);
-  const body = { name: next.name, actions: actionBlocks(next.actions), attributes: attributeBlocks(next.attributes) };
+  const actions = Object.fromEntries(
+    next.actions.map((key) => {
+      const kept = current.actions[key];
+      return [key, kept ? omitEmpty({ name: kept.name, description: kept.description }) : {}];
+    }),
+  );
+  const attributes = Object.fromEntries(
+    next.attributes.map((a) => [a.key, omitEmpty({ type: a.type, description: current.attributes[a.key]?.description })]),
+  );
+  const body = omitEmpty({ name: next.name, description: current.description, urn: current.urn, actions, attributes });
   return {
     title: `Change resource type ${current.key}`,
     calls: [{ method: 'PUT', path: resourcePath(p, current.key), body }],

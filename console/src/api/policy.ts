@@ -18,7 +18,10 @@ export interface AttributeDef {
   description?: string | null;
 }
 
-export interface PolicyResource extends Omit<Resource, 'relations'> {
+export interface PolicyResource extends Omit<Resource, 'relations' | 'actions'> {
+  description?: string | null;
+  urn?: string | null;
+  actions: Record<string, { key?: string; name?: string; description?: string | null }>;
   attributes: Record<string, AttributeDef>;
   roles: PolicyRole[];
   /** Relations whose object is this type (`/resources/{key}/relations`). */
