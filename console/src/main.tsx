@@ -8,12 +8,14 @@ import { CheckPage } from './pages/check';
 import { CopyPage } from './pages/copy';
 import { FactsPage } from './pages/facts';
 import { ModelPage } from './pages/model';
+import { PolicyPage } from './pages/policy';
 import { TimelinePage } from './pages/timeline';
 import { clearSession, loadSession, saveSession, sessionFor, type Session } from './session';
 import './styles.css';
 
 const PAGES: Array<{ page: string; title: string }> = [
   { page: 'model', title: 'Model' },
+  { page: 'policy', title: 'Policy' },
   { page: 'facts', title: 'Facts' },
   { page: 'check', title: 'Check' },
   { page: 'timeline', title: 'Timeline' },
@@ -113,6 +115,8 @@ function Shell({ session, update, hash }: { session: Session; update: (s: Sessio
           <CheckPage ctx={ctx} params={params} />
         ) : page === 'timeline' ? (
           <TimelinePage ctx={ctx} params={params} />
+        ) : page === 'policy' ? (
+          <PolicyPage ctx={ctx} params={params} />
         ) : page === 'copy' ? (
           <CopyPage ctx={ctx} />
         ) : (
