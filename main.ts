@@ -1,8 +1,10 @@
+import './app/tracing/one-process';
 import { startEmbedded } from './app/embedded';
 import { loadConfig } from './shared/config';
 import { warmCommandState } from './app/warm-command-state';
 import { createRootLogger } from './shared/logger';
 import { embeddedFeatures } from './app/features';
+import { stopTracing } from './shared/tracing/start';
 
 /** `npm start`: the whole service in one process on the configured engines. */
 async function main(): Promise<void> {
@@ -17,6 +19,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await service.close();
     logger.info('stopped');
+    await stopTracing();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

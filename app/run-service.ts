@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../shared/config';
 import { createRootLogger } from '../shared/logger';
+import { stopTracing } from '../shared/tracing/start';
 
 export interface RunningService {
   /** Graceful stop: stop taking work, finish or hand back what is in flight, store checkpoints, close clients. */
@@ -45,6 +46,7 @@ export function runService(name: string, start: (config: Config, logger: Logger)
       logger.error({ err: error }, 'shutdown failed');
       code = 1;
     }
+    await stopTracing();
     process.exit(code);
   };
   process.on('SIGTERM', () => void stop('SIGTERM', 0));
