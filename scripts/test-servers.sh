@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install/start/stop all real servers used by the integration/e2e tests:
-# Kafka (scripts/kafka.sh) and FerretDB (scripts/ferretdb.sh).
+# Kafka (scripts/kafka.sh), FerretDB (scripts/ferretdb.sh) and Jaeger (scripts/jaeger.sh, the
+# OTLP receiver of the tracing test).
 #
-#   scripts/test-servers.sh install   # both, in parallel (cold: ~2 min, dominated by the FerretDB Go build)
-#   scripts/test-servers.sh start     # install if needed, start both, print KAFKA_BROKERS= / MONGODB_URL=
-#   scripts/test-servers.sh stop      # stop both, delete their data dirs
+#   scripts/test-servers.sh install   # all three, in parallel (cold: ~12 min, dominated by the Jaeger Go build; cached after)
+#   scripts/test-servers.sh start     # install if needed, start them, print KAFKA_BROKERS= / MONGODB_URL= / JAEGER_*=
+#   scripts/test-servers.sh stop      # stop them, delete their data dirs
 #   scripts/test-servers.sh status
 #
 # `start` prints the connection settings as KEY=value lines on stdout (logs go to stderr), so
@@ -17,13 +18,16 @@ SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 install_all() {
   # The two installs use different tools (mvn vs go) and mostly different resources
   # (network vs CPU), so run them concurrently.
-  local kpid fpid rc=0
+  local kpid fpid jpid rc=0
   "$SCRIPTS/kafka.sh" install &
   kpid=$!
   "$SCRIPTS/ferretdb.sh" install &
   fpid=$!
+  "$SCRIPTS/jaeger.sh" install &
+  jpid=$!
   wait "$kpid" || rc=1
   wait "$fpid" || rc=1
+  wait "$jpid" || rc=1
   return "$rc"
 }
 
@@ -36,6 +40,11 @@ start_all() {
     "$SCRIPTS/kafka.sh" stop || true
     exit 1
   fi
+  if ! out+=$'\n'"$("$SCRIPTS/jaeger.sh" start)"; then
+    "$SCRIPTS/ferretdb.sh" stop || true
+    "$SCRIPTS/kafka.sh" stop || true
+    exit 1
+  fi
   echo "$out"
   if [[ -n "${GITHUB_ENV:-}" ]]; then
     echo "$out" >>"$GITHUB_ENV"
@@ -44,6 +53,7 @@ start_all() {
 
 stop_all() {
   local rc=0
+  "$SCRIPTS/jaeger.sh" stop || rc=1
   "$SCRIPTS/ferretdb.sh" stop || rc=1
   "$SCRIPTS/kafka.sh" stop || rc=1
   return "$rc"
@@ -53,6 +63,7 @@ status_all() {
   local rc=0
   "$SCRIPTS/kafka.sh" status || rc=1
   "$SCRIPTS/ferretdb.sh" status || rc=1
+  "$SCRIPTS/jaeger.sh" status || rc=1
   return "$rc"
 }
 
