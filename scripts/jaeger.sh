@@ -73,7 +73,8 @@ cmd_install() {
     cd "$work"
     export GO111MODULE=on CGO_ENABLED=0 GOFLAGS=-buildvcs=false
     go mod init rebac-jaeger-build >/dev/null 2>&1
-    go get -tool "${JAEGER_MODULE}/cmd/jaeger@v${JAEGER_VERSION}"
+    # (Its output, a line per module of a few hundred, only matters when it fails.)
+    go get -tool "${JAEGER_MODULE}/cmd/jaeger@v${JAEGER_VERSION}" 2>"$work/go-get.log" || { cat "$work/go-get.log" >&2; exit 1; }
     go build -trimpath -o "$BIN.tmp" "${JAEGER_MODULE}/cmd/jaeger"
   ) || die "go build of ${JAEGER_MODULE}/cmd/jaeger@v${JAEGER_VERSION} failed"
   mv -f "$BIN.tmp" "$BIN"
