@@ -1,15 +1,14 @@
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
+import { INSTRUMENTATIONS, type InstrumentationName } from './settings';
+import { ContextWhileTraced } from './context-while-traced';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-
-/** Probes and scrapes: a trace each would drown the ones that matter. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * The OpenTelemetry SDK for this process or thread, loaded by start.ts only
@@ -23,27 +22,49 @@ export function startSdk(defaultServiceName: string, role: string): () => Promis
   const resource = resourceFromAttributes({ 'service.name': defaultServiceName, 'rebac.process': role }).merge(
     detectResources({ detectors: [envDetector] }),
   );
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  // The W3C trace-context propagator and an AsyncLocalStorage context manager: the defaults.
-  provider.register();
+  const contextManager = new ContextWhileTraced();
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [contextManager, new BatchSpanProcessor(new OTLPTraceExporter())] });
+  // The W3C trace-context (and baggage) propagator: the default.
+  provider.register({ contextManager });
   const disable = registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]!),
-        // The service makes no outgoing HTTP calls of its own but forwards (check workers) and the exporter's.
-        requireParentforOutgoingSpans: true,
-      }),
+    instrumentations: chosen({
+      http: () =>
+        new HttpInstrumentation({
+          // The server span is ours (server-span.ts): this instrumentation's costs every request a
+          // quarter of a cached check's throughput, sampled or not. It traces the outgoing requests
+          // (a check worker forwarding to the main process), inside a sampled trace only.
+          disableIncomingRequestInstrumentation: true,
+          requireParentforOutgoingSpans: true,
+        }),
       // Routers and handlers only: a span per middleware (a dozen per request, each some microseconds) hides the route.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-      new KafkaJsInstrumentation(),
+      express: () => new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      kafkajs: () => new KafkaJsInstrumentation(),
       // Statements without their values: a query may name a user or carry a sealed secret.
-      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
-    ],
+      mongodb: () => new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
+      pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false }),
+    }),
   });
   return async () => {
     disable();
     await provider.shutdown();
   };
+}
+
+/**
+ * The instrumentations OTEL_NODE_ENABLED_INSTRUMENTATIONS and OTEL_NODE_DISABLED_INSTRUMENTATIONS
+ * leave (comma-separated names, as the OpenTelemetry Node auto-instrumentation reads them):
+ * all by default. settings.ts has refused names that are not ours.
+ */
+function chosen(all: Record<InstrumentationName, () => Instrumentation>): Instrumentation[] {
+  const list = (name: string) => {
+    const names = (process.env[name] ?? '')
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
+    return names.length > 0 ? names : undefined;
+  };
+  const enabled = list('OTEL_NODE_ENABLED_INSTRUMENTATIONS');
+  const disabled = new Set(list('OTEL_NODE_DISABLED_INSTRUMENTATIONS'));
+  return INSTRUMENTATIONS.filter((name) => (enabled ? enabled.includes(name) : true) && !disabled.has(name)).map((name) => all[name]());
 }

@@ -18,6 +18,10 @@ const SAMPLERS = new Set([
 ]);
 const RATIO_SAMPLERS = new Set(['traceidratio', 'parentbased_traceidratio']);
 
+/** The instrumentations the SDK loads (sdk.ts), by the names OTEL_NODE_(EN|DIS)ABLED_INSTRUMENTATIONS take. */
+export const INSTRUMENTATIONS = ['http', 'express', 'kafkajs', 'mongodb', 'pg'] as const;
+export type InstrumentationName = (typeof INSTRUMENTATIONS)[number];
+
 export class TracingSettingsError extends Error {
   override readonly name = 'TracingSettingsError';
 }
@@ -40,6 +44,14 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
     const n = Number(ratio);
     if (!Number.isFinite(n) || n < 0 || n > 1)
       throw new TracingSettingsError(`OTEL_TRACES_SAMPLER_ARG=${ratio} must be a ratio between 0 and 1 (${sampler})`);
+  }
+  for (const name of ['OTEL_NODE_ENABLED_INSTRUMENTATIONS', 'OTEL_NODE_DISABLED_INSTRUMENTATIONS']) {
+    const unknown = (value(name) ?? '')
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n && !(INSTRUMENTATIONS as readonly string[]).includes(n));
+    if (unknown.length > 0)
+      throw new TracingSettingsError(`${name} names ${unknown.join(', ')}: the instrumentations are ${INSTRUMENTATIONS.join(', ')}`);
   }
   const endpoint = value('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? value('OTEL_EXPORTER_OTLP_ENDPOINT');
   if (endpoint === undefined) return { on: false, why: 'no OTEL_EXPORTER_OTLP_ENDPOINT' };

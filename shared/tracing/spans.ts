@@ -1,5 +1,6 @@
 import {
   context,
+  createContextKey,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -23,6 +24,9 @@ import {
  */
 export const tracing = { on: false };
 
+/** Where the request's server span is kept in its context (server-span.ts), for the route to name it. */
+export const SERVER_SPAN = createContextKey('rebac server span');
+
 export { SpanKind, type Span, type SpanContext };
 
 const tracer = () => trace.getTracer('rebac-service');
@@ -34,12 +38,27 @@ const NO_SPAN: Span = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '
 export type LazyAttributes = () => Attributes;
 
 /**
- * Runs `work` in a span named `name`, active for everything it awaits; the span
- * ends when the promise settles, with an error status (and the exception) if
- * it rejects.
+ * Whether work in this context is traced: its span is sampled (a local one being recorded, or a
+ * caller's or an event's that was). Our spans exist only inside a sampled trace: outside one,
+ * every helper here runs its work bare, so an unsampled request pays a flag test per helper.
+ */
+/** Whether the work about to run is in a sampled trace (our spans would be recorded): for hot paths that skip even a closure otherwise. */
+export function traced(): boolean {
+  return tracing.on && sampled(context.active());
+}
+
+function sampled(parent: Context): boolean {
+  const spanContext = trace.getSpanContext(parent);
+  return spanContext !== undefined && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+/**
+ * Runs `work` in a span named `name` (a child of `parent`, by default the active context, and only
+ * when that is sampled), active for everything it awaits; the span ends when the promise settles,
+ * with an error status (and the exception) if it rejects.
  */
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>, parent?: Context): Promise<T> {
-  if (!tracing.on) return work(NO_SPAN);
+  if (!tracing.on || !sampled(parent ?? context.active())) return work(NO_SPAN);
   const run = (span: Span) =>
     work(span).then(
       (value) => {
@@ -57,7 +76,7 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
 
 /** inSpan for synchronous work (a decider's decide). */
 export function inSpanSync<T>(name: string, options: SpanOptions, work: (span: Span) => T, parent: Context = context.active()): T {
-  if (!tracing.on) return work(NO_SPAN);
+  if (!tracing.on || !sampled(parent)) return work(NO_SPAN);
   return tracer().startActiveSpan(name, options, parent, (span) => {
     try {
       return work(span);
@@ -125,7 +144,7 @@ export function activeSpanIds(): { trace_id: string; span_id: string } | undefin
 
 /** A span started now in the active context and ended by the caller (work that outlives one call: a queued command); undefined when off. */
 export function startSpan(name: string, options: SpanOptions): Span | undefined {
-  return tracing.on ? tracer().startSpan(name, options) : undefined;
+  return tracing.on && sampled(context.active()) ? tracer().startSpan(name, options) : undefined;
 }
 
 /** Ends a span started by startSpan, with an error status when `error` is given. */
@@ -151,7 +170,9 @@ export function linksToSpans(spans: Iterable<Span | undefined>, max = 64): Link[
 
 /** The active span's context, to remember for work done later on its behalf (startSpanFor); undefined when off or none. */
 export function activeSpanContext(): SpanContext | undefined {
-  return tracing.on ? trace.getSpanContext(context.active()) : undefined;
+  if (!tracing.on) return undefined;
+  const active = trace.getSpanContext(context.active());
+  return active && (active.traceFlags & TraceFlags.SAMPLED) !== 0 ? active : undefined;
 }
 
 /**
@@ -182,8 +203,8 @@ export function inRouteSpan<T>(
   work: () => T,
   lane: 'express' | 'fast' = 'express',
 ): T | Promise<Awaited<T>> {
-  if (!tracing.on) return work();
-  const server = trace.getActiveSpan();
+  if (!traced()) return work();
+  const server = context.active().getValue(SERVER_SPAN) as Span | undefined;
   server?.updateName(`${method} ${template}`);
   server?.setAttribute('http.route', template);
   return inSpan(

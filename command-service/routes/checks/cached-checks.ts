@@ -1,7 +1,7 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { CheckRequest } from '../../grant-queries/types';
 import { ReadCache } from '../../../shared/read-cache';
-import { inSpan, tracing, type Span } from '../../../shared/tracing/spans';
+import { inSpan, traced, type Span } from '../../../shared/tracing/spans';
 
 /**
  * Permission decisions, answered from a ReadCache while the read models stay
@@ -24,7 +24,7 @@ export class CachedChecks {
   }
 
   allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
-    if (!tracing.on) return this.decide(environmentId, check, fromStore);
+    if (!traced()) return this.decide(environmentId, check, fromStore);
     return inSpan('check', { attributes: checkAttributes(check) }, async (span) => {
       const allow = await this.decide(environmentId, check, fromStore, span);
       span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
@@ -53,7 +53,7 @@ export class CachedChecks {
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
   allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
-    if (!tracing.on) return this.decideAll(environmentId, checks, fromStore);
+    if (!traced()) return this.decideAll(environmentId, checks, fromStore);
     return inSpan('checks', { attributes: { 'rebac.checks': checks.length } }, async (span) => {
       const answers = await this.decideAll(environmentId, checks, fromStore);
       span.setAttribute('rebac.allowed', answers.filter(Boolean).length);
@@ -79,7 +79,7 @@ export class CachedChecks {
   }
 
   private async fromStore(environmentId: string, check: CheckRequest): Promise<boolean> {
-    if (!tracing.on) return (await this.queries.check(environmentId, check)).allow;
+    if (!traced()) return (await this.queries.check(environmentId, check)).allow;
     return inSpan('grant queries', { attributes: checkAttributes(check) }, async (span) => {
       const { allow } = await this.queries.check(environmentId, check);
       span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
