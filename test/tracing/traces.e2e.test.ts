@@ -1,4 +1,9 @@
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Cluster, type ServiceProcess } from '../distributed/support/cluster';
+import { startChildServer, type ChildServer } from '../support/child-server';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
 import { callerTraceparent, JaegerQuery, SpanTree, type TracedSpan } from '../support/jaeger';
 
@@ -26,6 +31,7 @@ if (!otlpEndpoint || !queryUrl) {
   });
 } else {
   describeTraces(otlpEndpoint, new JaegerQuery(queryUrl));
+  describeOneProcess(otlpEndpoint, new JaegerQuery(queryUrl));
 }
 
 function describeTraces(endpoint: string, jaeger: JaegerQuery): void {
@@ -150,6 +156,97 @@ function describeTraces(endpoint: string, jaeger: JaegerQuery): void {
     for (const step of ['command StartAttempt', 'command Succeed']) expect(tree.parentOf(tree.one(TASK, step))).toBe(task);
     // And the projection service made the task's events visible in the same trace.
     await jaeger.waitForTrace(caller.traceId, (spans) => spans.some((s) => s.service === PROJECTION && s.name === 'projection batch'));
+  });
+}
+
+/**
+ * The one-process service with a check worker beside the main process and its projections on a
+ * thread of their own: each of them traces as the three services do.
+ */
+function describeOneProcess(endpoint: string, jaeger: JaegerQuery): void {
+  const ONE = 'rebac';
+  let server: ChildServer;
+  let dataDir: string;
+  let env: ApiClient;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'rebac-tracing-'));
+    const entry = process.env.E2E_USE_DIST === '1' ? 'dist/main.js' : 'main.ts';
+    server = await startChildServer(
+      {
+        DATA_DIR: dataDir,
+        ADMIN_API_KEY: 'tracing-e2e-admin-key-0123456789',
+        HTTP_WORKERS: '2',
+        PROJECTION_THREAD: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_TRACES_SAMPLER: 'always_on',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+      },
+      entry,
+    );
+    env = await new ApiClient(server.url, 'tracing-e2e-admin-key-0123456789').environmentClient();
+    await loadFolderFileExample(env);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('traces a write through the projection thread, and checks answered by a check worker as by the main process', async () => {
+    const write = callerTraceparent();
+    const created = await env.request('POST', `${FACTS}/resource_instances`, { key: 'one', resource: 'file', tenant: 'acme' }, write);
+    expect(created.status).toBe(200);
+    const writeTree = new SpanTree(
+      await jaeger.waitForTrace(write.traceId, (spans) => spans.some((s) => s.service === ONE && s.name === 'projection batch')),
+    );
+    const route = writeTree.one(ONE, 'route POST /v2/facts/{proj_id}/{env_id}/resource_instances');
+    const batch = writeTree.one(ONE, 'projection batch');
+    expect(batch.role).toBe('projection-thread');
+    expect(writeTree.parentOf(batch)).toBe(route);
+
+    // The front door hands each new connection to the next process in turn: four checks, each on its own connection.
+    const callers = [callerTraceparent(), callerTraceparent(), callerTraceparent(), callerTraceparent()];
+    for (const caller of callers) {
+      const answer = await postOnNewConnection(`${server.url}/allowed`, env.key, caller.traceparent, {
+        user: 'alice',
+        action: 'read',
+        resource: { type: 'file', key: 'readme', tenant: 'acme' },
+      });
+      expect(answer).toEqual({ allow: true });
+    }
+    const roles = new Set<string | undefined>();
+    for (const caller of callers) {
+      const tree = new SpanTree(await jaeger.waitForTrace(caller.traceId, (spans) => has(spans, ONE, 'check')));
+      const check = tree.one(ONE, 'check');
+      const checkRoute = tree.parentOf(check)!;
+      expect(checkRoute.name).toBe('route POST /allowed');
+      expect(tree.parentOf(checkRoute)?.parentId).toBe(caller.spanId);
+      expect(check.role).toBe(checkRoute.role);
+      roles.add(check.role);
+    }
+    expect(roles).toEqual(new Set(['main', 'check-worker']));
+  });
+}
+
+/** A POST on a connection of its own (fetch would reuse one), so that the front door chooses its process anew. */
+function postOnNewConnection(url: string, key: string, traceparent: string, body: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', traceparent },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
   });
 }
 
