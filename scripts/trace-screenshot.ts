@@ -85,7 +85,7 @@ function render(trace: Trace): string {
   const start = Math.min(...trace.spans.map((s) => s.startTime));
   const end = Math.max(...trace.spans.map((s) => s.startTime + s.duration));
   const total = Math.max(1, end - start);
-  const services = [...new Set(Object.values(trace.processes).map((p) => p.serviceName))];
+  const services = [...new Set(Object.values(trace.processes).map((p) => p.serviceName))].sort();
   const colour = (service: string) => COLOURS[services.indexOf(service) % COLOURS.length]!;
   const ms = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us} µs`);
   const escape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);

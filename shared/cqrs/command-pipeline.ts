@@ -172,9 +172,10 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   }
 
   private async handleBatch(streamId: string, slot: StreamSlot<Command, State, Event>, batch: Queued<Command, Event>[]): Promise<void> {
-    // The batch's shared steps belong to its first command's trace and link the others'.
-    const parent = contextWithSpan(batch[0]!.span);
-    const links = linksToSpans(batch.slice(1).map((item) => item.span));
+    // The batch's shared steps belong to its first traced command's trace and link the others'.
+    const lead = batch.find((item) => item.span)?.span;
+    const parent = contextWithSpan(lead);
+    const links = linksToSpans(batch.map((item) => item.span).filter((span) => span !== lead));
     for (let attempt = 1; ; attempt++) {
       try {
         await inSpan(

@@ -37,16 +37,16 @@ const NO_SPAN: Span = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '
 /** Attributes computed only when the span records (a decision's reason, a batch's size). */
 export type LazyAttributes = () => Attributes;
 
-/**
- * Whether work in this context is traced: its span is sampled (a local one being recorded, or a
- * caller's or an event's that was). Our spans exist only inside a sampled trace: outside one,
- * every helper here runs its work bare, so an unsampled request pays a flag test per helper.
- */
 /** Whether the work about to run is in a sampled trace (our spans would be recorded): for hot paths that skip even a closure otherwise. */
 export function traced(): boolean {
   return tracing.on && sampled(context.active());
 }
 
+/**
+ * Whether work in this context is traced: its span is sampled (a local one being recorded, or a
+ * caller's or an event's that was). Our spans exist only inside a sampled trace: outside one,
+ * every helper here runs its work bare, so an unsampled request pays a flag test per helper.
+ */
 function sampled(parent: Context): boolean {
   const spanContext = trace.getSpanContext(parent);
   return spanContext !== undefined && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0;
