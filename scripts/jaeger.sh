@@ -143,8 +143,8 @@ EOF
 jaeger_ready() {
   port_open "$JAEGER_HOST" "$JAEGER_OTLP_PORT" || return 1
   port_open "$JAEGER_HOST" "$JAEGER_QUERY_PORT" || return 1
-  # The query API answers once the storage is up.
-  curl -fsS "$QUERY_URL/api/services" >/dev/null 2>&1
+  # The query API answers once the storage is up (node, which the repository needs anyway, rather than curl).
+  node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$QUERY_URL/api/services" >/dev/null 2>&1
 }
 
 cmd_start() {
@@ -154,7 +154,7 @@ cmd_start() {
     return 0
   fi
   cmd_install
-  need_cmd curl
+  need_cmd node
   local port
   for port in "$JAEGER_OTLP_PORT" "$JAEGER_QUERY_PORT" "$JAEGER_QUERY_GRPC_PORT" "$JAEGER_HEALTH_PORT"; do
     if port_open "$JAEGER_HOST" "$port"; then
