@@ -1,3 +1,4 @@
+import './app/tracing/one-process';
 import { startEmbedded } from './app/embedded';
 import { runService } from './app/run-service';
 import { warmCommandState } from './app/warm-command-state';

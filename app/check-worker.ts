@@ -1,3 +1,4 @@
+import './tracing/check-worker';
 import http, { type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -20,6 +21,7 @@ import { ReplicaFreshness } from './replica-freshness';
 import { buildServices } from './services';
 import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
 import { keylessSecrets } from '../shared/secrets/secret-box';
+import { stopTracing } from '../shared/tracing/start';
 
 /** What the main process tells a check worker at its start (app/check-workers.ts), in the environment. */
 export const CHECK_WORKER_ENV = {
@@ -118,7 +120,8 @@ async function main(): Promise<void> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    void worker.close().then(() => {
+    void worker.close().then(async () => {
+      await stopTracing();
       process.send?.('stopped' satisfies FromCheckWorker);
       process.exit(0);
     });

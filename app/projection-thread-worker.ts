@@ -1,3 +1,4 @@
+import './tracing/projection-thread';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
 import type { Config } from '../shared/config';
@@ -9,6 +10,8 @@ import { ProjectionRunner } from '../projection-service/runner';
 import { coreProjections } from './feature';
 import { isShippedFeature, shippedProjections } from './shipped-projections';
 import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
+import { stopTracing } from '../shared/tracing/start';
+import { activeSpanIds, tracing } from '../shared/tracing/spans';
 import {
   publishPositions,
   type FromProjectionThread,
@@ -28,7 +31,8 @@ async function main(): Promise<void> {
   const config: Config = data.config;
   // Each line goes to the main thread, which writes it through its own logger (and destination).
   const logger = pino(
-    { level: data.logLevel, base: undefined },
+    // Lines written in a projection batch's span say which (as the root logger's do: shared/logger.ts).
+    { level: data.logLevel, base: undefined, ...(tracing.on ? { mixin: () => activeSpanIds() ?? {} } : {}) },
     { write: (line: string) => port.postMessage({ log: line } satisfies FromProjectionThread) },
   );
   const log = new SqliteEventStore({ path: sqliteEventsPath(config) });
@@ -58,6 +62,7 @@ async function main(): Promise<void> {
         await runner.stop();
         await log.close();
         await store.close();
+        await stopTracing();
         port.postMessage('stopped' satisfies FromProjectionThread);
         port.close();
       })();

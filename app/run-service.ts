@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../shared/config';
 import { createRootLogger } from '../shared/logger';
+import { stopTracing } from '../shared/tracing/start';
 import { StartupRefused } from './startup-refused';
 
 export interface RunningService {
@@ -47,6 +48,7 @@ export function runService(name: string, start: (config: Config, logger: Logger)
       logger.error({ err: error }, 'shutdown failed');
       code = 1;
     }
+    await stopTracing();
     process.exit(code);
   };
   process.on('SIGTERM', () => void stop('SIGTERM', 0));

@@ -31,6 +31,7 @@ import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
 import { timeTravelScenarios } from './scenarios/time-travel';
 import { abacScenario } from './scenarios/abac';
+import { tracingScenarios } from './scenarios/tracing';
 import { cpuCounters, probeHost, stealPercentSince } from './lib/host-speed';
 
 const TITLES: Record<ScenarioName, string> = {
@@ -48,6 +49,7 @@ const TITLES: Record<ScenarioName, string> = {
   'time-travel': 'as_of checks and decision history',
   abac: 'ABAC check vs RBAC check',
   rebuild: 'rebuild every read model',
+  tracing: 'tracing off vs on (1%, 100%)',
 };
 
 async function main(): Promise<void> {
@@ -189,6 +191,7 @@ async function main(): Promise<void> {
     if (want('time-travel')) await guarded('time-travel', () => timeTravelScenarios(standalone));
     if (want('abac')) await guarded('abac', () => abacScenario(standalone));
     if (want('rebuild')) await guarded('rebuild', () => rebuildScenario(standalone));
+    if (want('tracing')) await guarded('tracing', () => tracingScenarios(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

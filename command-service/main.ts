@@ -1,3 +1,4 @@
+import '../app/tracing/command-service';
 import { embeddedFeatures } from '../app/features';
 import { startCommandService } from '../app/start-command-service';
 import { runService } from '../app/run-service';

@@ -1,3 +1,4 @@
+import '../app/tracing/projection-service';
 import { embeddedFeatures } from '../app/features';
 import { startProjectionService } from '../app/start-projection-service';
 import { runService } from '../app/run-service';

@@ -6,6 +6,7 @@ import { applyToProjections, type Projection } from '../shared/read-models/proje
 import { PositionNotifier } from '../shared/read-models/position-notifier';
 import { sleep } from '../shared/sleep';
 import { Yielder } from './yielder';
+import { inSpanForCarriers } from '../shared/tracing/spans';
 
 export interface ProjectionRunnerOptions {
   /** Name of the stored checkpoint. */
@@ -170,7 +171,17 @@ export class ProjectionRunner {
     return this.notifier.waitFor(position, timeoutMs);
   }
 
-  private async applyBatch(batch: RecordedEvent[]): Promise<void> {
+  /** A batch is traced in the trace of the first traced write it makes visible, linked to the others' (docs/tracing.md). */
+  private applyBatch(batch: RecordedEvent[]): Promise<void> {
+    return inSpanForCarriers(
+      'projection batch',
+      batch.map((event) => event.metadata),
+      () => ({ 'rebac.events': batch.length, 'rebac.first_position': batch[0]!.position, 'rebac.last_position': batch.at(-1)!.position }),
+      () => this.applyBatchUntraced(batch),
+    );
+  }
+
+  private async applyBatchUntraced(batch: RecordedEvent[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.applyOnce(batch, attempt > 1);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install/start/stop all real servers used by the integration/e2e tests:
-# Kafka (scripts/kafka.sh), FerretDB (scripts/ferretdb.sh) and PostgreSQL (scripts/postgres.sh:
-# the event log's server).
+# Kafka (scripts/kafka.sh), FerretDB (scripts/ferretdb.sh), PostgreSQL (scripts/postgres.sh:
+# the event log's server) and Jaeger (scripts/jaeger.sh, the OTLP receiver of the tracing test).
 #
-#   scripts/test-servers.sh install   # all three, in parallel (cold: ~2 min, dominated by the FerretDB Go build)
-#   scripts/test-servers.sh start     # install if needed, start all, print KAFKA_BROKERS= / MONGODB_URL= / POSTGRES_URL=
+#   scripts/test-servers.sh install   # all four, in parallel (cold: ~12 min, dominated by the Jaeger Go build; cached after)
+#   scripts/test-servers.sh start     # install if needed, start all, print KAFKA_BROKERS= / MONGODB_URL= / POSTGRES_URL= / JAEGER_*=
 #   scripts/test-servers.sh stop      # stop all, delete their data dirs
 #   scripts/test-servers.sh status
 #
@@ -23,16 +23,19 @@ export POSTGRES_DATABASES="${POSTGRES_DATABASES:-rebac}"
 install_all() {
   # The installs use different tools (mvn, go, apt-get) and mostly different resources
   # (network vs CPU), so run them concurrently.
-  local kpid fpid ppid rc=0
+  local kpid fpid ppid jpid rc=0
   "$SCRIPTS/kafka.sh" install &
   kpid=$!
   "$SCRIPTS/ferretdb.sh" install &
   fpid=$!
   "$SCRIPTS/postgres.sh" install &
   ppid=$!
+  "$SCRIPTS/jaeger.sh" install &
+  jpid=$!
   wait "$kpid" || rc=1
   wait "$fpid" || rc=1
   wait "$ppid" || rc=1
+  wait "$jpid" || rc=1
   return "$rc"
 }
 
@@ -50,6 +53,12 @@ start_all() {
     "$SCRIPTS/kafka.sh" stop || true
     exit 1
   fi
+  if ! out+=$'\n'"$("$SCRIPTS/jaeger.sh" start)"; then
+    "$SCRIPTS/postgres.sh" stop || true
+    "$SCRIPTS/ferretdb.sh" stop || true
+    "$SCRIPTS/kafka.sh" stop || true
+    exit 1
+  fi
   echo "$out"
   if [[ -n "${GITHUB_ENV:-}" ]]; then
     echo "$out" >>"$GITHUB_ENV"
@@ -58,6 +67,7 @@ start_all() {
 
 stop_all() {
   local rc=0
+  "$SCRIPTS/jaeger.sh" stop || rc=1
   "$SCRIPTS/postgres.sh" stop || rc=1
   "$SCRIPTS/ferretdb.sh" stop || rc=1
   "$SCRIPTS/kafka.sh" stop || rc=1
@@ -69,6 +79,7 @@ status_all() {
   "$SCRIPTS/kafka.sh" status || rc=1
   "$SCRIPTS/ferretdb.sh" status || rc=1
   "$SCRIPTS/postgres.sh" status || rc=1
+  "$SCRIPTS/jaeger.sh" status || rc=1
   return "$rc"
 }
 

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
+import { activeSpanIds, tracing } from './tracing/spans';
 
 export interface RootLoggerOptions {
   /**
@@ -26,6 +27,8 @@ export function createRootLogger(level: string, service: string, options: RootLo
     base: { service },
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'secret', '*.secret'], censor: '[redacted]' },
   };
+  // A line written inside a span says which (`trace_id`, `span_id`); without tracing, no mixin runs at all.
+  if (tracing.on) settings.mixin = () => activeSpanIds() ?? {};
   const format = options.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
   if (format === 'pretty') return pino(settings, prettyStream(options.destination));
   return options.destination ? pino(settings, options.destination) : pino(settings);

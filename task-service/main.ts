@@ -1,3 +1,4 @@
+import '../app/tracing/task-service';
 import { embeddedFeatures } from '../app/features';
 import { startTaskService } from '../app/start-task-service';
 import { runService } from '../app/run-service';

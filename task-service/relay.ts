@@ -6,6 +6,7 @@ import type { EventStore, Subscription } from '../shared/eventstore/port';
 import type { TaskQueue } from '../shared/taskqueue/port';
 import { COPY_MESSAGE_TYPE } from './worker';
 import { sleep } from '../shared/sleep';
+import { activeTraceCarrier, inSpanForCarriers } from '../shared/tracing/spans';
 
 /**
  * The outbox relay: turns copy requests in the log into task-queue messages
@@ -65,7 +66,8 @@ export class TaskRelay {
   private async publish(taskId: string): Promise<void> {
     for (let backoffMs = 100; ; backoffMs = Math.min(backoffMs * 2, 10_000)) {
       try {
-        await this.queue.publish({ key: taskId, type: COPY_MESSAGE_TYPE, body: { taskId } });
+        // The message carries the trace of the copy request on (the worker continues it).
+        await this.queue.publish({ key: taskId, type: COPY_MESSAGE_TYPE, body: { taskId, ...activeTraceCarrier() } });
         return;
       } catch (error) {
         if (this.stopping) throw error;
@@ -96,7 +98,12 @@ export class TaskRelay {
       if (!taskId) continue;
       if (event.type === 'EnvironmentCopyRequested') {
         this.open.set(taskId, event.position);
-        await this.publish(taskId);
+        await inSpanForCarriers(
+          'task publish',
+          [event.metadata],
+          () => ({ 'rebac.task_id': taskId }),
+          () => this.publish(taskId),
+        );
       } else if (event.type === 'TaskSucceeded' || event.type === 'TaskFailed') {
         this.open.delete(taskId);
       }

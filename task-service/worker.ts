@@ -10,6 +10,7 @@ import { copyToNewEnvironment } from './copy/copy-to-new';
 import { resolveCopy } from './copy/resolve';
 import { StaleTaskAttemptError, TaskFinishedError, TaskGaveUpError, toTaskError } from '../shared/domain/task/errors';
 import type { CopyRequest, TaskCommand, TaskState } from '../shared/domain/task/decider';
+import { activeTraceCarrier, inSpanContinuing, type TraceCarrier } from '../shared/tracing/spans';
 
 export const COPY_MESSAGE_TYPE = 'environment-copy';
 
@@ -78,7 +79,12 @@ export class CopyTaskWorker {
     const { taskId: named } = delivery.message.body;
     const taskId = typeof named === 'string' ? named : delivery.message.key;
     try {
-      await this.handle(taskId);
+      await inSpanContinuing(
+        'copy task',
+        delivery.message.body as TraceCarrier,
+        { 'rebac.task_id': taskId, 'rebac.delivery': delivery.attempt },
+        () => this.handle(taskId),
+      );
     } catch (error) {
       if (this.shutdown.signal.aborted) throw error;
       // A version conflict here is another attempt of the same task racing this one: expected, and resolved by the redelivery.
@@ -175,6 +181,12 @@ export class CopyTaskWorker {
   }
 
   private metadata(taskId: string): EventMetadata {
-    return { actor: null, correlationId: taskId, timestamp: new Date().toISOString(), schemaVersion: CURRENT_SCHEMA_VERSION };
+    return {
+      actor: null,
+      correlationId: taskId,
+      timestamp: new Date().toISOString(),
+      schemaVersion: CURRENT_SCHEMA_VERSION,
+      ...activeTraceCarrier(),
+    };
   }
 }

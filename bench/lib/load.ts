@@ -29,6 +29,8 @@ export interface LoadSpec {
   body?: string | (() => string);
   connections: number;
   durationS: number;
+  /** Requests per second over all connections (autocannon's overallRate); unset: as fast as the server answers. */
+  rate?: number;
   /** Names the load in the profile phases (`--profile`). */
   label?: string;
   /**
@@ -58,6 +60,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadRun> {
     headers: { 'content-type': 'application/json', ...spec.headers },
     connections: spec.connections,
     duration: spec.durationS,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
     // A slow answer is a figure, not an error: wait for it (autocannon's default gives up after 10 s).
     timeout: Math.max(60, spec.durationS * 3),
     ...(typeof body === 'function'

@@ -6,6 +6,7 @@ import type { ReadModels } from '../../shared/read-models/read-models';
 import { queryIndex, type IndexMatch } from './index-query';
 import { presentEventData, type PresentedData } from './present-event';
 import { withFields } from '../../shared/objects';
+import { traceIdOf } from '../../shared/tracing/trace-context';
 
 /** One event as the audit log shows it. */
 export interface AuditEntry {
@@ -19,6 +20,8 @@ export interface AuditEntry {
   correlation_id: string | null;
   causation_id: string | null;
   audit_metadata: Record<string, unknown> | null;
+  /** The trace id of the span that wrote the event (its metadata's `traceparent`); absent when it was not traced. */
+  trace_id?: string;
   data: PresentedData;
 }
 
@@ -116,6 +119,7 @@ export class AuditLog {
 function present(event: RecordedEvent, names: Map<string, string | null>): AuditEntry {
   const actor = auditActorOf(event.metadata);
   const m = event.metadata;
+  const traceId = traceIdOf(m.traceparent);
   return {
     position: event.position,
     stream_version: event.streamVersion,
@@ -126,6 +130,7 @@ function present(event: RecordedEvent, names: Map<string, string | null>): Audit
     correlation_id: m.correlationId ?? null,
     causation_id: m.causationId ?? null,
     audit_metadata: m.auditMetadata ?? null,
+    ...(traceId === null ? {} : { trace_id: traceId }),
     data: isDomainEvent(event) ? presentEventData(event) : {},
   };
 }

@@ -11,6 +11,7 @@ import { isPlainUtf8Json } from './json-body';
 import { JSON_CONTENT_TYPE } from './json-content-type';
 import { awaitReadModels, eventMetadata, type Services } from './services';
 import { withoutNullOptionals } from './null-as-absent';
+import { inRouteSpan } from '../../shared/tracing/spans';
 
 /** What a create route does, once for its express route and its lane (routes/create-route.ts). */
 export interface CreateOperation<Body> {
@@ -117,7 +118,7 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
     const length = laneBodyLength(req.headers, services.config.MAX_BODY_BYTES);
     if (length === undefined) return false;
     const started = performance.now();
-    readBody(req, length, (body) => void answer(req, res, express, body, path, started));
+    readBody(req, length, (body) => void inRouteSpan('POST', route.template, () => answer(req, res, express, body, path, started), 'fast'));
     return true;
   };
 }

@@ -2,6 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { JSON_CONTENT_TYPE } from './json-content-type';
 import { MIN_POSITION_HEADER, TIMEOUT_POLICY_HEADER, WAIT_TIMEOUT_HEADER } from './position-headers';
+import { tracedRequests } from '../../shared/tracing/server-span';
 
 /**
  * A fast lane answers one hot request shape without express: no router, no middleware chain,
@@ -29,11 +30,11 @@ export function setFastLanes(app: Express, lanes: FastLane[]): void {
 /** The server's request listener: the app's fast lanes first, then express. */
 export function requestListener(app: Express): RequestListener {
   const lanes = (app.locals[FAST_LANES] as FastLane[] | undefined) ?? [];
-  if (lanes.length === 0) return app;
-  return (req, res) => {
+  if (lanes.length === 0) return tracedRequests(app);
+  return tracedRequests((req, res) => {
     for (const lane of lanes) if (lane(req, res, app)) return;
     app(req, res);
-  };
+  });
 }
 
 /** A body read by a fast lane, for `jsonBody` (json-body.ts) to parse as it parses any other. */

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, InvalidRequestError, UnavailableError, ValidationError } from '../../shared/errors';
 import { MIN_POSITION_HEADER, TIMEOUT_POLICY_HEADER, WAIT_TIMEOUT_HEADER } from './position-headers';
+import { inSpan, traced } from '../../shared/tracing/spans';
 
 /** What Permit's PDP does when a write is not synced within X-Wait-Timeout: answer anyway, or fail (424). */
 export type TimeoutPolicy = 'ignore' | 'fail';
@@ -102,6 +103,22 @@ export async function waitForReadModels(
   unreached: (waitedMs: number) => string,
 ): Promise<void> {
   if (position <= freshness.position) return;
+  if (traced()) {
+    const from = freshness.position;
+    return inSpan('wait for read models', { attributes: { 'rebac.position': position, 'rebac.read_models_position': from } }, () =>
+      waitUntraced(freshness, defaultMs, position, wait, unreached),
+    );
+  }
+  return waitUntraced(freshness, defaultMs, position, wait, unreached);
+}
+
+async function waitUntraced(
+  freshness: Awaitable,
+  defaultMs: number,
+  position: number,
+  wait: SyncWait | undefined,
+  unreached: (waitedMs: number) => string,
+): Promise<void> {
   const asked = wait?.timeoutMs === null ? LONGEST_WAIT_MS : wait?.timeoutMs;
   const fail = wait?.policy === 'fail' && asked !== undefined && asked > 0;
   const bound = asked === undefined || asked === 0 ? defaultMs : fail ? asked : Math.max(asked, defaultMs);

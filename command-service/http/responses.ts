@@ -501,6 +501,11 @@ export const auditEntrySchema = z
     correlation_id: z.string().nullable(),
     causation_id: z.string().nullable(),
     audit_metadata: z.record(z.string(), z.unknown()).nullable(),
+    trace_id: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional()
+      .describe('The W3C trace id of the request that wrote the event, when it was traced (docs/tracing.md); absent otherwise'),
     data: z.record(z.string(), z.unknown()),
   })
   .meta({ id: 'AuditEntry' });

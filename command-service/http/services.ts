@@ -13,6 +13,7 @@ import type { EnvEvent, EventMetadata, OrgEvent } from '../../shared/events';
 import { CURRENT_SCHEMA_VERSION, streams } from '../../shared/events';
 import type { TimeTravel } from '../time-travel/time-travel';
 import { auditMetadataOf } from './audit-metadata';
+import { activeTraceCarrier } from '../../shared/tracing/spans';
 import { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';
 import { authOf } from './auth';
 import { syncWaitOfResponse, waitForReadModels } from './read-your-writes';
@@ -72,6 +73,7 @@ export function eventMetadata(req: Pick<IncomingMessage, 'headers'>, requestId: 
     timestamp: new Date().toISOString(),
     schemaVersion: CURRENT_SCHEMA_VERSION,
     ...(auditMetadata ? { auditMetadata } : {}),
+    ...activeTraceCarrier(),
   };
 }
 

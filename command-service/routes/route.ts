@@ -5,6 +5,7 @@ import { expressPath } from '../http/path-template';
 import { labelRoute } from '../http/request-metrics';
 import { parse, refusingUndeclaredFields, undeclaredQueryRefusal } from '../http/validation';
 import type { RouteContext } from './route-context';
+import { inRouteSpan } from '../../shared/tracing/spans';
 
 type Schema = z.ZodType | undefined;
 
@@ -71,7 +72,9 @@ export function route<Path extends string, Body extends Schema = undefined, Quer
     labelRoute(res, template);
     // Never accept and drop: a query parameter the route does not declare is refused before it runs.
     refuseUndeclaredQuery(req.query);
-    return handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, { body, query }));
+    return inRouteSpan(declaration.method.toUpperCase(), template, () =>
+      handler(req as Request<Record<PathParameters<Path>, string>>, res, requestInput(req, { body, query })),
+    );
   });
 }
 

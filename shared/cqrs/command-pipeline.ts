@@ -14,6 +14,7 @@ import { eventJson, sizeOver } from '../eventstore/event-json';
 import type { EventStore } from '../eventstore/port';
 import type { Decider } from './decider';
 import type { SnapshotStore } from './snapshot-store';
+import { contextWithSpan, endSpan, inSpan, inSpanSync, linksToSpans, startSpan, type Span } from '../tracing/spans';
 
 export interface CommandOutcome<Event extends EventData> {
   events: Event[];
@@ -27,6 +28,8 @@ interface Queued<Command, Event extends EventData> {
   metadata: EventMetadata;
   resolve: (outcome: CommandOutcome<Event>) => void;
   reject: (error: unknown) => void;
+  /** The command's span (tracing on), from its arrival to its answer: the batch's load, decide and append are its children. */
+  span?: Span;
 }
 
 interface StreamSlot<Command, State, Event extends EventData> {
@@ -111,8 +114,14 @@ export class CommandPipeline<Command, State, Event extends EventData> {
 
   execute(streamId: string, command: Command, metadata: EventMetadata): Promise<CommandOutcome<Event>> {
     const slot = this.slot(streamId);
+    const span = startSpan(`command ${(command as { type?: string }).type ?? 'unknown'}`, { attributes: { 'rebac.stream': streamId } });
     return new Promise((resolve, reject) => {
-      slot.queue.push({ command, metadata, resolve, reject });
+      if (span) {
+        const [answer, refuse] = [resolve, reject];
+        resolve = (outcome) => (endSpan(span), answer(outcome));
+        reject = (error) => (endSpan(span, error), refuse(error));
+      }
+      slot.queue.push({ command, metadata, resolve, reject, span });
       if (!slot.draining) void this.drain(streamId, slot);
     });
   }
@@ -163,9 +172,18 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   }
 
   private async handleBatch(streamId: string, slot: StreamSlot<Command, State, Event>, batch: Queued<Command, Event>[]): Promise<void> {
+    // The batch's shared steps belong to its first traced command's trace and link the others'.
+    const lead = batch.find((item) => item.span)?.span;
+    const parent = contextWithSpan(lead);
+    const links = linksToSpans(batch.map((item) => item.span).filter((span) => span !== lead));
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.catchUp(streamId, slot);
+        await inSpan(
+          'load state',
+          { attributes: { 'rebac.stream': streamId, 'rebac.attempt': attempt }, links },
+          () => this.catchUp(streamId, slot),
+          parent,
+        );
       } catch (error) {
         this.reset(slot);
         batch.forEach((item) => item.reject(error));
@@ -181,7 +199,20 @@ export class CommandPipeline<Command, State, Event extends EventData> {
         return;
       }
       try {
-        const result = await this.store.append(streamId, toAppend, expected === -1 ? 'no_stream' : expected);
+        const result = await inSpan(
+          'append',
+          {
+            attributes: {
+              'rebac.stream': streamId,
+              'rebac.events': toAppend.length,
+              'rebac.commands': batch.length,
+              'rebac.expected_version': expected,
+            },
+            links,
+          },
+          () => this.store.append(streamId, toAppend, expected === -1 ? 'no_stream' : expected),
+          parent,
+        );
         slot.version = result.streamVersion;
         this.snapshotIfDue(streamId, slot);
         decided.forEach((d, i) =>
@@ -210,6 +241,23 @@ export class CommandPipeline<Command, State, Event extends EventData> {
   }
 
   private decideOne(
+    streamId: string,
+    slot: StreamSlot<Command, State, Event>,
+    item: Queued<Command, Event>,
+  ): { ok: true; events: Event[]; toAppend: NewEvent[] } | { ok: false; error: unknown } {
+    return inSpanSync(
+      'decide',
+      {},
+      (span) => {
+        const decided = this.decideUntraced(streamId, slot, item);
+        span.setAttribute('rebac.decision', decided.ok ? 'accepted' : 'refused');
+        return decided;
+      },
+      contextWithSpan(item.span),
+    );
+  }
+
+  private decideUntraced(
     streamId: string,
     slot: StreamSlot<Command, State, Event>,
     item: Queued<Command, Event>,

@@ -18,6 +18,14 @@ export const eventMetadataSchema = z.object({
    * event written before it existed.
    */
   auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The W3C trace context of the span that wrote the event (the request's, or
+   * the caller's it continued), when tracing was on and the trace sampled: the
+   * projections link their batch to it, the task service continues it, the
+   * audit log shows its trace id (docs/tracing.md).
+   */
+  traceparent: z.string().optional(),
+  tracestate: z.string().optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 

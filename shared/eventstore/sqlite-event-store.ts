@@ -7,6 +7,7 @@ import { StreamVersionConflictError, UnavailableError } from '../errors';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredEventText, SubscribeOptions, Subscription } from './port';
 import { batchSizeAfter, runCatchUpSubscription } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
+import { activeSpanContext, endSpan, startSpanFor, type Span, type SpanContext } from '../tracing/spans';
 
 interface PendingAppend {
   streamId: string;
@@ -16,6 +17,8 @@ interface PendingAppend {
   reject: (error: unknown) => void;
   /** performance.now() when it was asked (for the observer). */
   asked: number;
+  /** The span that asked (tracing on): the group commit that stores it is traced in its trace. */
+  caller?: SpanContext;
 }
 
 /**
@@ -95,6 +98,8 @@ export class SqliteEventStore implements EventStore {
   /** The appends of the transaction the writer is working on. */
   private writing: PendingAppend[] | null = null;
   private writer: Worker | null = null;
+  /** The span of the transaction the writer is working on (tracing on, and an append of it was traced). */
+  private commitSpan: Span | undefined;
   /** Called once nothing is pending or being written (close waits for it). */
   private onIdle: (() => void) | null = null;
   private closed = false;
@@ -137,7 +142,7 @@ export class SqliteEventStore implements EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, resolve, reject, asked: performance.now() });
+      this.pending.push({ streamId, events, expected, resolve, reject, asked: performance.now(), caller: activeSpanContext() });
       if (!this.flushScheduled && !this.writing) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -162,6 +167,11 @@ export class SqliteEventStore implements EventStore {
     this.pending = [];
     if (batch.length === 0) return this.idleCheck();
     this.writing = batch;
+    this.commitSpan = startSpanFor(
+      'group commit',
+      batch.map((append) => append.caller),
+      { 'rebac.appends': batch.length, 'db.system': 'sqlite' },
+    );
     const writer = this.writerThread();
     writer.ref(); // an append under way keeps the process alive; an idle writer does not
     writer.postMessage({ appends, maxBytes: this.maxBytes } satisfies WriterMessage);
@@ -198,6 +208,8 @@ export class SqliteEventStore implements EventStore {
     const batch = this.writing;
     if (!batch) return;
     this.writing = null;
+    endSpan(this.commitSpan, 'error' in reply ? reply.error.message : undefined);
+    this.commitSpan = undefined;
     this.writer?.unref();
     batch.forEach((append, i) => {
       if ('error' in reply) return append.reject(writeError(reply.error));

@@ -12,6 +12,7 @@ import { JSON_CONTENT_TYPE } from '../../http/json-content-type';
 import type { Freshness } from '../../http/services';
 import type { CachedChecks } from './cached-checks';
 import { atOnePosition } from './positions';
+import { inRouteSpan } from '../../../shared/tracing/spans';
 
 export interface AllowedFastLaneParts {
   keys: ApiKeyAuthenticator;
@@ -84,7 +85,7 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
     const length = laneBodyLength(req.headers, maxBodyBytes);
     if (length === undefined) return false;
     const started = performance.now();
-    readBody(req, length, (body) => void answer(req, res, express, body, started));
+    readBody(req, length, (body) => void inRouteSpan('POST', ROUTE, () => answer(req, res, express, body, started), 'fast'));
     return true;
   };
 }

@@ -1,6 +1,7 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { CheckRequest } from '../../grant-queries/types';
 import { ReadCache } from '../../../shared/read-cache';
+import { inSpan, traced, type Span } from '../../../shared/tracing/spans';
 
 /**
  * Permission decisions, answered from a ReadCache while the read models stay
@@ -22,10 +23,23 @@ export class CachedChecks {
     this.decisions = new ReadCache(currentPosition, maxEntries);
   }
 
-  async allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
-    if (fromStore) return this.fromStore(environmentId, check);
+  allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
+    if (!traced()) return this.decide(environmentId, check, fromStore);
+    return inSpan('check', { attributes: checkAttributes(check) }, async (span) => {
+      const allow = await this.decide(environmentId, check, fromStore, span);
+      span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
+      return allow;
+    });
+  }
+
+  private async decide(environmentId: string, check: CheckRequest, fromStore: boolean, span?: Span): Promise<boolean> {
+    if (fromStore) {
+      span?.setAttribute('rebac.cache', 'bypass');
+      return this.fromStore(environmentId, check);
+    }
     const key = decisionKey(environmentId, check);
     const hit = this.decisions.get(key);
+    span?.setAttribute('rebac.cache', hit === undefined ? 'miss' : 'hit');
     if (hit !== undefined) {
       this.lookups.hits++;
       return hit;
@@ -38,7 +52,16 @@ export class CachedChecks {
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
-  async allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
+  allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
+    if (!traced()) return this.decideAll(environmentId, checks, fromStore);
+    return inSpan('checks', { attributes: { 'rebac.checks': checks.length } }, async (span) => {
+      const answers = await this.decideAll(environmentId, checks, fromStore);
+      span.setAttribute('rebac.allowed', answers.filter(Boolean).length);
+      return answers;
+    });
+  }
+
+  private async decideAll(environmentId: string, checks: CheckRequest[], fromStore: boolean): Promise<boolean[]> {
     const at = this.decisions.positionNow();
     const answers = new Array<boolean>(checks.length);
     for (let i = 0; i < checks.length; i++) {
@@ -56,8 +79,23 @@ export class CachedChecks {
   }
 
   private async fromStore(environmentId: string, check: CheckRequest): Promise<boolean> {
-    return (await this.queries.check(environmentId, check)).allow;
+    if (!traced()) return (await this.queries.check(environmentId, check)).allow;
+    return inSpan('grant queries', { attributes: checkAttributes(check) }, async (span) => {
+      const { allow } = await this.queries.check(environmentId, check);
+      span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
+      return allow;
+    });
   }
+}
+
+/** What a check's spans say of it: the question's shape and where it is asked, not who (keys and attributes stay out). */
+function checkAttributes(check: CheckRequest): Record<string, string | boolean> {
+  return {
+    'rebac.check.action': check.action,
+    'rebac.check.resource_type': check.resource.type,
+    'rebac.check.tenant': check.resource.tenant ?? '',
+    'rebac.check.abac': check.abac !== undefined,
+  };
 }
 
 /**

@@ -1,0 +1,215 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BenchContext } from '../lib/context';
+import { cpuSecondsOf } from '../lib/child';
+import { runLoad, type LoadRun } from '../lib/load';
+import type { ScenarioResult } from '../lib/results';
+import { environmentKey, startService, type RunningService } from '../lib/service';
+
+const SCHEMA = '/v2/schema/default/production';
+const FACTS = '/v2/facts/default/production';
+const TENANT = 'acme';
+/** Distinct checks each load rotates through. */
+const CHECKS = 4_000;
+
+/** The three ways a service runs here: the same build, told by the OTEL_* variables only. */
+const MODES = [
+  { id: 'off', label: 'tracing off', env: {} },
+  {
+    id: '1pct',
+    label: 'tracing on, 1% sampled',
+    env: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.01' },
+  },
+  { id: '100pct', label: 'tracing on, 100% sampled', env: { OTEL_TRACES_SAMPLER: 'always_on' } },
+] as const;
+type ModeId = (typeof MODES)[number]['id'];
+
+/**
+ * What tracing costs (docs/tracing.md): cached `POST /allowed` checks and single creates on three
+ * services of the same build, run side by side from one data set: tracing off (no endpoint: the
+ * SDK is not loaded), on at 1% sampling and on at 100%, exporting OTLP to a sink in this process
+ * (it reads each export and answers 200; no Jaeger, whose CPU would be the services' too). The
+ * loads take turns round after round (off, 1%, 100%, off, …), so a slower minute of this shared
+ * machine falls on every mode alike; each row's figure is the median round's. One process per
+ * service (HTTP_WORKERS=1): the ratio is the cost per request of one process. Each load runs
+ * twice: as fast as answered (16 connections; the throughput on vs off), and at a steady rate
+ * well below that (the CPU per request on vs off, every process of the service counted).
+ *
+ * Target (issue 48): on at 1%, at most 5% of either. That off costs nothing against a build
+ * without tracing is not measured here (the same build runs every mode): bench/compare.ts on the
+ * main check and create rows of two runs, before and after, says it.
+ */
+export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult[]> {
+  const { durationS, warmupS } = ctx.options;
+  const rounds = Math.max(3, ctx.options.repeat);
+  const sink = await startSink();
+  const services = new Map<ModeId, RunningService>();
+  try {
+    for (const mode of MODES) {
+      const endpoint = mode.id === 'off' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...mode.env };
+      services.set(mode.id, await startService({ env: { HTTP_WORKERS: '1', ...endpoint }, nodeOptions: ctx.options.serverNodeOptions }));
+    }
+    const keys = new Map<ModeId, Record<string, string>>();
+    const size = ctx.options.mode === 'quick' ? 1_000 : 10_000;
+    ctx.log(`tracing: ${size.toLocaleString('en-US')} users and documents in each of ${MODES.length} services (off, 1%, 100%)`);
+    for (const [id, service] of services) {
+      const api = await environmentKey(service.admin);
+      await loadData(api, size);
+      keys.set(id, api.headers);
+    }
+    const check = (k: number) =>
+      JSON.stringify({
+        user: `u${(3 * k) % size}`,
+        action: 'read',
+        resource: { type: 'document', key: `d${(7 * k) % size}`, tenant: TENANT },
+      });
+    const checkBodies = Array.from({ length: CHECKS }, (_, k) => check(k));
+    let created = 0;
+    const bodies = {
+      check: () => {
+        let k = 0;
+        return () => checkBodies[k++ % CHECKS]!;
+      },
+      create: () => () => JSON.stringify({ key: `w${created++}`, resource: 'document', tenant: TENANT }),
+    };
+    const paths = { check: '/allowed', create: `${FACTS}/resource_instances` };
+    /** One load on one mode's service: its throughput and the service's CPU per answered request. */
+    const load = async (kind: Kind, shape: Shape, id: ModeId, seconds: number): Promise<Measured> => {
+      const service = services.get(id)!;
+      const cpuBefore = cpuSecondsOf(service.child.pid);
+      const run = await runLoad({
+        url: `${service.url}${paths[kind]}`,
+        headers: keys.get(id)!,
+        body: bodies[kind](),
+        connections: 16,
+        durationS: seconds,
+        ...(shape === 'steady' ? { rate: STEADY_RATE[kind] } : {}),
+      });
+      const cpuAfter = cpuSecondsOf(service.child.pid);
+      const cpuUs = cpuBefore === null || cpuAfter === null ? NaN : ((cpuAfter - cpuBefore) / run.ok) * 1e6;
+      return { ...run, cpuUs };
+    };
+    const out: ScenarioResult[] = [];
+    for (const kind of ['check', 'create'] as const) {
+      for (const shape of ['saturated', 'steady'] as const) {
+        const what = shape === 'steady' ? `${STEADY_RATE[kind]} req/s` : 'as fast as answered';
+        ctx.log(`tracing: ${kind}s ${what}, ${rounds} rounds of ${durationS} s per mode taking turns, 16 connections`);
+        for (const mode of MODES) if (warmupS > 0) await load(kind, shape, mode.id, warmupS);
+        const measured: Record<ModeId, Measured[]> = { off: [], '1pct': [], '100pct': [] };
+        for (let round = 0; round < rounds; round++) {
+          for (const mode of MODES) measured[mode.id].push(await load(kind, shape, mode.id, durationS));
+        }
+        out.push(...rows(kind, shape, measured));
+      }
+    }
+    ctx.log(`tracing: the sink took ${sink.exports} exports, ${(sink.bytes / 1e6).toFixed(1)} MB`);
+    return out;
+  } finally {
+    for (const service of services.values()) await service.stop();
+    await sink.close();
+  }
+}
+
+type Kind = 'check' | 'create';
+/** As fast as the service answers (what a load test sees), or at a steady rate well below it (what a service in production mostly runs at). */
+type Shape = 'saturated' | 'steady';
+type Measured = LoadRun & { cpuUs: number };
+const STEADY_RATE: Record<Kind, number> = { check: 1_000, create: 100 };
+
+/**
+ * The rows of one load: saturated, the throughput on vs off (the median round of each); steady,
+ * the service's CPU per request on vs off (the rate is the same, so the cost shows as CPU).
+ */
+function rows(kind: Kind, shape: Shape, runs: Record<ModeId, Measured[]>): ScenarioResult[] {
+  const median = (list: Measured[], by: (m: Measured) => number) =>
+    [...list].sort((a, b) => by(a) - by(b))[Math.floor((list.length - 1) / 2)]!;
+  const what = kind === 'check' ? 'POST /allowed (cached)' : 'single creates (resource instance)';
+  return (['1pct', '100pct'] as const).map((id): ScenarioResult => {
+    const label = MODES.find((m) => m.id === id)!.label;
+    const target =
+      id === '1pct' ? { text: 'tracing on at 1% costs ≤ 5%', met: null as boolean | null } : { text: 'none (for reading)', met: null };
+    if (shape === 'saturated') {
+      const off = median(runs.off, (m) => m.rps);
+      const on = median(runs[id], (m) => m.rps);
+      const ratio = on.rps / off.rps;
+      if (id === '1pct') target.met = ratio >= 0.95;
+      return {
+        id: `tracing-${kind}-${id}`,
+        title: `${what}, 16 conns, ${label}, vs off`,
+        value: on.rps,
+        unit: 'req/s',
+        better: 'higher',
+        p50Ms: on.p50Ms,
+        p99Ms: on.p99Ms,
+        runs: runs[id].map((run) => run.rps),
+        baseline: { value: off.rps, unit: 'req/s (tracing off)', ratio },
+        target,
+        notes: `off ${Math.round(off.rps)} req/s (p50 ${off.p50Ms} ms, p99 ${off.p99Ms} ms, ${Math.round(off.cpuUs)} µs CPU per request); on ${Math.round(on.rps)} req/s (${Math.round(on.cpuUs)} µs CPU per request): ${ratio.toFixed(3)}× off; ${runs[id].length} rounds taking turns`,
+        details: { off: runs.off, on: runs[id] },
+      };
+    }
+    const off = median(runs.off, (m) => m.cpuUs);
+    const on = median(runs[id], (m) => m.cpuUs);
+    const ratio = on.cpuUs / off.cpuUs;
+    if (id === '1pct') target.met = ratio <= 1.05;
+    return {
+      id: `tracing-${kind}-steady-${id}`,
+      title: `${what} at ${STEADY_RATE[kind]} req/s, ${label}: CPU per request vs off`,
+      value: on.cpuUs,
+      unit: 'µs CPU/req',
+      better: 'lower',
+      p50Ms: on.p50Ms,
+      p99Ms: on.p99Ms,
+      runs: runs[id].map((run) => run.cpuUs),
+      baseline: { value: off.cpuUs, unit: 'µs CPU/req (tracing off)', ratio },
+      target,
+      notes: `every process of the service; off ${Math.round(off.cpuUs)} µs (p50 ${off.p50Ms} ms, p99 ${off.p99Ms} ms), on ${Math.round(on.cpuUs)} µs: ${ratio.toFixed(3)}× off; ${runs[id].length} rounds taking turns`,
+      details: { off: runs.off, on: runs[id] },
+    };
+  });
+}
+
+interface Sink {
+  url: string;
+  exports: number;
+  bytes: number;
+  close(): Promise<void>;
+}
+
+/** An OTLP/HTTP receiver that reads what it is sent and keeps nothing: what the services pay to export, without a backend's CPU. */
+async function startSink(): Promise<Sink> {
+  const sink = { exports: 0, bytes: 0 };
+  const server = http.createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (sink.bytes += chunk.length));
+    req.on('end', () => {
+      sink.exports++;
+      // An empty ExportTraceServiceResponse: everything accepted.
+      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(sink, {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+/** A document type with a tenant role that reads it, `size` users (every other one holding the role) and `size` documents. */
+async function loadData(api: Awaited<ReturnType<typeof environmentKey>>, size: number): Promise<void> {
+  await api.ok('POST', `${SCHEMA}/resources`, { key: 'document', name: 'Document', actions: { read: {} } });
+  await api.ok('POST', `${SCHEMA}/roles`, { key: 'reader', name: 'Reader', permissions: ['document:read'] });
+  await api.ok('POST', `${FACTS}/tenants`, { key: TENANT, name: 'Acme' });
+  for (let from = 0; from < size; from += 1000) {
+    const range = Array.from({ length: Math.min(1000, size - from) }, (_, k) => from + k);
+    await api.ok('POST', `${FACTS}/bulk/users`, { operations: range.map((i) => ({ key: `u${i}` })) });
+    await api.ok('PUT', `${FACTS}/bulk/resource_instances`, {
+      operations: range.map((i) => ({ key: `d${i}`, resource: 'document', tenant: TENANT })),
+    });
+    await api.ok(
+      'POST',
+      `${FACTS}/role_assignments/bulk`,
+      range.filter((i) => i % 2 === 0).map((i) => ({ user: `u${i}`, role: 'reader', tenant: TENANT })),
+    );
+  }
+}
