@@ -7,6 +7,7 @@ import { useDebounced, useEventStream } from '../components/hooks';
 import { PositionPicker } from '../components/position-picker';
 import { RenderGuard } from '../components/render-guard';
 import { ErrorNote, TextInput } from '../components/widgets';
+import { asOfText, parseAsOf, type AsOf } from '../as-of';
 import { eventsPath, type Ctx } from '../context';
 import { questionOf, type Question } from '../queries';
 
@@ -16,14 +17,14 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
   const [action, setAction] = useState(params.get('action') ?? '');
   const [resource, setResource] = useState(params.get('resource') ?? '');
   const [tenant, setTenant] = useState(params.get('tenant') ?? '');
-  const [asOf, setAsOf] = useState<number | null>(params.has('as_of') ? Number(params.get('as_of')) : null);
+  const [asOf, setAsOf] = useState<AsOf | null>(parseAsOf(params.get('as_of')));
   // `seq` numbers the answers: each is drawn afresh, so nothing of the previous check's chain stays under a new verdict.
   const [answer, setAnswer] = useState<{
     seq: number;
     question: Question;
     result: CheckAnswer;
     position: number | null;
-    asOf: number | null;
+    asOf: AsOf | null;
   } | null>(null);
   const [history, setHistory] = useState<{ question: Question; value: DecisionHistory } | null>(null);
   const [liveHistory, setLiveHistory] = useState(true);
@@ -31,7 +32,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
   const [busy, setBusy] = useState(false);
   const question = questionOf(user, action, resource, tenant);
 
-  const check = async (at: number | null = asOf) => {
+  const check = async (at: AsOf | null = asOf) => {
     if (!question || !checkKey) return;
     setBusy(true);
     setError(null);
@@ -95,6 +96,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
       <PositionPicker
         ctx={ctx}
         value={asOf}
+        resolved={answer && answer.asOf === asOf ? answer.position : null}
         onChange={(p) => {
           setAsOf(p);
           if (answer) void check(p);
@@ -104,7 +106,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
       {answer ? (
         <div class="card" data-testid="check-result" key={answer.seq}>
           <p class="muted">
-            {answer.asOf !== null ? `As of position ${answer.asOf}` : 'Now'}
+            {answer.asOf !== null ? `As of ${asOfText(answer.asOf)}` : 'Now'}
             {answer.position !== null ? ` · decided at log position ${answer.position}` : ''}
           </p>
           <RenderGuard what="this check's explanation">
