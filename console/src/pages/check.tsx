@@ -10,6 +10,7 @@ import { ErrorNote, TextInput } from '../components/widgets';
 import { asOfText, parseAsOf, type AsOf } from '../as-of';
 import { eventsPath, type Ctx } from '../context';
 import { questionOf, type Question } from '../queries';
+import { consoleCheckKey, CONSOLE_KEY_NAME } from '../session';
 
 export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }) {
   const checkKey = ctx.session.checkKeys[ctx.env];
@@ -148,17 +149,16 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
 function CheckKeyPrompt({ ctx }: { ctx: Ctx }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<Error | null>(null);
-  const save = (k: string) => ctx.update({ ...ctx.session, checkKeys: { ...ctx.session.checkKeys, [ctx.env]: k } });
+  const save = (k: string, consoleKeyId?: string) =>
+    ctx.update({
+      ...ctx.session,
+      checkKeys: { ...ctx.session.checkKeys, [ctx.env]: k },
+      ...(consoleKeyId ? { consoleKeys: { ...ctx.session.consoleKeys, [ctx.env]: consoleKeyId } } : {}),
+    });
   const create = async () => {
     try {
-      const res = await ctx.api.post<{ secret: string }>('/v2/api-key', {
-        object_type: 'env',
-        project_id: ctx.proj,
-        environment_id: ctx.env,
-        access_level: 'read',
-        name: 'console checks',
-      });
-      save(res.data.secret);
+      const key = await consoleCheckKey(ctx.api, ctx.proj, ctx.env);
+      save(key.secret, key.id);
     } catch (err) {
       setError(err as Error);
     }
@@ -182,6 +182,10 @@ function CheckKeyPrompt({ ctx }: { ctx: Ctx }) {
           Create a read-level key for this environment
         </button>
       </form>
+      <p class="muted">
+        The console keeps one such key per environment, named <code>{CONSOLE_KEY_NAME}</code>: it reuses it (with a new secret) if one is
+        there, and revokes it when you sign out. Closing the tab without signing out leaves it in place until the next sign-in here.
+      </p>
       <ErrorNote error={error} />
     </section>
   );
