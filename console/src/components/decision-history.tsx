@@ -116,7 +116,7 @@ export function DecisionHistoryView(props: {
                   · metadata <JsonView value={c.event.audit_metadata} />
                 </>
               ) : null}{' '}
-              · <span class="summary">{dataSummary((c.event.data ?? {}) as Record<string, unknown>)}</span>{' '}
+              · <span class="summary">{dataSummary((c.event.data ?? {}))}</span>{' '}
               <JsonView value={c.event.data} collapsed />
             </div>
             <details>
