@@ -5,13 +5,20 @@
  * shown as JSON, never dropped.
  */
 export function conditionText(c: unknown): string {
+  const text = expression(c);
+  // One group at the top needs no brackets.
+  return text.startsWith('(') && text.endsWith(')') && balanced(text.slice(1, -1)) ? text.slice(1, -1) : text;
+}
+
+/** A condition with each group of several parts in brackets. */
+function expression(c: unknown): string {
   if (c === null || typeof c !== 'object' || Array.isArray(c)) return JSON.stringify(c);
   const entries = Object.entries(c as Record<string, unknown>);
   if (entries.length === 0) return 'always';
   const parts = entries.map(([key, value]) => {
     if ((key === 'allOf' || key === 'anyOf') && Array.isArray(value)) {
       if (value.length === 0) return key === 'allOf' ? 'always' : 'never';
-      const inner = value.map(conditionText);
+      const inner = value.map(expression);
       return inner.length === 1 ? inner[0]! : `(${inner.join(key === 'allOf' ? ' and ' : ' or ')})`;
     }
     if (key === 'not') return `not (${conditionText(value)})`;
@@ -22,9 +29,7 @@ export function conditionText(c: unknown): string {
     }
     return `${key}: ${JSON.stringify(value)}`;
   });
-  const text = parts.join(' and ');
-  // One group at the top needs no brackets.
-  return entries.length === 1 && text.startsWith('(') && text.endsWith(')') && balanced(text.slice(1, -1)) ? text.slice(1, -1) : text;
+  return parts.join(' and ');
 }
 
 /** Whether brackets in `text` pair up without closing below zero (so outer ones can be dropped). */
