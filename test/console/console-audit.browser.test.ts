@@ -99,6 +99,7 @@ describe('the console for an auditor, in chromium', () => {
     await expect(rules.locator('[data-testid=condition-sets] tr[data-condition-set=all-files]').textContent()).resolves.toContain(
       'resource set of file',
     );
+    await rules.scrollIntoViewIfNeeded();
     await browser.shot('model-rules');
   });
 

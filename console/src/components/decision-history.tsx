@@ -116,8 +116,7 @@ export function DecisionHistoryView(props: {
                   · metadata <JsonView value={c.event.audit_metadata} />
                 </>
               ) : null}{' '}
-              · <span class="summary">{dataSummary((c.event.data ?? {}))}</span>{' '}
-              <JsonView value={c.event.data} collapsed />
+              · <span class="summary">{dataSummary(c.event.data ?? {})}</span> <JsonView value={c.event.data} collapsed />
             </div>
             <details>
               <summary>explanation after it</summary>
