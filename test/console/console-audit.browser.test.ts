@@ -148,7 +148,8 @@ describe('the console for an auditor, in chromium', () => {
     await tagged.first().waitFor();
     await tagged.first().locator('button.chip', { hasText: 'ticket: SEC-7' }).click();
     await page.waitForFunction(() => location.hash.includes('audit_metadata.ticket=SEC-7'));
-    await page.locator('[data-testid=timeline] tbody tr[data-type=RoleAssigned]').waitFor();
+    // The list before was of RoleAssigned only: a UserCreated row is the new list's.
+    await page.locator('[data-testid=timeline] tbody tr[data-type=UserCreated]').waitFor();
     // The request's events: assigning a role to a user not yet known made the user too.
     await expect(rows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type')))).resolves.toEqual([
       'RoleAssigned',
@@ -167,7 +168,8 @@ describe('the console for an auditor, in chromium', () => {
     await expect(page.locator('[data-testid=stream-status]').textContent()).resolves.toContain('off');
     // From `before`: the first entry after it is bob's assignment.
     await browser.open(`#/timeline?from=${encodeURIComponent(before)}&type=RoleAssigned`);
-    await page.locator('[data-testid=timeline] tbody tr[data-type=RoleAssigned]').first().waitFor();
+    // Bob's row (the list before it, until `before`, had none), then nothing else.
+    await page.locator(`[data-testid=timeline] tbody tr[data-position="${grantedAt}"]`).waitFor();
     await expect(rows().count()).resolves.toBe(1);
     await browser.shot('timeline-filters');
   });
