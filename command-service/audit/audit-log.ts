@@ -79,7 +79,7 @@ export class AuditLog {
     });
     const events = await this.read(scope, page.matches);
     const names = await this.actorNames(events);
-    return { data: events.map((event) => present(event, names)), next_after: page.next, head_position: head };
+    return { data: events.map((event) => presentAuditEntry(event, names)), next_after: page.next, head_position: head };
   }
 
   /** The matched events from the log, in the matches' order. */
@@ -116,7 +116,8 @@ export class AuditLog {
   }
 }
 
-function present(event: RecordedEvent, names: Map<string, string | null>): AuditEntry {
+/** One event as the audit log shows it, its actor named from `names` (key id → name; absent or null: no name). */
+export function presentAuditEntry(event: RecordedEvent, names: Map<string, string | null>): AuditEntry {
   const actor = auditActorOf(event.metadata);
   const m = event.metadata;
   const traceId = traceIdOf(m.traceparent);

@@ -430,6 +430,26 @@ export const authorizedUsersAnswerSchema = z
   })
   .meta({ id: 'AuthorizedUsers' });
 
+/** One entry of the audit log (`GET /v2/events/...`): an event in the API's vocabulary, never a secret. */
+export const auditEntrySchema = z
+  .strictObject({
+    position: z.number().int().min(1),
+    stream_version: z.number().int().min(0),
+    type: z.string(),
+    timestamp: z.string(),
+    actor: z.strictObject({ type: z.enum(['api_key', 'system', 'task']), id: z.string().nullable(), name: z.string().nullable() }),
+    request_id: z.string().nullable(),
+    correlation_id: z.string().nullable(),
+    causation_id: z.string().nullable(),
+    audit_metadata: z.record(z.string(), z.unknown()).nullable(),
+    trace_id: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional()
+      .describe('The W3C trace id of the request that wrote the event, when it was traced (docs/tracing.md); absent otherwise'),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEntry' });
 const grantedBy = explanationSchema.shape.granted_by.element;
 const position = z.number().int().min(0).describe('A log position');
 /** `POST /allowed/history`: the answer at `since`, then each change until `until` with its cause and the explanation then. */
@@ -449,15 +469,11 @@ export const decisionHistoryAnswerSchema = z
         decision_changed: z.boolean(),
         roles_gained: z.array(grantedBy),
         roles_lost: z.array(grantedBy),
-        event: z.strictObject({
-          type: z.string(),
-          actor: z.string().nullable(),
-          request_id: z.string().nullable(),
-          correlation_id: z.string().nullable(),
-          audit_metadata: z.unknown().optional(),
-          data: z.unknown(),
-        }),
-        cascade_of: z.strictObject({ type: z.string(), position, data: z.unknown() }).optional(),
+        event: auditEntrySchema.describe('The event that changed it, as the audit log shows it'),
+        cascade_of: z
+          .strictObject({ type: z.string(), position, data: z.record(z.string(), z.unknown()) })
+          .optional()
+          .describe('The delete whose cascade the event was (its data as the audit log shows it)'),
         cause: z.strictObject({
           summary: z.string(),
           links: z.array(
@@ -468,6 +484,14 @@ export const decisionHistoryAnswerSchema = z
               side: z.enum(['gained', 'lost']),
               step: z.number().int().optional(),
               hops_up: z.number().int().optional(),
+              from: z
+                .strictObject({ role: z.string(), resource_instance: z.string() })
+                .optional()
+                .describe('In a resource role chain: the role held where the event sits (carried down by a tuple or rule, or assigned)'),
+              via: z
+                .array(z.strictObject({ relation: z.string(), resource_instance: z.string() }))
+                .optional()
+                .describe('The tuples from `from` down to the resource: each relation and the instance it leads to'),
             }),
           ),
         }),
@@ -489,26 +513,6 @@ export const decisionHistoryAnswerSchema = z
   })
   .meta({ id: 'DecisionHistory' });
 
-/** One entry of the audit log (`GET /v2/events/...`): an event in the API's vocabulary, never a secret. */
-export const auditEntrySchema = z
-  .strictObject({
-    position: z.number().int().min(1),
-    stream_version: z.number().int().min(0),
-    type: z.string(),
-    timestamp: z.string(),
-    actor: z.strictObject({ type: z.enum(['api_key', 'system', 'task']), id: z.string().nullable(), name: z.string().nullable() }),
-    request_id: z.string().nullable(),
-    correlation_id: z.string().nullable(),
-    causation_id: z.string().nullable(),
-    audit_metadata: z.record(z.string(), z.unknown()).nullable(),
-    trace_id: z
-      .string()
-      .regex(/^[0-9a-f]{32}$/)
-      .optional()
-      .describe('The W3C trace id of the request that wrote the event, when it was traced (docs/tracing.md); absent otherwise'),
-    data: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'AuditEntry' });
 export const auditPageSchema = z
   .strictObject({
     data: z.array(auditEntrySchema),

@@ -3,12 +3,14 @@ import type { Explanation, GrantedBy } from '../grant-queries/check';
 import type { ChainStep } from '../grant-queries/explain';
 import type { CheckRequest } from '../grant-queries/types';
 import type { DerivationRule, RecordedEvent } from '../../shared/events';
-import { isEventOf } from '../../shared/events';
+import { isDomainEvent, isEventOf } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import { OPEN, type HistoryCollections, type Version } from '../../shared/read-models/history/history';
 import { typeOf } from '../../shared/read-models/grants/model';
 import type { ReadModels, RoleDoc } from '../../shared/read-models/read-models';
 import { attributeChanges, attributeChangeText, type AttributeChange } from './attribute-changes';
+import { presentAuditEntry, type AuditEntry } from '../audit/audit-log';
+import { presentEventData, type PresentedData } from '../audit/present-event';
 
 /** A role that permits the action, as the explanation names it (with its chain, for resource roles). */
 export type PermittingRole = GrantedBy;
@@ -26,6 +28,13 @@ export interface CauseLink {
   step?: number;
   /** For a tuple: how many tuples up from the resource it sits (1: the tuple into the resource itself). */
   hops_up?: number;
+  /**
+   * For a link in a resource role's chain: the role held where the event sits (a tuple's or rule's: the role
+   * on the instance above it, which the tuple carries down; an assignment's: the role assigned)...
+   */
+  from?: { role: string; resource_instance: string };
+  /** ...and the path from there down to the resource: each tuple's relation and the instance it leads to. */
+  via?: Array<{ relation: string; resource_instance: string }>;
 }
 
 export interface DecisionChange {
@@ -37,17 +46,10 @@ export interface DecisionChange {
   decision_changed: boolean;
   roles_gained: PermittingRole[];
   roles_lost: PermittingRole[];
-  event: {
-    type: string;
-    actor: string | null;
-    request_id: string | null;
-    correlation_id: string | null;
-    /** The event metadata's `auditMetadata` (the `X-Audit-Metadata` of the request), when it has one. */
-    audit_metadata?: unknown;
-    data: unknown;
-  };
+  /** The event, as the audit log shows it (`GET /v2/events/...`): the API's vocabulary, the actor as `{type, id, name}`. */
+  event: AuditEntry;
   /** When the event was one of a cascade: the delete the request made, whose dependants went first. */
-  cascade_of?: { type: string; position: number; data: unknown };
+  cascade_of?: { type: string; position: number; data: PresentedData };
   cause: { summary: string; links: CauseLink[] };
   /** The attributes (of a user, tenant or instance) the event changed, old → new: what flips a set rule. */
   attribute_changes: AttributeChange[];
@@ -208,7 +210,6 @@ async function changeAt(
 ): Promise<DecisionChange> {
   const [event] = await deps.eventStore.readAll(position - 1, 1);
   if (!event || event.position !== position) throw new Error(`no event at position ${position}`);
-  const metadata = event.metadata as typeof event.metadata & { auditMetadata?: unknown };
   const links = [...linksOf(event, gained, 'gained'), ...linksOf(event, lost, 'lost')];
   const cascade = await cascadeOf(deps.eventStore, event);
   const attributes = await attributeChanges(event, environmentId, (p) => deps.readsAt(p));
@@ -220,19 +221,45 @@ async function changeAt(
     decision_changed: now.allow !== before.allow,
     roles_gained: gained,
     roles_lost: lost,
-    event: {
-      type: event.type,
-      actor: metadata.actor ?? null,
-      request_id: metadata.requestId ?? null,
-      correlation_id: metadata.correlationId ?? null,
-      ...(metadata.auditMetadata !== undefined ? { audit_metadata: metadata.auditMetadata } : {}),
-      data: event.data,
-    },
+    event: await asAuditEntry(deps, event),
     ...(cascade ? { cascade_of: cascade } : {}),
     cause: { summary: summaryOf(event, now.allow, before.allow, links, cascade, [...rules, ...attributes.map(attributeText)]), links },
     attribute_changes: attributes,
     explanation: now.explanation,
   };
+}
+
+/** The event as the audit log presents it, with its actor's name (the API key's, as the log names it now). */
+async function asAuditEntry(deps: DecisionHistoryDeps, event: RecordedEvent): Promise<AuditEntry> {
+  const keyId = event.metadata.actor;
+  const names = new Map<string, string | null>();
+  if (keyId !== null) names.set(keyId, (await deps.readsAt(event.position).apiKeys.get(keyId))?.name || null);
+  return presentAuditEntry(event, names);
+}
+
+/**
+ * Where a link at `index` of a resource role's chain sits: the role held there (the one the tuple or rule
+ * carries down, or the one assigned) and the tuples from there down to the resource.
+ */
+function pathFrom(chain: ChainStep[], index: number): Pick<CauseLink, 'from' | 'via'> {
+  const step = chain[index];
+  if (!step || step.step === 'missing_support') return {};
+  const from =
+    step.step === 'role_assignment'
+      ? { role: step.role, resource_instance: step.resource_instance }
+      : { role: step.from.role, resource_instance: step.from.resource_instance };
+  const via: NonNullable<CauseLink['via']> = [];
+  for (const later of chain.slice(step.step === 'role_assignment' ? index + 1 : index)) {
+    if (later.step === 'role_derivation') via.push({ relation: later.tuple.relation, resource_instance: later.resource_instance });
+  }
+  return { from, via };
+}
+
+/** `editor on folder:acme-eng, via parent → document:roadmap` (a link without a path: nothing). */
+function pathText(link: CauseLink): string {
+  if (!link.from) return '';
+  const via = (link.via ?? []).map((v) => `${v.relation} → ${v.resource_instance}`).join(', ');
+  return ` (${link.from.role} on ${link.from.resource_instance}${via ? `, via ${via}` : ''})`;
 }
 
 /** Where the event sits in the support of the roles gained (their chains after it) or lost (before it). */
@@ -268,7 +295,13 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
         g.chain.forEach((step, index) => {
           if (matchesStep(event, step)) {
             const what = whatOf(event.type);
-            links.push({ ...base, what, step: index, ...(what === 'tuple' ? { hops_up: g.chain.length - index } : {}) });
+            links.push({
+              ...base,
+              what,
+              step: index,
+              ...(what === 'tuple' ? { hops_up: g.chain.length - index } : {}),
+              ...pathFrom(g.chain, index),
+            });
           }
         });
     }
@@ -341,7 +374,7 @@ async function cascadeOf(store: EventStore, event: RecordedEvent): Promise<Decis
     scanned += page.length;
   }
   if (!last || last.type === event.type || !CASCADE_ROOTS.has(last.type)) return undefined;
-  return { type: last.type, position: last.position, data: last.data };
+  return { type: last.type, position: last.position, data: isDomainEvent(last) ? presentEventData(last) : {} };
 }
 
 /** The set rules gained or lost, for the summary (their support is conditions over attributes, not a chain of events). */
@@ -370,15 +403,15 @@ function summaryOf(
     const role = `role '${l.role}' on '${l.on}'`;
     switch (l.what) {
       case 'tuple':
-        return `the tuple ${l.hops_up} hop(s) up from the resource ${where} ${role}`;
+        return `the tuple ${l.hops_up} hop(s) up from the resource ${where} ${role}${pathText(l)}`;
       case 'assignment':
-        return `the assignment ${where} ${role}`;
+        return `the assignment ${where} ${role}${pathText(l)}`;
       case 'rule':
-        return `the derivation rule (step ${l.step}) ${where} ${role}`;
+        return `the derivation rule (step ${l.step}) ${where} ${role}${pathText(l)}`;
       case 'permissions':
         return `the permissions of ${role} changed`;
       default:
-        return `the ${l.what} ${where} ${role}`;
+        return `the ${l.what} ${where} ${role}${pathText(l)}`;
     }
   });
   const via = cascade ? `, in the cascade of ${cascade.type} at position ${cascade.position}` : '';

@@ -10,7 +10,17 @@ import { FactsPage } from './pages/facts';
 import { ModelPage } from './pages/model';
 import { PolicyPage } from './pages/policy';
 import { TimelinePage } from './pages/timeline';
-import { clearSession, loadSession, saveSession, sessionFor, type Session } from './session';
+import {
+  clearSession,
+  lastEnvironment,
+  loadSession,
+  preferredOf,
+  rememberEnvironment,
+  revokeConsoleKeys,
+  saveSession,
+  sessionFor,
+  type Session,
+} from './session';
 import './styles.css';
 
 const PAGES: Array<{ page: string; title: string }> = [
@@ -102,9 +112,7 @@ function Shell({ session, update, hash }: { session: Session; update: (s: Sessio
           ))}
         </nav>
         <EnvPicker api={api} session={session} update={update} />
-        <button type="button" class="link" onClick={() => update(null)}>
-          sign out
-        </button>
+        <SignOut api={api} session={session} update={update} />
       </header>
       <main>
         {!ctx ? (
@@ -127,10 +135,35 @@ function Shell({ session, update, hash }: { session: Session; update: (s: Sessio
   );
 }
 
+/** Signs out after revoking the check keys the console made for this session (it says which it could not). */
+function SignOut({ api, session, update }: { api: Api; session: Session; update: (s: Session | null) => void }) {
+  const [note, setNote] = useState<string | null>(null);
+  const made = Object.keys(session.consoleKeys ?? {}).length;
+  return (
+    <span class="sign-out">
+      {note ? <span class="error">{note}</span> : null}
+      <button
+        type="button"
+        class="link"
+        name="sign-out"
+        title={made ? `revokes the ${made} check key(s) the console made` : undefined}
+        onClick={() =>
+          void revokeConsoleKeys(api, session).then((failed) =>
+            failed.length && !note ? setNote(`Could not revoke key(s) ${failed.join(', ')}; sign out again to leave them.`) : update(null),
+          )
+        }
+      >
+        sign out
+      </button>
+    </span>
+  );
+}
+
 /** The environment shown: fixed for an environment key, chosen from the lists otherwise. */
 function EnvPicker({ api, session, update }: { api: Api; session: Session; update: (s: Session) => void }) {
   const [projects, setProjects] = useState<Project[]>([]);
   const [envs, setEnvs] = useState<Environment[]>([]);
+  const [copies, setCopies] = useState<Set<string>>(new Set());
   const [error, setError] = useState<Error | null>(null);
   const fixedProject = Boolean(session.scope.project_id);
   const fixedEnv = Boolean(session.scope.environment_id);
@@ -141,8 +174,21 @@ function EnvPicker({ api, session, update }: { api: Api; session: Session; updat
     }
     api.get<Project[]>('/v2/projects', { per_page: 100 }).then((list) => {
       setProjects(list);
-      if (session.project === null && list[0]) update({ ...session, project: list[0].id, env: null });
+      const open = preferredOf(list, lastEnvironment()?.project ?? null, 'default');
+      if (session.project === null && open) update({ ...session, project: open.id, env: null });
     }, setError);
+    // Copies are marked: the organisation's log says which environments a copy made (organisation keys only read it).
+    api
+      .get<{ data: Array<{ data: { id?: string; copied_from_task_id?: string | null } }> }>('/v2/events', {
+        stream: 'org',
+        type: 'EnvironmentCreated',
+        order: 'desc',
+        limit: 1000,
+      })
+      .then(
+        (page) => setCopies(new Set(page.data.filter((e) => e.data.copied_from_task_id && e.data.id).map((e) => e.data.id!))),
+        () => setCopies(new Set()),
+      );
   }, [api]);
   useEffect(() => {
     if (session.project === null) return;
@@ -152,9 +198,14 @@ function EnvPicker({ api, session, update }: { api: Api; session: Session; updat
     }
     api.get<Environment[]>(`/v2/projects/${session.project}/envs`, { per_page: 100 }).then((list) => {
       setEnvs(list);
-      if ((session.env === null || !list.some((e) => e.id === session.env)) && list[0]) update({ ...session, env: list[0].id });
+      // Sign-in opens the environment used last, else `production`.
+      const open = preferredOf(list, lastEnvironment()?.env ?? null, 'production');
+      if ((session.env === null || !list.some((e) => e.id === session.env)) && open) update({ ...session, env: open.id });
     }, setError);
   }, [api, session.project, session.env]);
+  useEffect(() => {
+    if (session.project !== null && session.env !== null) rememberEnvironment(session.project, session.env);
+  }, [session.project, session.env]);
   return (
     <span class="env-picker">
       <select
@@ -178,6 +229,7 @@ function EnvPicker({ api, session, update }: { api: Api; session: Session; updat
         {envs.map((env) => (
           <option key={env.id} value={env.id}>
             {env.key}
+            {copies.has(env.id) ? ' (copy)' : ''}
           </option>
         ))}
       </select>

@@ -42,8 +42,13 @@ describe('the web console in chromium', () => {
     await browser.signIn();
     await page.getByText('This environment has no resource types yet.').waitFor();
     expect(await page.locator('select[aria-label=environment]').inputValue()).not.toBe('');
-    const stored = await page.evaluate('({ session: sessionStorage.length, local: localStorage.length, cookie: document.cookie })');
-    expect(stored).toEqual({ session: 1, local: 0, cookie: '' });
+    const stored = await page.evaluate(
+      '({ session: sessionStorage.length, local: Object.keys(localStorage), last: localStorage.getItem("rebac-console.last-environment"), cookie: document.cookie })',
+    );
+    // localStorage holds only where the console looked last (ids), never the key.
+    expect(stored).toEqual({ session: 1, local: ['rebac-console.last-environment'], last: expect.any(String), cookie: '' });
+    expect((stored as { last: string }).last).not.toContain(browser.admin.key);
+    expect(JSON.parse((stored as { last: string }).last)).toEqual({ project: expect.any(String), env: expect.any(String) });
   });
 
   it("2-3. the seed's folder/file example, built through the API, is drawn as the model graph", async () => {

@@ -70,13 +70,21 @@ export class Api {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? this.key}`, ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.base}${path}${queryString(options.query)}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: options.signal,
-      cache: 'no-store',
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}${queryString(options.query)}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
+        cache: 'no-store',
+      });
+    } catch (err) {
+      // fetch rejects with a bare "Failed to fetch" when nothing answers: say which service, and that it is down or unreachable.
+      if (options.signal?.aborted) throw err;
+      const where = this.base || (typeof location === 'undefined' ? 'this address' : location.origin);
+      throw new ApiError(0, 'UNREACHABLE', `The service at ${where} cannot be reached (it may be stopped, or the network is down).`);
+    }
     const text = await response.text();
     let body: unknown = null;
     if (text) {

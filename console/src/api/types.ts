@@ -20,6 +20,14 @@ export interface Environment {
   created_at: string;
 }
 
+/** An API key as listed (`GET /v2/api-key`): never its secret. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string | null;
+  object_type: 'org' | 'project' | 'env';
+  environment_id: string | null;
+}
+
 export interface Resource {
   id: string;
   key: string;
@@ -54,6 +62,7 @@ export interface Relation {
 export interface Tenant {
   id: string;
   key: string;
+  attributes?: Record<string, unknown>;
   name: string;
   created_at: string;
 }
@@ -61,6 +70,7 @@ export interface Tenant {
 export interface User {
   id: string;
   key: string;
+  attributes?: Record<string, unknown>;
   email: string | null;
   first_name: string | null;
   last_name: string | null;
@@ -70,6 +80,7 @@ export interface User {
 export interface Instance {
   id: string;
   key: string;
+  attributes?: Record<string, unknown>;
   resource: string;
   tenant: string;
   created_at: string;
@@ -98,6 +109,25 @@ export interface Counted<T> {
   data: T[];
   total_count: number;
   page_count: number;
+}
+
+/** A condition set (`GET /v2/schema/{proj}/{env}/condition_sets`): a user set or resource set and its conditions. */
+export interface ConditionSet {
+  id: string;
+  key: string;
+  name: string;
+  type: 'userset' | 'resourceset';
+  resource_id: string | null;
+  conditions: unknown;
+}
+
+/** A set rule (`GET /v2/facts/{proj}/{env}/set_rules`): the user set gets the permission on the resource set. */
+export interface SetRule {
+  id: string;
+  key: string;
+  user_set: string;
+  permission: string;
+  resource_set: string;
 }
 
 /** One link of a derivation chain, the assignment first (`/allowed` with `explain`). */
@@ -186,16 +216,20 @@ export interface DecisionChange {
   decision_changed: boolean;
   roles_gained: GrantedBy[];
   roles_lost: GrantedBy[];
-  event: {
-    type: string;
-    actor: string | null;
-    request_id: string | null;
-    correlation_id: string | null;
-    audit_metadata?: unknown;
-    data: unknown;
-  };
+  /** The event as the audit log shows it (a service before the two were aligned sent `actor` as the key id). */
+  event: Omit<AuditEntry, 'actor'> & { actor: AuditEntry['actor'] | string | null };
   cascade_of?: { type: string; position: number; data: unknown };
-  cause: { summary: string };
+  cause: {
+    summary: string;
+    links?: Array<{
+      what: string;
+      role: string;
+      on: string;
+      side: 'gained' | 'lost';
+      from?: { role: string; resource_instance: string };
+      via?: Array<{ relation: string; resource_instance: string }>;
+    }>;
+  };
   /** The attributes the event changed, old → new (absent: not set); absent from a service older than it. */
   attribute_changes?: AttributeChange[];
   explanation: Explanation;

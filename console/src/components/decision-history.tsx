@@ -1,4 +1,4 @@
-import type { AttributeChange, DecisionHistory, GrantedBy } from '../api/types';
+import type { AttributeChange, DecisionChange, DecisionHistory, GrantedBy } from '../api/types';
 import type { Question } from '../queries';
 import { dataSummary } from '../queries';
 import { ExplanationView } from './chain';
@@ -16,6 +16,13 @@ export function grantText(g: GrantedBy): string {
     default:
       return `a ${String((g as { kind?: unknown }).kind)}`;
   }
+}
+
+/** `api_key:ci-deployer` (a key without a name: its id, in full); an older service sent the key id alone. */
+function actorText(actor: DecisionChange['event']['actor']): string {
+  if (actor === null) return 'system';
+  if (typeof actor === 'string') return `api_key:${actor}`;
+  return actor.id === null ? actor.type : `${actor.type}:${actor.name || actor.id}`;
 }
 
 const valueText = (present: boolean, value: unknown) => (!present ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value));
@@ -95,7 +102,7 @@ export function DecisionHistoryView(props: {
             {c.roles_gained.length ? <div class="gained">+ {c.roles_gained.map(grantText).join('; ')}</div> : null}
             {c.roles_lost.length ? <div class="lost">− {c.roles_lost.map(grantText).join('; ')}</div> : null}
             <div class="meta">
-              actor <code>{c.event.actor ?? 'system'}</code> · request{' '}
+              actor <code data-testid="history-actor">{actorText(c.event.actor)}</code> · request{' '}
               {c.event.request_id ? (
                 <a href={`#/timeline?request_id=${encodeURIComponent(c.event.request_id)}`}>
                   <code>{c.event.request_id}</code>
@@ -103,14 +110,13 @@ export function DecisionHistoryView(props: {
               ) : (
                 '—'
               )}
-              {c.event.audit_metadata !== undefined ? (
+              {c.event.audit_metadata !== undefined && c.event.audit_metadata !== null ? (
                 <>
                   {' '}
                   · metadata <JsonView value={c.event.audit_metadata} />
                 </>
               ) : null}{' '}
-              · <span class="summary">{dataSummary((c.event.data ?? {}) as Record<string, unknown>)}</span>{' '}
-              <JsonView value={c.event.data} collapsed />
+              · <span class="summary">{dataSummary(c.event.data ?? {})}</span> <JsonView value={c.event.data} collapsed />
             </div>
             <details>
               <summary>explanation after it</summary>

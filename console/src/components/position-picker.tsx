@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
 import type { AuditEntry, EventsPage } from '../api/types';
+import { asOfText, isoToUtcInput, utcInputToIso, type AsOf } from '../as-of';
 import { eventsPath, type Ctx } from '../context';
 import { useLoad } from './hooks';
 import { time } from './widgets';
@@ -11,13 +12,51 @@ const WIDTH = 760;
 const HEIGHT = 46;
 
 /**
- * Chooses `as_of` on a timeline of log positions: the environment's latest
- * events as ticks (colour by kind of change), a slider over the positions
- * between the oldest shown and the head, and "now". Positions are global (the
- * log's), so a chosen position between two ticks is that environment as it
- * was after the tick on its left.
+ * A date and time (UTC) for `as_of`: any moment of the log, however old; the
+ * service resolves it to the last position accepted at or before it.
  */
-export function PositionPicker({ ctx, value, onChange }: { ctx: Ctx; value: number | null; onChange: (position: number | null) => void }) {
+export function TimeInput({
+  value,
+  onChange,
+  label = 'date and time (UTC)',
+}: {
+  value: AsOf | null;
+  onChange: (t: string) => void;
+  label?: string;
+}) {
+  const [draft, setDraft] = useState(typeof value === 'string' ? isoToUtcInput(value) : '');
+  const chosen = utcInputToIso(draft);
+  return (
+    <span class="time-input">
+      <label class="inline">
+        {label} <input type="datetime-local" step="1" name="as-of-time" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+      </label>{' '}
+      <button type="button" name="as-of-time-go" disabled={chosen === null} onClick={() => chosen && onChange(chosen)}>
+        go
+      </button>
+    </span>
+  );
+}
+
+/**
+ * Chooses `as_of`: a date and time (any moment of the log), or on a timeline
+ * of log positions the environment's latest events as ticks (colour by kind
+ * of change), a slider over the positions between the oldest shown and the
+ * head, and "now". Positions are global (the log's), so a chosen position
+ * between two ticks is that environment as it was after the tick on its left.
+ * `resolved`: the position the service answered a time with (`X-Event-Position`).
+ */
+export function PositionPicker({
+  ctx,
+  value,
+  onChange,
+  resolved = null,
+}: {
+  ctx: Ctx;
+  value: AsOf | null;
+  onChange: (asOf: AsOf | null) => void;
+  resolved?: number | null;
+}) {
   const [opened, setOpen] = useState(false);
   // A position chosen elsewhere (the decision history, a timeline link) opens the picker on it.
   const open = opened || value !== null;
@@ -30,7 +69,7 @@ export function PositionPicker({ ctx, value, onChange }: { ctx: Ctx; value: numb
       <p class="as-of">
         Deciding <strong>now</strong>.{' '}
         <button type="button" class="link" name="time-travel" onClick={() => setOpen(true)}>
-          choose a past position…
+          choose a past date or position…
         </button>
       </p>
     );
@@ -50,11 +89,16 @@ export function PositionPicker({ ctx, value, onChange }: { ctx: Ctx; value: numb
   const low = entries[0]?.position ?? head;
   const span = Math.max(1, head - low);
   const x = (p: number) => 12 + ((p - low) / span) * (WIDTH - 24);
-  const selected = value === null ? null : (entries.filter((e) => e.position <= value).at(-1) ?? null);
+  const at = typeof value === 'number' ? value : value === null ? null : resolved;
+  const selected = at === null ? null : (entries.filter((e) => e.position <= at).at(-1) ?? null);
   return (
     <div class="as-of card" data-testid="as-of">
       <div class="as-of-head">
-        <strong>as of</strong> <span data-testid="as-of-value">{value === null ? 'now' : `position ${value}`}</span>
+        <strong>as of</strong>{' '}
+        <span data-testid="as-of-value">
+          {value === null ? 'now' : asOfText(value)}
+          {typeof value === 'string' && resolved !== null ? ` (position ${resolved})` : ''}
+        </span>
         {selected ? (
           <span class="muted">
             {' '}
@@ -78,6 +122,10 @@ export function PositionPicker({ ctx, value, onChange }: { ctx: Ctx; value: numb
           close
         </button>
       </div>
+      <p>
+        <TimeInput key={typeof value === 'string' ? value : ''} value={value} onChange={onChange} />
+        <span class="muted"> or a position of the {RECENT} latest events:</span>
+      </p>
       <svg class="position-strip" width={WIDTH} height={HEIGHT} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="group" aria-label="log positions">
         <line x1="12" x2={WIDTH - 12} y1={HEIGHT / 2} y2={HEIGHT / 2} class="axis" />
         {entries.map((e) => (
@@ -89,14 +137,14 @@ export function PositionPicker({ ctx, value, onChange }: { ctx: Ctx; value: numb
             onPick={() => onChange(e.position)}
           />
         ))}
-        {value !== null ? <line x1={x(value)} x2={x(value)} y1="2" y2={HEIGHT - 2} class="cursor" /> : null}
+        {at !== null && at >= low ? <line x1={x(at)} x2={x(at)} y1="2" y2={HEIGHT - 2} class="cursor" /> : null}
       </svg>
       <input
         type="range"
         aria-label="position"
         min={low}
         max={head}
-        value={value ?? head}
+        value={at ?? head}
         onChange={(e) => onChange(Number(e.currentTarget.value))}
       />
       <span class="muted">

@@ -7,8 +7,10 @@ import { useDebounced, useEventStream } from '../components/hooks';
 import { PositionPicker } from '../components/position-picker';
 import { RenderGuard } from '../components/render-guard';
 import { ErrorNote, TextInput } from '../components/widgets';
+import { asOfText, parseAsOf, type AsOf } from '../as-of';
 import { eventsPath, type Ctx } from '../context';
 import { questionOf, type Question } from '../queries';
+import { consoleCheckKey, CONSOLE_KEY_NAME } from '../session';
 
 export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }) {
   const checkKey = ctx.session.checkKeys[ctx.env];
@@ -16,14 +18,14 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
   const [action, setAction] = useState(params.get('action') ?? '');
   const [resource, setResource] = useState(params.get('resource') ?? '');
   const [tenant, setTenant] = useState(params.get('tenant') ?? '');
-  const [asOf, setAsOf] = useState<number | null>(params.has('as_of') ? Number(params.get('as_of')) : null);
+  const [asOf, setAsOf] = useState<AsOf | null>(parseAsOf(params.get('as_of')));
   // `seq` numbers the answers: each is drawn afresh, so nothing of the previous check's chain stays under a new verdict.
   const [answer, setAnswer] = useState<{
     seq: number;
     question: Question;
     result: CheckAnswer;
     position: number | null;
-    asOf: number | null;
+    asOf: AsOf | null;
   } | null>(null);
   const [history, setHistory] = useState<{ question: Question; value: DecisionHistory } | null>(null);
   const [liveHistory, setLiveHistory] = useState(true);
@@ -31,7 +33,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
   const [busy, setBusy] = useState(false);
   const question = questionOf(user, action, resource, tenant);
 
-  const check = async (at: number | null = asOf) => {
+  const check = async (at: AsOf | null = asOf) => {
     if (!question || !checkKey) return;
     setBusy(true);
     setError(null);
@@ -95,6 +97,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
       <PositionPicker
         ctx={ctx}
         value={asOf}
+        resolved={answer && answer.asOf === asOf ? answer.position : null}
         onChange={(p) => {
           setAsOf(p);
           if (answer) void check(p);
@@ -104,7 +107,7 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
       {answer ? (
         <div class="card" data-testid="check-result" key={answer.seq}>
           <p class="muted">
-            {answer.asOf !== null ? `As of position ${answer.asOf}` : 'Now'}
+            {answer.asOf !== null ? `As of ${asOfText(answer.asOf)}` : 'Now'}
             {answer.position !== null ? ` · decided at log position ${answer.position}` : ''}
           </p>
           <RenderGuard what="this check's explanation">
@@ -146,17 +149,16 @@ export function CheckPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
 function CheckKeyPrompt({ ctx }: { ctx: Ctx }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<Error | null>(null);
-  const save = (k: string) => ctx.update({ ...ctx.session, checkKeys: { ...ctx.session.checkKeys, [ctx.env]: k } });
+  const save = (k: string, consoleKeyId?: string) =>
+    ctx.update({
+      ...ctx.session,
+      checkKeys: { ...ctx.session.checkKeys, [ctx.env]: k },
+      ...(consoleKeyId ? { consoleKeys: { ...ctx.session.consoleKeys, [ctx.env]: consoleKeyId } } : {}),
+    });
   const create = async () => {
     try {
-      const res = await ctx.api.post<{ secret: string }>('/v2/api-key', {
-        object_type: 'env',
-        project_id: ctx.proj,
-        environment_id: ctx.env,
-        access_level: 'read',
-        name: 'console checks',
-      });
-      save(res.data.secret);
+      const key = await consoleCheckKey(ctx.api, ctx.proj, ctx.env);
+      save(key.secret, key.id);
     } catch (err) {
       setError(err as Error);
     }
@@ -180,6 +182,10 @@ function CheckKeyPrompt({ ctx }: { ctx: Ctx }) {
           Create a read-level key for this environment
         </button>
       </form>
+      <p class="muted">
+        The console keeps one such key per environment, named <code>{CONSOLE_KEY_NAME}</code>: it reuses it (with a new secret) if one is
+        there, and revokes it when you sign out. Closing the tab without signing out leaves it in place until the next sign-in here.
+      </p>
       <ErrorNote error={error} />
     </section>
   );

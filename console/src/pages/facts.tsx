@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Assignment, Counted, Instance, Tenant, Tuple, User } from '../api/types';
+import { asOfText, isoToUtcInput, parseAsOf, utcInputToIso, type AsOf } from '../as-of';
+import { attributesText } from '../attributes';
 import { useLoad } from '../components/hooks';
 import { ErrorNote, Pager, TextInput, time } from '../components/widgets';
 import { factsPath, type Ctx } from '../context';
@@ -11,10 +13,25 @@ interface Kind<T> {
   /** The list's filters, as the API takes them (only these: the console never filters in the page). */
   filters: Array<{ name: string; placeholder: string }>;
   columns: Array<{ title: string; cell(row: T): ComponentChildren }>;
-  actions?(row: T, ctx: Ctx, done: () => void): ComponentChildren;
+  /** Links and buttons; `asOf` set: the list is of the past (links keep it, nothing is deleted). */
+  actions?(row: T, ctx: Ctx, done: () => void, asOf: AsOf | null): ComponentChildren;
 }
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+/** `as_of` for a link, when the list is of the past. */
+const past = (asOf: AsOf | null): Record<string, string> => (asOf === null ? {} : { as_of: String(asOf) });
+
+/** Attributes as `name=value` pairs (the whole JSON on hover). */
+function AttributesCell({ attributes }: { attributes?: Record<string, unknown> }) {
+  const text = attributesText(attributes);
+  return text ? (
+    <code class="attributes" title={JSON.stringify(attributes, null, 2)}>
+      {text}
+    </code>
+  ) : (
+    <span class="muted">—</span>
+  );
+}
 
 /** A kind's rows are typed where it is declared; the page handles them as opaque rows. */
 function kind<T>(k: Kind<T>): Kind<unknown> {
@@ -32,11 +49,12 @@ const KINDS: Record<string, Kind<unknown>> = {
     columns: [
       { title: 'instance', cell: (r: Instance) => <code>{`${r.resource}:${r.key}`}</code> },
       { title: 'tenant', cell: (r: Instance) => r.tenant },
+      { title: 'attributes', cell: (r: Instance) => <AttributesCell attributes={r.attributes} /> },
       { title: 'created', cell: (r: Instance) => time(r.created_at) },
     ],
-    actions: (r: Instance) => (
+    actions: (r: Instance, _ctx, _done, asOf) => (
       <>
-        <a href={`#/check?${q({ resource: `${r.resource}:${r.key}`, tenant: r.tenant })}`}>check</a>{' '}
+        <a href={`#/check?${q({ resource: `${r.resource}:${r.key}`, tenant: r.tenant, ...past(asOf) })}`}>check</a>{' '}
         <a href={`#/facts?${q({ kind: 'tuples', object: `${r.resource}:${r.key}` })}`}>tuples</a>{' '}
         <a href={`#/timeline?${q({ resource_instance: `${r.resource}:${r.key}` })}`}>timeline</a>
       </>
@@ -50,12 +68,13 @@ const KINDS: Record<string, Kind<unknown>> = {
       { title: 'user', cell: (r: User) => <code>{r.key}</code> },
       { title: 'email', cell: (r: User) => r.email ?? '' },
       { title: 'name', cell: (r: User) => [r.first_name, r.last_name].filter(Boolean).join(' ') },
+      { title: 'attributes', cell: (r: User) => <AttributesCell attributes={r.attributes} /> },
       { title: 'created', cell: (r: User) => time(r.created_at) },
     ],
-    actions: (r: User) => (
+    actions: (r: User, _ctx, _done, asOf) => (
       <>
-        <a href={`#/facts?${q({ kind: 'assignments', user: r.key })}`}>roles</a> <a href={`#/check?${q({ user: r.key })}`}>check</a>{' '}
-        <a href={`#/timeline?${q({ user: r.key })}`}>timeline</a>
+        <a href={`#/facts?${q({ kind: 'assignments', user: r.key, ...past(asOf) })}`}>roles</a>{' '}
+        <a href={`#/check?${q({ user: r.key, ...past(asOf) })}`}>check</a> <a href={`#/timeline?${q({ user: r.key })}`}>timeline</a>
       </>
     ),
   }),
@@ -66,11 +85,12 @@ const KINDS: Record<string, Kind<unknown>> = {
     columns: [
       { title: 'tenant', cell: (r: Tenant) => <code>{r.key}</code> },
       { title: 'name', cell: (r: Tenant) => r.name },
+      { title: 'attributes', cell: (r: Tenant) => <AttributesCell attributes={r.attributes} /> },
       { title: 'created', cell: (r: Tenant) => time(r.created_at) },
     ],
-    actions: (r: Tenant) => (
+    actions: (r: Tenant, _ctx, _done, asOf) => (
       <>
-        <a href={`#/facts?${q({ kind: 'instances', tenant: r.key })}`}>instances</a>{' '}
+        <a href={`#/facts?${q({ kind: 'instances', tenant: r.key, ...past(asOf) })}`}>instances</a>{' '}
         <a href={`#/timeline?${q({ tenant: r.key })}`}>timeline</a>
       </>
     ),
@@ -90,22 +110,26 @@ const KINDS: Record<string, Kind<unknown>> = {
       { title: 'on', cell: (r: Assignment) => (r.resource_instance ? <code>{r.resource_instance}</code> : <em>tenant {r.tenant}</em>) },
       { title: 'created', cell: (r: Assignment) => time(r.created_at) },
     ],
-    actions: (r: Assignment, ctx, done) => (
+    actions: (r: Assignment, ctx, done, asOf) => (
       <>
-        <a href={`#/check?${q({ user: r.user, ...(r.resource_instance ? { resource: r.resource_instance } : {}), tenant: r.tenant })}`}>
+        <a
+          href={`#/check?${q({ user: r.user, ...(r.resource_instance ? { resource: r.resource_instance } : {}), tenant: r.tenant, ...past(asOf) })}`}
+        >
           check
         </a>{' '}
-        <DeleteButton
-          what={`role ${r.role} of ${r.user}`}
-          run={() =>
-            ctx.api.delete(`${factsPath(ctx)}/role_assignments`, {
-              user: r.user,
-              role: r.role,
-              ...(r.resource_instance ? { resource_instance: r.resource_instance } : { tenant: r.tenant }),
-            })
-          }
-          done={done}
-        />
+        {asOf !== null ? null : (
+          <DeleteButton
+            what={`role ${r.role} of ${r.user}`}
+            run={() =>
+              ctx.api.delete(`${factsPath(ctx)}/role_assignments`, {
+                user: r.user,
+                role: r.role,
+                ...(r.resource_instance ? { resource_instance: r.resource_instance } : { tenant: r.tenant }),
+              })
+            }
+            done={done}
+          />
+        )}
       </>
     ),
   }),
@@ -124,16 +148,18 @@ const KINDS: Record<string, Kind<unknown>> = {
       { title: 'object', cell: (r: Tuple) => <code>{r.object}</code> },
       { title: 'tenant', cell: (r: Tuple) => r.tenant },
     ],
-    actions: (r: Tuple, ctx, done) => (
+    actions: (r: Tuple, ctx, done, asOf) => (
       <>
         <a href={`#/timeline?${q({ resource_instance: r.object, relation: r.relation })}`}>timeline</a>{' '}
-        <DeleteButton
-          what={`tuple ${r.subject} ${r.relation} ${r.object}`}
-          run={() =>
-            ctx.api.delete(`${factsPath(ctx)}/relationship_tuples`, { subject: r.subject, relation: r.relation, object: r.object })
-          }
-          done={done}
-        />
+        {asOf !== null ? null : (
+          <DeleteButton
+            what={`tuple ${r.subject} ${r.relation} ${r.object}`}
+            run={() =>
+              ctx.api.delete(`${factsPath(ctx)}/relationship_tuples`, { subject: r.subject, relation: r.relation, object: r.object })
+            }
+            done={done}
+          />
+        )}
       </>
     ),
   }),
@@ -164,14 +190,17 @@ export function FactsPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
   const applied = Object.fromEntries(kind.filters.map((f) => [f.name, params.get(f.name) ?? '']));
   const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
   const perPage = [25, 50, 100].includes(Number(params.get('per_page'))) ? Number(params.get('per_page')) : 25;
-  const [draft, setDraft] = useState<Record<string, string>>(applied);
+  const asOf = parseAsOf(params.get('as_of'));
+  const [draft, setDraft] = useState<Record<string, string>>({ ...applied, as_of: asOf === null ? '' : String(asOf) });
   const [draftKind, setDraftKind] = useState(kindName);
   if (draftKind !== kindName) {
     setDraftKind(kindName);
-    setDraft(applied);
+    setDraft({ ...applied, as_of: asOf === null ? '' : String(asOf) });
   }
+  const draftAsOf = (draft.as_of ?? '').trim();
+  const badAsOf = draftAsOf !== '' && parseAsOf(draftAsOf) === null;
   const navigate = (next: Record<string, string | number>) => {
-    const all = { kind: kindName, ...applied, page, per_page: perPage, ...next };
+    const all = { kind: kindName, ...applied, ...(asOf === null ? {} : { as_of: String(asOf) }), page, per_page: perPage, ...next };
     const clean = Object.fromEntries(
       Object.entries(all)
         .filter(([, v]) => v !== '' && v !== undefined)
@@ -180,13 +209,14 @@ export function FactsPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
     ctx.go(`#/facts?${q(clean)}`);
   };
   const list = useLoad(
-    (signal) =>
-      ctx.api.get<Counted<unknown>>(
-        `${factsPath(ctx)}/${kind.path}`,
-        { ...applied, page, per_page: perPage, include_total_count: true },
+    async (signal) => {
+      const answer = await ctx.api.request<Counted<unknown>>('GET', `${factsPath(ctx)}/${kind.path}`, {
+        query: { ...applied, page, per_page: perPage, include_total_count: true, as_of: asOf ?? undefined },
         signal,
-      ),
-    [ctx.api, ctx.proj, ctx.env, kindName, JSON.stringify(applied), page, perPage],
+      });
+      return { ...answer.data, position: answer.position };
+    },
+    [ctx.api, ctx.proj, ctx.env, kindName, JSON.stringify(applied), page, perPage, asOf],
   );
   return (
     <section>
@@ -202,7 +232,7 @@ export function FactsPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          navigate({ ...draft, page: 1 });
+          navigate({ ...draft, as_of: draftAsOf, page: 1 });
         }}
       >
         {kind.filters.map((f) => (
@@ -214,7 +244,28 @@ export function FactsPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
             onChange={(v) => setDraft({ ...draft, [f.name]: v })}
           />
         ))}
-        {kind.filters.length > 0 ? <button type="submit">Search</button> : <span class="muted">The API lists these without filters.</span>}
+        <label class="field">
+          <span>as of (UTC)</span>
+          <input
+            type="datetime-local"
+            step="1"
+            name="as-of-time"
+            value={parseAsOf(draftAsOf) !== null && typeof parseAsOf(draftAsOf) === 'string' ? isoToUtcInput(draftAsOf) : ''}
+            onInput={(e) => setDraft({ ...draft, as_of: utcInputToIso(e.currentTarget.value) ?? '' })}
+          />
+        </label>
+        <TextInput
+          label="or position"
+          name="as_of"
+          value={draftAsOf}
+          placeholder="now"
+          onChange={(v) => setDraft({ ...draft, as_of: v })}
+        />
+        <button type="submit" disabled={badAsOf}>
+          {kind.filters.length > 0 ? 'Search' : 'Show'}
+        </button>
+        {kind.filters.length === 0 ? <span class="muted">The API lists these without filters.</span> : null}
+        {badAsOf ? <span class="error">as of: a log position, or a date and time</span> : null}
         <label class="field">
           <span>per page</span>
           <select value={perPage} onChange={(e) => navigate({ per_page: e.currentTarget.value, page: 1 })}>
@@ -226,6 +277,15 @@ export function FactsPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
           </select>
         </label>
       </form>
+      {asOf !== null ? (
+        <p class="as-of-note" data-testid="facts-as-of">
+          As of <strong>{asOfText(asOf)}</strong>
+          {list.value?.position != null ? ` (log position ${list.value.position})` : ''}: the facts as they were then.{' '}
+          <button type="button" class="link" onClick={() => navigate({ as_of: '', page: 1 })}>
+            now
+          </button>
+        </p>
+      ) : null}
       <ErrorNote error={list.error} />
       {list.value ? (
         <>
@@ -251,7 +311,7 @@ export function FactsPage({ ctx, params }: { ctx: Ctx; params: URLSearchParams }
                   {kind.columns.map((c) => (
                     <td key={c.title}>{c.cell(row)}</td>
                   ))}
-                  <td class="actions">{kind.actions?.(row, ctx, list.reload)}</td>
+                  <td class="actions">{kind.actions?.(row, ctx, list.reload, asOf)}</td>
                 </tr>
               ))}
               {list.value.data.length === 0 ? (

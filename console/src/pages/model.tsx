@@ -1,9 +1,10 @@
 import type { Api } from '../api/client';
-import { seg } from '../api/client';
-import type { Relation, Resource, Role } from '../api/types';
+import { ApiError, seg } from '../api/client';
+import type { ConditionSet, Relation, Resource, Role, SetRule } from '../api/types';
+import { conditionText } from '../conditions';
 import { useLoad } from '../components/hooks';
 import { ErrorNote } from '../components/widgets';
-import { schemaPath, type Ctx } from '../context';
+import { factsPath, schemaPath, type Ctx } from '../context';
 import { layoutModel, ROW, type ModelType } from '../model/layout';
 
 /** Most resource types drawn (the schema of any real environment is far smaller); beyond it the page says so. */
@@ -41,13 +42,30 @@ interface Model {
   types: ModelType[];
   tenantRoles: Role[];
   truncated: boolean;
+  /** Attribute rules (ABAC); null from a service without them. */
+  rules: { sets: ConditionSet[]; setRules: SetRule[]; resourceKeys: Map<string, string> } | null;
+}
+
+/** Condition sets and set rules; null when the service has no such API (404). */
+async function loadRules(ctx: Ctx, signal: AbortSignal): Promise<{ sets: ConditionSet[]; setRules: SetRule[] } | null> {
+  try {
+    const [sets, setRules] = await Promise.all([
+      allPages<ConditionSet>(ctx.api, `${schemaPath(ctx)}/condition_sets`, 1000, signal),
+      allPages<SetRule>(ctx.api, `${factsPath(ctx)}/set_rules`, 1000, signal),
+    ]);
+    return { sets: sets.items, setRules: setRules.items };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }
 
 async function loadModel(ctx: Ctx, signal: AbortSignal): Promise<Model> {
   const base = schemaPath(ctx);
-  const [resources, tenantRoles] = await Promise.all([
+  const [resources, tenantRoles, rules] = await Promise.all([
     allPages<Resource>(ctx.api, `${base}/resources`, MAX_TYPES, signal),
     allPages<Role>(ctx.api, `${base}/roles`, 1000, signal),
+    loadRules(ctx, signal),
   ]);
   const types = await mapLimit(resources.items, 4, async (r): Promise<ModelType> => {
     const [roles, relations] = await Promise.all([
@@ -67,7 +85,8 @@ async function loadModel(ctx: Ctx, signal: AbortSignal): Promise<Model> {
       relations: relations.items.map((rel) => ({ key: rel.key, subject: rel.subject_resource })),
     };
   });
-  return { types, tenantRoles: tenantRoles.items, truncated: resources.more };
+  const resourceKeys = new Map(resources.items.map((r) => [r.id, r.key]));
+  return { types, tenantRoles: tenantRoles.items, truncated: resources.more, rules: rules && { ...rules, resourceKeys } };
 }
 
 export function ModelPage({ ctx }: { ctx: Ctx }) {
@@ -90,7 +109,8 @@ export function ModelPage({ ctx }: { ctx: Ctx }) {
 function ModelView({ model }: { model: Model }) {
   const layout = layoutModel(model.types);
   const byKey = new Map(model.types.map((t) => [t.key, t]));
-  if (model.types.length === 0 && model.tenantRoles.length === 0) return <p class="muted">This environment has no resource types yet.</p>;
+  if (model.types.length === 0 && model.tenantRoles.length === 0 && !model.rules?.sets.length)
+    return <p class="muted">This environment has no resource types yet.</p>;
   return (
     <>
       {model.truncated ? <p class="muted">Only the first {MAX_TYPES} resource types are drawn.</p> : null}
@@ -210,6 +230,85 @@ function ModelView({ model }: { model: Model }) {
           )),
         )}
       </ul>
+      {model.rules ? <RulesView rules={model.rules} /> : null}
     </>
+  );
+}
+
+/**
+ * Attribute rules (ABAC, docs/abac.md): each set rule — the user set gets the
+ * permission on the resource set — with the conditions of both sets, then
+ * every condition set (also those no rule uses yet).
+ */
+function RulesView({ rules }: { rules: NonNullable<Model['rules']> }) {
+  const byKey = new Map(rules.sets.map((s) => [s.key, s]));
+  const setText = (key: string) => {
+    const set = byKey.get(key);
+    // A rule may name a role or a resource type as its set (`is_role`, `is_resource`): no conditions of its own.
+    return set ? conditionText(set.conditions) : 'a role or resource type (no conditions)';
+  };
+  return (
+    <section data-testid="model-rules">
+      <h3>Rules (attribute-based)</h3>
+      {rules.setRules.length === 0 && rules.sets.length === 0 ? <p class="muted">No condition sets or set rules.</p> : null}
+      {rules.setRules.length > 0 ? (
+        <table class="data" data-testid="set-rules">
+          <thead>
+            <tr>
+              <th>set rule</th>
+              <th>user set</th>
+              <th>permission</th>
+              <th>resource set</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.setRules.map((r) => (
+              <tr key={r.id} data-set-rule={r.key}>
+                <td>
+                  <code>{r.key}</code>
+                </td>
+                <td>
+                  <strong>{r.user_set}</strong>
+                  <div class="condition">{setText(r.user_set)}</div>
+                </td>
+                <td>
+                  <code>{r.permission}</code>
+                </td>
+                <td>
+                  <strong>{r.resource_set}</strong>
+                  <div class="condition">{setText(r.resource_set)}</div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {rules.sets.length > 0 ? (
+        <table class="data" data-testid="condition-sets">
+          <thead>
+            <tr>
+              <th>condition set</th>
+              <th>kind</th>
+              <th>conditions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.sets.map((s) => (
+              <tr key={s.id} data-condition-set={s.key}>
+                <td>
+                  <code>{s.key}</code> {s.name !== s.key ? <span class="muted">{s.name}</span> : null}
+                </td>
+                <td>
+                  {s.type === 'userset'
+                    ? 'user set'
+                    : `resource set of ${(s.resource_id && rules.resourceKeys.get(s.resource_id)) ?? 'a resource type'}`}
+                </td>
+                <td class="condition">{conditionText(s.conditions)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
   );
 }

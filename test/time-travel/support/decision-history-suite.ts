@@ -78,14 +78,29 @@ export function decisionHistorySuite(title: string, start: () => Promise<TestSer
       expect(gain.event).toMatchObject({
         type: 'RelationshipTupleCreated',
         request_id: gainedBy.headers.get('x-request-id'),
-        actor: expect.any(String),
         data: { subject: 'folder:top', relation: 'parent', object: 'folder:sub' },
       });
+      // The audit log's shape: the same entry GET /v2/events answers for that position, actor named.
+      expect(gain.event.actor).toEqual({ type: 'api_key', id: expect.any(String), name: expect.anything() });
+      const logged = await s.api.get(`/v2/events/default/${s.envKey}?after=${gain.position - 1}&until=${gain.position}`);
+      expect(logged.status).toBe(200);
+      expect(gain.event).toEqual(logged.body.data[0]);
       expect(gain.roles_gained.map((g: any) => [g.kind, g.role, g.resource_instance])).toEqual([['resource_role', 'editor', 'document:d']]);
       expect(gain.roles_lost).toEqual([]);
       // The tuple folder:top → folder:sub is two hops above document:d.
-      expect(gain.cause.links).toEqual([{ what: 'tuple', role: 'editor', on: 'document:d', side: 'gained', step: 2, hops_up: 2 }]);
+      // It names its own place: editor on folder:top, carried down by parent to folder:sub, then to document:d.
+      const topDown = {
+        from: { role: 'editor', resource_instance: 'folder:top' },
+        via: [
+          { relation: 'parent', resource_instance: 'folder:sub' },
+          { relation: 'parent', resource_instance: 'document:d' },
+        ],
+      };
+      expect(gain.cause.links).toEqual([
+        { what: 'tuple', role: 'editor', on: 'document:d', side: 'gained', step: 2, hops_up: 2, ...topDown },
+      ]);
       expect(gain.cause.summary).toMatch(/allowed by RelationshipTupleCreated: the tuple 2 hop\(s\) up/);
+      expect(gain.cause.summary).toContain('(editor on folder:top, via parent → folder:sub, parent → document:d)');
       expect(gain.explanation.decision).toBe('allow');
       expect(gain.explanation.granted_by[0].chain.map((step: any) => step.resource_instance)).toEqual([
         'account:a',
@@ -98,13 +113,15 @@ export function decisionHistorySuite(title: string, start: () => Promise<TestSer
       expect(loss.event.request_id).toBe(lostBy.headers.get('x-request-id'));
       expect(loss.roles_lost.map((g: any) => g.role)).toEqual(['editor']);
       expect(loss.roles_lost[0].chain).toHaveLength(4);
-      expect(loss.cause.links).toEqual([{ what: 'tuple', role: 'editor', on: 'document:d', side: 'lost', step: 2, hops_up: 2 }]);
+      expect(loss.cause.links).toEqual([
+        { what: 'tuple', role: 'editor', on: 'document:d', side: 'lost', step: 2, hops_up: 2, ...topDown },
+      ]);
       expect(loss.explanation.decision).toBe('deny');
       expect(loss.cascade_of).toBeUndefined();
 
       expect(lessPermissions.cause.links).toEqual([{ what: 'permissions', role: 'editor', on: 'document:d', side: 'lost' }]);
       expect(ruleGone.cause.links).toEqual([expect.objectContaining({ what: 'rule', role: 'editor', side: 'lost' })]);
-      expect(ruleGone.event.data.rule).toEqual({ onResource: 'folder', role: 'editor', relation: 'parent' });
+      expect(ruleGone.event.data.implicit_grant).toEqual({ on_resource: 'folder', role: 'editor', linked_by_relation: 'parent' });
 
       // Deleting folder:top took its tuples first: the change is the tuple's deletion, in the instance's cascade.
       expect(cascaded.cascade_of).toMatchObject({ type: 'ResourceInstanceDeleted', data: { resource: 'folder', key: 'top' } });
@@ -161,8 +178,27 @@ export function decisionHistorySuite(title: string, start: () => Promise<TestSer
       const [change] = h.changes;
       expect(change).toMatchObject({ position: appended.position, allow: true, decision_changed: false, roles_lost: [] });
       expect(change.roles_gained.map((g: any) => g.chain.length)).toEqual([2]);
-      expect(change.event).toMatchObject({ type: 'RoleAssigned', request_id: 'audited-request', audit_metadata: { ticket: 'SEC-42' } });
-      expect(change.cause.links).toEqual([{ what: 'assignment', role: 'editor', on: 'document:d', side: 'gained', step: 0 }]);
+      expect(change.event).toMatchObject({
+        type: 'RoleAssigned',
+        request_id: 'audited-request',
+        audit_metadata: { ticket: 'SEC-42' },
+        actor: { type: 'system', id: null, name: null },
+        data: { user: 'alice', role: 'editor', resource_instance: 'folder:f' },
+      });
+      expect(change.cause.links).toEqual([
+        {
+          what: 'assignment',
+          role: 'editor',
+          on: 'document:d',
+          side: 'gained',
+          step: 0,
+          from: { role: 'editor', resource_instance: 'folder:f' },
+          via: [{ relation: 'parent', resource_instance: 'document:d' }],
+        },
+      ]);
+      expect(change.cause.summary).toContain(
+        "the assignment gave role 'editor' on 'document:d' (editor on folder:f, via parent → document:d)",
+      );
       expect(change.cause.summary).toMatch(/still allowed/);
     });
 
