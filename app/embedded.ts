@@ -135,6 +135,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
         // Stop taking requests, let in-flight ones finish (the check workers' first: they forward here), then stop the workers and the projections (checkpoints are saved per batch).
         await frontDoor?.close();
         await closeServer(server);
+        await services.decisionLog.close();
         await flushCommandSnapshots(services);
         await stopAll(workers);
         await runner.stop();

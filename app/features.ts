@@ -4,8 +4,9 @@ import { bulkFeature } from './features/bulk';
 import { grantsFeature } from './features/grants';
 import { auditLogFeature } from './features/audit-log';
 import { timeTravelFeature } from './features/time-travel';
+import { decisionLogFeature } from './features/decision-log';
 
 /** The features the embedded service runs. Permission checks and environment copy register here. */
 export function embeddedFeatures(): Feature[] {
-  return [environmentCopyFeature(), grantsFeature(), bulkFeature(), timeTravelFeature(), auditLogFeature()];
+  return [environmentCopyFeature(), grantsFeature(), bulkFeature(), timeTravelFeature(), auditLogFeature(), decisionLogFeature()];
 }

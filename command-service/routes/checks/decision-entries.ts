@@ -1,0 +1,125 @@
+import type { Response } from 'express';
+import { newId } from '../../../shared/ids';
+import type { DecisionEntry } from '../../../shared/decision-log/port';
+import type { DecisionRecorder } from '../../../shared/decision-log/recorder';
+import type { EnvironmentDoc } from '../../../shared/read-models/read-models';
+import type { CheckRequest } from '../../grant-queries/types';
+import { authOf } from '../../http/auth';
+import { POSITION_HEADER } from '../../http/services';
+
+/**
+ * What the check routes hand the decision log (docs/decision-logs.md): one call per route, after
+ * its answer. Whether an entry is kept is asked before it is built, so with DECISION_LOG=off a
+ * check pays one comparison; the entries wait in the recorder's buffer, written off the check's path.
+ */
+
+/** Who asked where, and the position the answer was decided at. */
+export interface DecisionSource {
+  endpoint: string;
+  keyId: string | null;
+  environment: Pick<EnvironmentDoc, 'id' | 'organization_id' | 'project_id'>;
+  position: number;
+}
+
+/** The source of an express route's answer: its key, and the position its receipt header says. */
+export function sourceOf(res: Response, endpoint: string, environment: DecisionSource['environment']): DecisionSource {
+  return { endpoint, keyId: authOf(res).keyId, environment, position: Number(res.getHeader(POSITION_HEADER) ?? 0) };
+}
+
+/** A check and its answer; `result` is the answer as the endpoint gave it (default `{allow}`). */
+export interface CheckDecision {
+  question: CheckRequest;
+  allow: boolean;
+  result?: unknown;
+  /** Where it differs from the source's (a check of a bulk request with its own `as_of`). */
+  position?: number;
+}
+
+/** Records yes-or-no decisions (each kept or not by the recorder's sampling). */
+export function recordChecks(log: DecisionRecorder, source: DecisionSource, decided: readonly CheckDecision[]): void {
+  for (const one of decided) {
+    if (!log.wants()) continue;
+    const { question, allow } = one;
+    log.add(
+      entry(
+        source,
+        {
+          queryType: 'check',
+          user: question.user,
+          action: question.action,
+          resourceType: question.resource.type,
+          resourceKey: question.resource.key,
+          tenant: question.resource.tenant,
+          decision: allow,
+          input: checkInput(question),
+          result: one.result ?? { allow },
+        },
+        one.position,
+      ),
+    );
+  }
+}
+
+/** Records a `/user-permissions` answer: the question and the page answered (no one yes or no). */
+export function recordUserPermissions(
+  log: DecisionRecorder,
+  source: DecisionSource,
+  question: { user: string; tenants?: string[] | null; resource_types?: string[] | null; resources?: string[] | null } & Record<
+    string,
+    unknown
+  >,
+  answer: unknown,
+): void {
+  if (!log.wants()) return;
+  const tenants = question.tenants ?? [];
+  const types = question.resource_types ?? [];
+  log.add(
+    entry(source, {
+      queryType: 'get_user_permissions',
+      user: question.user,
+      action: null,
+      resourceType: types.length === 1 ? types[0]! : null,
+      resourceKey: null,
+      tenant: tenants.length === 1 ? tenants[0]! : null,
+      decision: null,
+      input: { ...question },
+      result: answer,
+    }),
+  );
+}
+
+type EntryParts = Omit<
+  DecisionEntry,
+  'id' | 'timestamp' | 'organizationId' | 'projectId' | 'environmentId' | 'apiKeyId' | 'endpoint' | 'position'
+>;
+
+function entry(source: DecisionSource, parts: EntryParts, position = source.position): DecisionEntry {
+  const { environment } = source;
+  return {
+    id: newId(),
+    timestamp: Date.now(),
+    organizationId: environment.organization_id,
+    projectId: environment.project_id,
+    environmentId: environment.id,
+    apiKeyId: source.keyId,
+    endpoint: source.endpoint,
+    position,
+    ...parts,
+  };
+}
+
+/** A check as `/allowed` takes it: posted again with `as_of` the entry's position, it re-derives the decision. */
+export function checkInput(question: CheckRequest): Record<string, unknown> {
+  const { user, action, resource, abac } = question;
+  return {
+    user: abac?.user ? { key: user, attributes: abac.user } : { key: user },
+    action,
+    resource: {
+      type: resource.type,
+      ...(resource.key !== null ? { key: resource.key } : {}),
+      ...(resource.tenant !== null ? { tenant: resource.tenant } : {}),
+      ...(abac?.resource ? { attributes: abac.resource } : {}),
+    },
+    ...(abac?.context ? { context: abac.context } : {}),
+  };
+}

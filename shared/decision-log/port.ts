@@ -1,0 +1,88 @@
+/**
+ * The decision log (docs/decision-logs.md): one entry per permission decision a PDP endpoint
+ * answered, kept in a store of its own, apart from the event log and the read models. An entry is
+ * what was asked, by which API key, what was answered and at which log position, so that the
+ * same question with `as_of` that position re-derives the answer.
+ */
+
+/** Permit's query types (its AuditLogQueryType): what kind of question an entry answers. */
+export const DECISION_QUERY_TYPES = ['check', 'get_user_permissions'] as const;
+export type DecisionQueryType = (typeof DECISION_QUERY_TYPES)[number];
+
+export interface DecisionEntry {
+  /** A UUIDv7: ids made later sort later. */
+  id: string;
+  /** When the decision was answered, in milliseconds since the epoch. */
+  timestamp: number;
+  organizationId: string;
+  projectId: string;
+  environmentId: string;
+  /** The API key that asked (its id, never its secret); null where no key was resolved. */
+  apiKeyId: string | null;
+  /** The path the question came to, e.g. `/allowed`, `/access/v1/evaluation`. */
+  endpoint: string;
+  queryType: DecisionQueryType;
+  user: string;
+  /** null for a question that names no action (user permissions). */
+  action: string | null;
+  resourceType: string | null;
+  resourceKey: string | null;
+  tenant: string | null;
+  /** null for a question whose answer is not one yes or no (user permissions). */
+  decision: boolean | null;
+  /** The log position the answer was decided at (`X-Event-Position`): `as_of` it re-derives the answer. */
+  position: number;
+  /** The question as the endpoint read it: user, action, resource, tenant and the attributes and context sent. */
+  input: Record<string, unknown>;
+  /** The answer as the endpoint gave it. */
+  result: unknown;
+}
+
+/** Which entries a read wants; every filter is optional but the environment. */
+export interface DecisionFilter {
+  environmentId: string;
+  /** API key ids (Permit's `pdp_id`). */
+  apiKeyIds?: string[];
+  users?: string[];
+  decision?: boolean;
+  /** Each a resource type (`document`) or an instance (`document:readme`). */
+  resources?: string[];
+  tenant?: string;
+  action?: string;
+  /** A query type; one no entry has (Permit's `get_authorized_users`, never logged here) matches nothing. */
+  queryType?: string;
+  /** Inclusive bounds, in milliseconds since the epoch. */
+  from?: number;
+  to?: number;
+}
+
+export interface DecisionPageRequest {
+  /** 1-based. */
+  page: number;
+  perPage: number;
+  /** Newest first (default) or oldest first. */
+  order: 'newest' | 'oldest';
+}
+
+export interface DecisionPage {
+  entries: DecisionEntry[];
+  /** Entries matching the filter, over every page. */
+  total: number;
+}
+
+/** The store of the decision log: appended in batches, read with filters and pages, trimmed by age and count. */
+export interface DecisionLogStore {
+  append(entries: readonly DecisionEntry[]): Promise<void>;
+  query(filter: DecisionFilter, page: DecisionPageRequest): Promise<DecisionPage>;
+  /** One entry of an environment by its id, or null. */
+  get(environmentId: string, id: string): Promise<DecisionEntry | null>;
+  /** Deletes every entry older than `timestamp`; says how many. */
+  deleteOlderThan(timestamp: number): Promise<number>;
+  /** Deletes the oldest entries beyond the newest `max`; says how many. */
+  keepNewest(max: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** `type` or `type:key`, as the `resources` filter and the answers name a resource. */
+export const resourceName = (entry: Pick<DecisionEntry, 'resourceType' | 'resourceKey'>): string | null =>
+  entry.resourceType === null ? null : entry.resourceKey === null ? entry.resourceType : `${entry.resourceType}:${entry.resourceKey}`;
