@@ -92,10 +92,11 @@ export class DecisionRecorder {
     }
   }
 
-  /** Deletes what the retention bound says is too old, or too many. */
+  /** Writes what is waiting, then deletes what the retention bound says is too old, or too many. */
   async enforceRetention(now = Date.now()): Promise<number> {
     const { retention } = this.options;
     if (!retention) return 0;
+    await this.flush();
     const store = await this.opened();
     return (await store.deleteOlderThan(now - retention.maxAgeMs)) + (await store.keepNewest(retention.maxEntries));
   }
