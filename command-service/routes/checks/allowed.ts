@@ -136,7 +136,7 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       for (const answer of answers) counted(bulk, answer);
       // A check with its own as_of was decided at that position, not at the answer's.
       const ownPositions = await Promise.all(
-        checks.map((c, i) => (c.as_of === undefined ? undefined : services.timeTravel.resolve(env, c.as_of, ['body', i, 'as_of']))),
+        checks.map(async (c, i) => (c.as_of === undefined ? undefined : services.timeTravel.resolve(env, c.as_of, ['body', i, 'as_of']))),
       );
       recordChecks(
         services.decisionLog,
