@@ -58,7 +58,7 @@ export function decisionRecorder(config: Config, logger: Logger, metrics: Metric
       ? { maxAgeMs: config.DECISION_LOG_RETENTION_DAYS * 86_400_000, maxEntries: config.DECISION_LOG_MAX_ENTRIES }
       : null,
     openStore: () => createDecisionLogStore(config),
-    logger: logger.child({ component: 'decision-log' }),
+    logger,
     counts: metrics.decisionLog,
   });
 }
