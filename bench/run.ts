@@ -31,6 +31,7 @@ import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
 import { timeTravelScenarios } from './scenarios/time-travel';
 import { abacScenario } from './scenarios/abac';
+import { decisionLogScenario } from './scenarios/decision-log';
 import { cpuCounters, probeHost, stealPercentSince } from './lib/host-speed';
 
 const TITLES: Record<ScenarioName, string> = {
@@ -48,6 +49,7 @@ const TITLES: Record<ScenarioName, string> = {
   'time-travel': 'as_of checks and decision history',
   abac: 'ABAC check vs RBAC check',
   rebuild: 'rebuild every read model',
+  'decision-log': 'decision log: checks, off vs full',
 };
 
 async function main(): Promise<void> {
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
   let service: RunningService | null = null;
   try {
     baseline = await startBaseline();
-    const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'peer'];
+    const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'decision-log', 'creates', 'bulk-import', 'fanout', 'peer'];
     if (mainScenarios.some(want)) {
       service = await startService({
         cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined,
@@ -166,6 +168,9 @@ async function main(): Promise<void> {
         await guarded('bulk-check', () => bulkCheckScenario(ctx, { fromStore: true }));
         await guarded('bulk-check', () => bulkCheckScenario(ctx));
       }
+      // Before the creates and the fan-out too: the same answers as the check rows.
+      if (want('decision-log')) await guarded('decision-log', () => decisionLogScenario(ctx));
+      service = ctx.service;
       // Ours stays up beside the peers: their checks and ours are timed interleaved, on the same data.
       // Before the creates and the fan-out, which add assignments and parents that change some answers.
       if (want('peer')) await guarded('peer', () => peerScenarios(ctx, timings));

@@ -15,6 +15,7 @@ export const SCENARIOS = [
   'time-travel',
   'abac',
   'rebuild',
+  'decision-log',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** The peers of the `peer` scenario (each run as it ships and with its caches warm). */
