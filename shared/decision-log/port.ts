@@ -10,7 +10,7 @@ export const DECISION_QUERY_TYPES = ['check', 'get_user_permissions'] as const;
 export type DecisionQueryType = (typeof DECISION_QUERY_TYPES)[number];
 
 export interface DecisionEntry {
-  /** A UUIDv7: ids made later sort later. */
+  /** A UUIDv7 whose time is `timestamp` (`decisionId`): ids sort as their entries' times. */
   id: string;
   /** When the decision was answered, in milliseconds since the epoch. */
   timestamp: number;
@@ -86,3 +86,12 @@ export interface DecisionLogStore {
 /** `type` or `type:key`, as the `resources` filter and the answers name a resource. */
 export const resourceName = (entry: Pick<DecisionEntry, 'resourceType' | 'resourceKey'>): string | null =>
   entry.resourceType === null ? null : entry.resourceKey === null ? entry.resourceType : `${entry.resourceType}:${entry.resourceKey}`;
+
+/** The time of a UUIDv7 (its first 48 bits), in milliseconds since the epoch. */
+export const idTime = (id: string): number => parseInt(`${id.slice(0, 8)}${id.slice(9, 13)}`, 16);
+
+/** The least id of that time or later (`id >= idTimeBound(t)` is "at t or later"), as ids compare as strings. */
+export function idTimeBound(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+}

@@ -1,10 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { DecisionEntry } from './port';
-import { SqliteDecisionLog } from './sqlite-decision-log';
+import { SqliteDecisionLog, type DecisionRow } from './sqlite-decision-log';
 
 /** What the main thread asks of the decision log's writer thread (threaded-sqlite-decision-log.ts), and its answers. */
 export type ToWriter =
-  | { id: number; op: 'append'; entries: DecisionEntry[] }
+  | { id: number; op: 'append'; rows: DecisionRow[] }
   | { id: number; op: 'deleteOlderThan'; timestamp: number }
   | { id: number; op: 'keepNewest'; max: number }
   | { id: number; op: 'close' };
@@ -18,8 +17,8 @@ function serve(path: string): void {
       try {
         let result = 0;
         if (message.op === 'append') {
-          await store.append(message.entries);
-          result = message.entries.length;
+          store.appendRows(message.rows);
+          result = message.rows.length;
         } else if (message.op === 'deleteOlderThan') result = await store.deleteOlderThan(message.timestamp);
         else if (message.op === 'keepNewest') result = await store.keepNewest(message.max);
         else await store.close();

@@ -1,4 +1,4 @@
-import type { DecisionEntry, DecisionFilter, DecisionLogStore } from '../decision-log/port';
+import { idTimeBound, type DecisionEntry, type DecisionFilter, type DecisionLogStore } from '../decision-log/port';
 
 export interface DecisionLogHarness {
   /** A fresh, empty store. */
@@ -9,12 +9,13 @@ export interface DecisionLogHarness {
 const T0 = Date.UTC(2026, 0, 1);
 let counter = 0;
 
-/** An entry at `T0 + minutes`; ids sort as they are made. */
+/** An entry at `T0 + minutes`, its id a UUIDv7 of that time (as the port asks); ids of one time sort as they are made. */
 function entry(minutes: number, parts: Partial<DecisionEntry> = {}): DecisionEntry {
   counter++;
+  const timestamp = T0 + minutes * 60_000;
   return {
-    id: `00000000-0000-7000-8000-${String(counter).padStart(12, '0')}`,
-    timestamp: T0 + minutes * 60_000,
+    id: `${idTimeBound(timestamp)}-7000-8000-${String(counter).padStart(12, '0')}`,
+    timestamp,
     organizationId: 'org',
     projectId: 'proj',
     environmentId: 'env-1',

@@ -1,3 +1,4 @@
+import { idTimeBound } from '../../shared/decision-log/port';
 import { documentSchema, Scenario } from '../grants/support/scenario';
 import { ApiClient, startTestServer, type TestServer } from '../support/embedded-server';
 

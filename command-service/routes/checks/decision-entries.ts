@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { newId } from '../../../shared/ids';
-import type { DecisionEntry } from '../../../shared/decision-log/port';
+import { idTime, type DecisionEntry } from '../../../shared/decision-log/port';
 import type { DecisionRecorder } from '../../../shared/decision-log/recorder';
 import type { EnvironmentDoc } from '../../../shared/read-models/read-models';
 import type { CheckRequest } from '../../grant-queries/types';
@@ -95,9 +95,11 @@ type EntryParts = Omit<
 
 function entry(source: DecisionSource, parts: EntryParts, position = source.position): DecisionEntry {
   const { environment } = source;
+  // The id's time is the entry's time (the store keeps entries in id order).
+  const id = newId();
   return {
-    id: newId(),
-    timestamp: Date.now(),
+    id,
+    timestamp: idTime(id),
     organizationId: environment.organization_id,
     projectId: environment.project_id,
     environmentId: environment.id,
