@@ -115,8 +115,8 @@ const configSchema = z.object({
   DECISION_LOG_MAX_ENTRIES: z.coerce.number().int().positive().default(1_000_000),
   /** Entries waiting in memory for their batch; a check that finds it full is not logged, and is counted as dropped. */
   DECISION_LOG_BUFFER: z.coerce.number().int().positive().default(20_000),
-  /** How often the waiting entries are written (and, every 60 of these, the retention bound applied). */
-  DECISION_LOG_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
+  /** How often the waiting entries are written (the retention bound is applied every minute). */
+  DECISION_LOG_FLUSH_MS: z.coerce.number().int().min(10).default(100),
   /** SQLite file of the decision log; default `${DATA_DIR}/decision-log.sqlite`. */
   DECISION_LOG_SQLITE_PATH: z.string().optional(),
 });

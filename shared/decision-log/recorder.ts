@@ -24,13 +24,14 @@ export interface DecisionLogCounts {
   dropped: number;
 }
 
-/** How many flushes apart the retention bound is applied. */
-const RETENTION_EVERY_FLUSHES = 60;
+/** How often the retention bound is applied (and once at the first write). */
+const RETENTION_EVERY_MS = 60_000;
 
 /**
  * Records decisions off the checks' path: a check asks `wants()` (one comparison, or one random
  * number when sampled) and, if wanted, `add`s its entry to an in-memory buffer; a timer writes
- * the buffer to the store in one batch. A full buffer (the store slower than the checks) drops
+ * the buffer to the store in one batch, often enough that a batch's share of the work left on
+ * the checks' thread (making its rows) stays a short pause. A full buffer (the store slower than the checks) drops
  * the entry and counts it, rather than slowing a check down. Entries not yet written when the
  * process stops are written by `close`.
  */
@@ -39,7 +40,7 @@ export class DecisionRecorder {
   private store: Promise<DecisionLogStore> | null = null;
   private flushing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout | null;
-  private flushes = 0;
+  private lastRetention = 0;
   private readonly random: () => number;
   private lastErrorLogged = 0;
 
@@ -109,7 +110,8 @@ export class DecisionRecorder {
 
   private async tick(): Promise<void> {
     await this.flush();
-    if (this.options.retention && this.flushes++ % RETENTION_EVERY_FLUSHES === 0) {
+    if (this.options.retention && Date.now() - this.lastRetention >= RETENTION_EVERY_MS) {
+      this.lastRetention = Date.now();
       try {
         await this.enforceRetention();
       } catch (error) {
