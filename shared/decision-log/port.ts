@@ -78,7 +78,10 @@ export interface DecisionLogStore {
   get(environmentId: string, id: string): Promise<DecisionEntry | null>;
   /** Deletes every entry older than `timestamp`; says how many. */
   deleteOlderThan(timestamp: number): Promise<number>;
-  /** Deletes the oldest entries beyond the newest `max`; says how many. */
+  /**
+   * Deletes the oldest entries beyond the newest `max`; says how many. Where the appends of
+   * several processes overlap in time, "oldest" may be by append (an adapter that keeps batches).
+   */
   keepNewest(max: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import {
   idTimeBound,
+  resourceName,
   type DecisionEntry,
   type DecisionFilter,
   type DecisionLogStore,
@@ -9,68 +10,80 @@ import {
 } from './port';
 
 /**
- * The decision log in a SQLite file of its own (not the read models' file: its appends never
- * wait for a projection batch, nor a batch for them). One row per entry, clustered by its id: a
- * UUIDv7 whose time is the entry's (port.ts), so the table is in time order and new rows go at
- * its end, a time range is a range of ids, and retention deletes a prefix. One index, the
- * environment's (with the id after it: WITHOUT ROWID), so an environment's entries newest first
- * need no sort; every other filter is read from the rows of the environment's time range. An
- * index per filter (user, decision) tripled the cost of an append, and appends are what every
- * check pays; a read narrows by time. Several processes (the check workers) append to one file:
- * WAL, and a busy wait.
+ * The decision log in a SQLite file of its own (not the read models' file: its appends never wait
+ * for a projection batch, nor a batch for them), kept as batches: one row per appended batch of
+ * an environment, its entries as one JSON array, beside what most reads need without opening it
+ * (the range of its ids, how many entries, how many allowed and denied). An append is then one
+ * row whatever its size: a row per entry, with the indexes its filters would want, cost the
+ * checks' process three to four times what the rest of a check's logging does, and every check
+ * pays for appends while only an auditor reads. Ids are UUIDv7s of the entries' times (port.ts),
+ * so a time range is a range of ids, and retention drops whole batches (rewriting the one that
+ * straddles the bound). Reads go newest batch first; an environment's page and its total, by
+ * decision or not, come from the counts and the batches the page falls in; other filters read the
+ * batches of the time range asked (an auditor narrows by time on a large log). Several processes
+ * (the check workers) append to one file: WAL, and a busy wait.
  */
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS decision_log (
-  id TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS decision_batch (
   env TEXT NOT NULL,
-  api_key TEXT,
-  query_type TEXT NOT NULL,
-  user TEXT NOT NULL,
-  action TEXT,
-  resource_type TEXT,
-  resource TEXT,
-  tenant TEXT,
-  decision INTEGER,
-  entry TEXT NOT NULL
+  last_id TEXT NOT NULL,
+  first_id TEXT NOT NULL,
+  entries INTEGER NOT NULL,
+  allowed INTEGER NOT NULL,
+  denied INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (env, last_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS decision_log_env ON decision_log (env);
+CREATE INDEX IF NOT EXISTS decision_batch_last_id ON decision_batch (last_id);
 `;
 
-/** An entry as the table's columns, in their order: flat, so it crosses to the writer thread cheaply. */
-export type DecisionRow = [
-  id: string,
+/** A batch as its row: what crosses to the writer thread (one string of JSON per batch). */
+export type DecisionBatchRow = [
   env: string,
-  apiKey: string | null,
-  queryType: string,
-  user: string,
-  action: string | null,
-  resourceType: string | null,
-  resource: string | null,
-  tenant: string | null,
-  decision: 0 | 1 | null,
-  entry: string,
+  lastId: string,
+  firstId: string,
+  entries: number,
+  allowed: number,
+  denied: number,
+  data: string,
 ];
 
-export function rowOf(e: DecisionEntry): DecisionRow {
-  return [
-    e.id,
-    e.environmentId,
-    e.apiKeyId,
-    e.queryType,
-    e.user,
-    e.action,
-    e.resourceType,
-    e.resourceType === null ? null : e.resourceKey === null ? e.resourceType : `${e.resourceType}:${e.resourceKey}`,
-    e.tenant,
-    e.decision === null ? null : e.decision ? 1 : 0,
-    JSON.stringify(e),
-  ];
+interface StoredBatch {
+  env: string;
+  last_id: string;
+  first_id: string;
+  entries: number;
+  allowed: number;
+  denied: number;
+  data?: string;
+}
+
+/** The rows of an append: one per environment, its entries in id order. */
+export function batchRowsOf(entries: readonly DecisionEntry[]): DecisionBatchRow[] {
+  const byEnv = new Map<string, DecisionEntry[]>();
+  for (const e of entries) {
+    const list = byEnv.get(e.environmentId);
+    if (list) list.push(e);
+    else byEnv.set(e.environmentId, [e]);
+  }
+  const rows: DecisionBatchRow[] = [];
+  for (const [env, list] of byEnv) {
+    list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    let allowed = 0;
+    let denied = 0;
+    for (const e of list) {
+      if (e.decision === true) allowed++;
+      else if (e.decision === false) denied++;
+    }
+    rows.push([env, list[list.length - 1]!.id, list[0]!.id, list.length, allowed, denied, JSON.stringify(list)]);
+  }
+  return rows;
 }
 
 export class SqliteDecisionLog implements DecisionLogStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  private readonly insertAll: (rows: readonly DecisionRow[]) => void;
+  private readonly insertAll: (rows: readonly DecisionBatchRow[]) => void;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -78,93 +91,172 @@ export class SqliteDecisionLog implements DecisionLogStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    this.insert = this.db.prepare(
-      `INSERT OR IGNORE INTO decision_log (id, env, api_key, query_type, user, action, resource_type, resource, tenant, decision, entry)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertAll = this.db.transaction((rows: readonly DecisionRow[]) => {
+    // A batch whose newest id an earlier batch of the environment ended with (a retried append) is kept once.
+    this.insert = this.db.prepare('INSERT OR IGNORE INTO decision_batch VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insertAll = this.db.transaction((rows: readonly DecisionBatchRow[]) => {
       for (const row of rows) this.insert.run(row);
     });
   }
 
-  /** Rows made by `rowOf` (the threaded store makes them on its caller's thread, and sends only them). */
-  appendRows(rows: readonly DecisionRow[]): void {
+  /** Rows made by `batchRowsOf` (the threaded store makes them on its caller's thread, and sends only them). */
+  appendRows(rows: readonly DecisionBatchRow[]): void {
     if (rows.length > 0) this.insertAll(rows);
   }
 
   async append(entries: readonly DecisionEntry[]): Promise<void> {
-    this.appendRows(entries.map(rowOf));
+    this.appendRows(batchRowsOf(entries));
   }
 
   async query(filter: DecisionFilter, page: DecisionPageRequest): Promise<DecisionPage> {
-    const { where, params } = whereOf(filter);
-    // Named: the planner, without statistics on a young file, might scan the table instead.
-    const from = 'decision_log INDEXED BY decision_log_env';
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM ${from} WHERE ${where}`).get(...params) as { n: number }).n;
+    const { where, params } = rangeOf(filter);
     const direction = page.order === 'newest' ? 'DESC' : 'ASC';
-    const rows = this.db
-      .prepare(`SELECT entry FROM ${from} WHERE ${where} ORDER BY id ${direction} LIMIT ? OFFSET ?`)
-      .all(...params, page.perPage, (page.page - 1) * page.perPage) as Array<{ entry: string }>;
-    return { entries: rows.map((r) => JSON.parse(r.entry) as DecisionEntry), total };
+    const batches = this.db
+      .prepare(`SELECT env, last_id, first_id, entries, allowed, denied FROM decision_batch WHERE ${where} ORDER BY last_id ${direction}`)
+      .all(...params) as StoredBatch[];
+    const skip = (page.page - 1) * page.perPage;
+    const matches = matcher(filter);
+    // Counted from a batch's columns when the filter asks no more than they say and the batch is whole in the range.
+    const countable = onlyEnvironmentTimeAndDecision(filter);
+    const entries: DecisionEntry[] = [];
+    let total = 0;
+    for (const batch of batches) {
+      const whole = countable && insideRange(batch, filter);
+      const counted = whole ? countIn(batch, filter.decision) : undefined;
+      const needed = total + (counted ?? batch.entries) > skip && entries.length < page.perPage;
+      if (counted !== undefined && !needed) {
+        total += counted;
+        continue;
+      }
+      const found = this.entriesOf(batch).filter(matches);
+      if (page.order === 'newest') found.reverse();
+      for (const e of found) {
+        if (total >= skip && entries.length < page.perPage) entries.push(e);
+        total++;
+      }
+    }
+    return { entries, total };
   }
 
   async get(environmentId: string, id: string): Promise<DecisionEntry | null> {
-    const row = this.db.prepare('SELECT entry FROM decision_log WHERE id = ? AND env = ?').get(id, environmentId) as
-      { entry: string } | undefined;
-    return row ? (JSON.parse(row.entry) as DecisionEntry) : null;
+    const batches = this.db
+      .prepare(
+        'SELECT env, last_id, first_id, entries, allowed, denied FROM decision_batch WHERE env = ? AND last_id >= ? AND first_id <= ?',
+      )
+      .all(environmentId, id, id) as StoredBatch[];
+    for (const batch of batches) {
+      const found = this.entriesOf(batch).find((e) => e.id === id);
+      if (found) return found;
+    }
+    return null;
   }
 
   async deleteOlderThan(timestamp: number): Promise<number> {
-    return this.db.prepare('DELETE FROM decision_log WHERE id < ?').run(idTimeBound(timestamp)).changes;
+    const bound = idTimeBound(timestamp);
+    return this.db.transaction(() => {
+      const whole = this.db.prepare('SELECT coalesce(sum(entries), 0) AS n FROM decision_batch WHERE last_id < ?').get(bound) as {
+        n: number;
+      };
+      this.db.prepare('DELETE FROM decision_batch WHERE last_id < ?').run(bound);
+      let deleted = whole.n;
+      const straddling = this.db
+        .prepare('SELECT env, last_id, first_id, entries, allowed, denied FROM decision_batch WHERE first_id < ? AND last_id >= ?')
+        .all(bound, bound) as StoredBatch[];
+      for (const batch of straddling) deleted += this.keepOnly(batch, (e) => e.id >= bound);
+      return deleted;
+    })();
   }
 
   async keepNewest(max: number): Promise<number> {
-    const edge = this.db.prepare('SELECT id FROM decision_log ORDER BY id DESC LIMIT 1 OFFSET ?').get(max - 1) as
-      { id: string } | undefined;
-    return edge ? this.db.prepare('DELETE FROM decision_log WHERE id < ?').run(edge.id).changes : 0;
+    return this.db.transaction(() => {
+      const batches = this.db
+        .prepare('SELECT env, last_id, first_id, entries, allowed, denied FROM decision_batch ORDER BY last_id DESC')
+        .all() as StoredBatch[];
+      let kept = 0;
+      let deleted = 0;
+      const remove = this.db.prepare('DELETE FROM decision_batch WHERE env = ? AND last_id = ?');
+      for (const batch of batches) {
+        if (kept >= max) {
+          remove.run(batch.env, batch.last_id);
+          deleted += batch.entries;
+        } else if (kept + batch.entries > max) {
+          const room = max - kept;
+          // The batch's newest `room` entries stay (a batch holds one environment's entries in id order).
+          const newest = this.entriesOf(batch).slice(-room);
+          const edge = newest[0]!.id;
+          deleted += this.keepOnly(batch, (e) => e.id >= edge);
+          kept = max;
+        } else kept += batch.entries;
+      }
+      return deleted;
+    })();
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+
+  private entriesOf(batch: StoredBatch): DecisionEntry[] {
+    const data =
+      batch.data ??
+      (this.db.prepare('SELECT data FROM decision_batch WHERE env = ? AND last_id = ?').get(batch.env, batch.last_id) as { data: string })
+        .data;
+    return JSON.parse(data) as DecisionEntry[];
+  }
+
+  /** Rewrites a batch with only the entries `keep` says (deleting it when none is left); says how many went. */
+  private keepOnly(batch: StoredBatch, keep: (e: DecisionEntry) => boolean): number {
+    const kept = this.entriesOf(batch).filter(keep);
+    this.db.prepare('DELETE FROM decision_batch WHERE env = ? AND last_id = ?').run(batch.env, batch.last_id);
+    if (kept.length > 0) this.insert.run(batchRowsOf(kept)[0]!);
+    return batch.entries - kept.length;
+  }
 }
 
-/** The filter as SQL over the indexed columns; values as parameters. */
-function whereOf(filter: DecisionFilter): { where: string; params: unknown[] } {
+/** The batches a filter may find entries in: its environment's, overlapping its time range. */
+function rangeOf(filter: DecisionFilter): { where: string; params: unknown[] } {
   const clauses = ['env = ?'];
   const params: unknown[] = [filter.environmentId];
-  const oneOf = (column: string, values: string[]) => {
-    clauses.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
-  };
-  if (filter.apiKeyIds) oneOf('api_key', filter.apiKeyIds);
-  if (filter.users) oneOf('user', filter.users);
-  if (filter.decision !== undefined) {
-    clauses.push('decision = ?');
-    params.push(filter.decision ? 1 : 0);
-  }
-  if (filter.resources) {
-    const marks = filter.resources.map(() => '?').join(', ');
-    clauses.push(`(resource_type IN (${marks}) OR resource IN (${marks}))`);
-    params.push(...filter.resources, ...filter.resources);
-  }
-  for (const [column, value] of [
-    ['tenant', filter.tenant],
-    ['action', filter.action],
-    ['query_type', filter.queryType],
-  ] as const) {
-    if (value === undefined) continue;
-    clauses.push(`${column} = ?`);
-    params.push(value);
-  }
-  // Ids in time order: a time range is a range of ids.
   if (filter.from !== undefined) {
-    clauses.push('id >= ?');
+    clauses.push('last_id >= ?');
     params.push(idTimeBound(filter.from));
   }
   if (filter.to !== undefined) {
-    clauses.push('id < ?');
+    clauses.push('first_id < ?');
     params.push(idTimeBound(filter.to + 1));
   }
   return { where: clauses.join(' AND '), params };
+}
+
+const onlyEnvironmentTimeAndDecision = (f: DecisionFilter): boolean =>
+  f.apiKeyIds === undefined &&
+  f.users === undefined &&
+  f.resources === undefined &&
+  f.tenant === undefined &&
+  f.action === undefined &&
+  f.queryType === undefined;
+
+/** True when every entry of the batch is within the filter's time range. */
+const insideRange = (batch: StoredBatch, f: DecisionFilter): boolean =>
+  (f.from === undefined || batch.first_id >= idTimeBound(f.from)) && (f.to === undefined || batch.last_id < idTimeBound(f.to + 1));
+
+const countIn = (batch: StoredBatch, decision: boolean | undefined): number =>
+  decision === undefined ? batch.entries : decision ? batch.allowed : batch.denied;
+
+/** The filter as a test of one entry (the environment is the batch's). */
+function matcher(f: DecisionFilter): (e: DecisionEntry) => boolean {
+  const from = f.from === undefined ? undefined : idTimeBound(f.from);
+  const to = f.to === undefined ? undefined : idTimeBound(f.to + 1);
+  const keys = f.apiKeyIds && new Set(f.apiKeyIds);
+  const users = f.users && new Set(f.users);
+  const resources = f.resources && new Set(f.resources);
+  return (e) =>
+    (from === undefined || e.id >= from) &&
+    (to === undefined || e.id < to) &&
+    (keys === undefined || (e.apiKeyId !== null && keys.has(e.apiKeyId))) &&
+    (users === undefined || users.has(e.user)) &&
+    (f.decision === undefined || e.decision === f.decision) &&
+    (resources === undefined || (e.resourceType !== null && (resources.has(e.resourceType) || resources.has(resourceName(e)!)))) &&
+    (f.tenant === undefined || e.tenant === f.tenant) &&
+    (f.action === undefined || e.action === f.action) &&
+    (f.queryType === undefined || e.queryType === f.queryType);
 }

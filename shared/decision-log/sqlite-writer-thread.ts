@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteDecisionLog, type DecisionRow } from './sqlite-decision-log';
+import { SqliteDecisionLog, type DecisionBatchRow } from './sqlite-decision-log';
 
 /** What the main thread asks of the decision log's writer thread (threaded-sqlite-decision-log.ts), and its answers. */
 export type ToWriter =
-  | { id: number; op: 'append'; rows: DecisionRow[] }
+  | { id: number; op: 'append'; rows: DecisionBatchRow[] }
   | { id: number; op: 'deleteOlderThan'; timestamp: number }
   | { id: number; op: 'keepNewest'; max: number }
   | { id: number; op: 'close' };
@@ -18,7 +18,7 @@ function serve(path: string): void {
         let result = 0;
         if (message.op === 'append') {
           store.appendRows(message.rows);
-          result = message.rows.length;
+          result = message.rows.reduce((n, row) => n + row[3], 0);
         } else if (message.op === 'deleteOlderThan') result = await store.deleteOlderThan(message.timestamp);
         else if (message.op === 'keepNewest') result = await store.keepNewest(message.max);
         else await store.close();

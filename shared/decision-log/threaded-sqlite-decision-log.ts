@@ -1,7 +1,7 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DecisionEntry, DecisionFilter, DecisionLogStore, DecisionPage, DecisionPageRequest } from './port';
-import { rowOf, SqliteDecisionLog } from './sqlite-decision-log';
+import { batchRowsOf, SqliteDecisionLog } from './sqlite-decision-log';
 import type { FromWriter, ToWriter } from './sqlite-writer-thread';
 
 type Pending = { resolve: (n: number) => void; reject: (e: Error) => void };
@@ -42,7 +42,7 @@ export class ThreadedSqliteDecisionLog implements DecisionLogStore {
   }
 
   async append(entries: readonly DecisionEntry[]): Promise<void> {
-    if (entries.length > 0) await this.ask({ op: 'append', rows: entries.map(rowOf) });
+    if (entries.length > 0) await this.ask({ op: 'append', rows: batchRowsOf(entries) });
   }
 
   query(filter: DecisionFilter, page: DecisionPageRequest): Promise<DecisionPage> {

@@ -64,10 +64,10 @@ export function describeDecisionLogContract(name: string, harness: DecisionLogHa
       expect(await store.get('env-1', 'missing')).toBeNull();
     });
 
-    it('keeps an entry appended twice once', async () => {
-      const a = entry(1);
-      await store.append([a]);
-      await store.append([a, entry(2)]);
+    it('keeps a batch appended twice once (a retried append)', async () => {
+      const batch = [entry(1), entry(2)];
+      await store.append(batch);
+      await store.append(batch);
       expect((await store.query({ environmentId: 'env-1' }, all)).total).toBe(2);
     });
 
@@ -110,13 +110,63 @@ export function describeDecisionLogContract(name: string, harness: DecisionLogHa
 
     it('deletes entries older than a time, and beyond the newest N, across environments', async () => {
       const entries = [entry(1), entry(2, { environmentId: 'env-2' }), entry(3), entry(4), entry(5, { environmentId: 'env-2' })];
-      await store.append(entries);
+      // Appended as a process appends them: in time order, batch after batch.
+      await store.append([entries[0]!]);
+      await store.append([entries[1]!]);
+      await store.append([entries[2]!, entries[3]!]);
+      await store.append([entries[4]!]);
       expect(await store.deleteOlderThan(T0 + 2 * 60_000)).toBe(1);
       expect(await store.keepNewest(10)).toBe(0);
       expect(await store.keepNewest(2)).toBe(2);
       expect(await found({})).toEqual([entries[3]!.id]);
       expect(await found({}, 'env-2')).toEqual([entries[4]!.id]);
       expect(await store.deleteOlderThan(T0)).toBe(0);
+      expect(await store.get('env-1', entries[2]!.id)).toBeNull();
+      expect(await store.get('env-1', entries[3]!.id)).toEqual(entries[3]);
+    });
+
+    it('deletes inside a batch: a time bound or a count that falls between its entries', async () => {
+      const batch = Array.from({ length: 6 }, (_, i) => entry(10 + i, { decision: i % 2 === 0 }));
+      await store.append(batch);
+      expect(await store.deleteOlderThan(T0 + 12 * 60_000)).toBe(2);
+      expect(await found({})).toEqual(
+        batch
+          .slice(2)
+          .map((e) => e.id)
+          .reverse(),
+      );
+      expect(await store.keepNewest(3)).toBe(1);
+      expect(await found({})).toEqual(
+        batch
+          .slice(3)
+          .map((e) => e.id)
+          .reverse(),
+      );
+      // The counts of what is left are right: a page of denied ones, and its total.
+      expect(await store.query({ environmentId: 'env-1', decision: false }, all)).toEqual({ entries: [batch[5], batch[3]], total: 2 });
+    });
+
+    it('counts and pages across many batches, each entry once', async () => {
+      const batches = Array.from({ length: 5 }, (_, b) =>
+        Array.from({ length: 4 }, (_, i) => entry(100 + b * 4 + i, { decision: i !== 1 })),
+      );
+      for (const batch of batches) await store.append(batch);
+      const newest = batches.flat().reverse();
+      const seen: string[] = [];
+      for (let page = 1; page <= 4; page++) {
+        const got = await store.query({ environmentId: 'env-1' }, { page, perPage: 6, order: 'newest' });
+        expect(got.total).toBe(20);
+        seen.push(...got.entries.map((e) => e.id));
+      }
+      expect(seen).toEqual(newest.map((e) => e.id));
+      const denied = await store.query({ environmentId: 'env-1', decision: false }, { page: 2, perPage: 2, order: 'newest' });
+      expect(denied).toEqual({ entries: newest.filter((e) => e.decision === false).slice(2, 4), total: 5 });
+      // A time range that cuts batches.
+      const ranged = await store.query({ environmentId: 'env-1', from: T0 + 102 * 60_000, to: T0 + 109 * 60_000 }, all);
+      expect(ranged.entries.map((e) => e.id)).toEqual(
+        newest.filter((e) => e.timestamp >= T0 + 102 * 60_000 && e.timestamp <= T0 + 109 * 60_000).map((e) => e.id),
+      );
+      expect(ranged.total).toBe(8);
     });
   });
 }
