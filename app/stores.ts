@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import { ensureDir } from '../shared/data-dir';
 import type { DecisionLogStore } from '../shared/decision-log/port';
-import { ThreadedSqliteDecisionLog } from '../shared/decision-log/threaded-sqlite-decision-log';
+import { SqliteDecisionLog } from '../shared/decision-log/sqlite-decision-log';
 import type { DocumentStore } from '../shared/docstore/port';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import type { AppendObserver, EventStore } from '../shared/eventstore/port';
@@ -52,7 +52,7 @@ export async function createDecisionLogStore(c: Config): Promise<DecisionLogStor
     const { MongoDecisionLog } = await import('../shared/decision-log/mongo-decision-log');
     return MongoDecisionLog.connect({ url: required(c.MONGODB_URL, 'MONGODB_URL'), database: c.MONGODB_DATABASE });
   }
-  return new ThreadedSqliteDecisionLog(c.DECISION_LOG_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'decision-log.sqlite'));
+  return new SqliteDecisionLog(c.DECISION_LOG_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'decision-log.sqlite'));
 }
 
 /** The SQLite event log's file (the embedded default). */

@@ -98,3 +98,21 @@ export function idTimeBound(ms: number): string {
   const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
 }
+
+/**
+ * The input of a check that sent no attributes nor context, as `/allowed` takes it: what the check
+ * routes record (command-service/routes/checks/decision-entries.ts) and what a store that keeps
+ * only the columns of such a check (sqlite-decision-log.ts) gives back, built in one place.
+ */
+export function plainCheckInput(
+  user: string,
+  action: string,
+  type: string,
+  key: string | null,
+  tenant: string | null,
+): Record<string, unknown> {
+  const resource: Record<string, unknown> = { type };
+  if (key !== null) resource.key = key;
+  if (tenant !== null) resource.tenant = tenant;
+  return { user: { key: user }, action, resource };
+}
