@@ -1,6 +1,5 @@
 import type { Response } from 'express';
-import { newId } from '../../../shared/ids';
-import { idTime, type DecisionEntry } from '../../../shared/decision-log/port';
+import { decisionId, plainCheckInput, type DecisionEntry } from '../../../shared/decision-log/port';
 import type { DecisionRecorder } from '../../../shared/decision-log/recorder';
 import type { EnvironmentDoc } from '../../../shared/read-models/read-models';
 import type { CheckRequest } from '../../grant-queries/types';
@@ -40,23 +39,28 @@ export function recordChecks(log: DecisionRecorder, source: DecisionSource, deci
   for (const one of decided) {
     if (!log.wants()) continue;
     const { question, allow } = one;
-    log.add(
-      entry(
-        source,
-        {
-          queryType: 'check',
-          user: question.user,
-          action: question.action,
-          resourceType: question.resource.type,
-          resourceKey: question.resource.key,
-          tenant: question.resource.tenant,
-          decision: allow,
-          input: checkInput(question),
-          result: one.result ?? { allow },
-        },
-        one.position,
-      ),
-    );
+    const { resource } = question;
+    // One literal per check (this runs for every check answered).
+    const now = Date.now();
+    log.add({
+      id: decisionId(now),
+      timestamp: now,
+      organizationId: source.environment.organization_id,
+      projectId: source.environment.project_id,
+      environmentId: source.environment.id,
+      apiKeyId: source.keyId,
+      endpoint: source.endpoint,
+      position: one.position ?? source.position,
+      queryType: 'check',
+      user: question.user,
+      action: question.action,
+      resourceType: resource.type,
+      resourceKey: resource.key,
+      tenant: resource.tenant,
+      decision: allow,
+      input: checkInput(question),
+      result: one.result ?? { allow },
+    });
   }
 }
 
@@ -93,19 +97,19 @@ type EntryParts = Omit<
   'id' | 'timestamp' | 'organizationId' | 'projectId' | 'environmentId' | 'apiKeyId' | 'endpoint' | 'position'
 >;
 
-function entry(source: DecisionSource, parts: EntryParts, position = source.position): DecisionEntry {
+function entry(source: DecisionSource, parts: EntryParts): DecisionEntry {
   const { environment } = source;
   // The id's time is the entry's time (the store keeps entries in id order).
-  const id = newId();
+  const now = Date.now();
   return {
-    id,
-    timestamp: idTime(id),
+    id: decisionId(now),
+    timestamp: now,
     organizationId: environment.organization_id,
     projectId: environment.project_id,
     environmentId: environment.id,
     apiKeyId: source.keyId,
     endpoint: source.endpoint,
-    position,
+    position: source.position,
     ...parts,
   };
 }
@@ -113,15 +117,10 @@ function entry(source: DecisionSource, parts: EntryParts, position = source.posi
 /** A check as `/allowed` takes it: posted again with `as_of` the entry's position, it re-derives the decision. */
 export function checkInput(question: CheckRequest): Record<string, unknown> {
   const { user, action, resource, abac } = question;
-  return {
-    user: abac?.user ? { key: user, attributes: abac.user } : { key: user },
-    action,
-    resource: {
-      type: resource.type,
-      ...(resource.key !== null ? { key: resource.key } : {}),
-      ...(resource.tenant !== null ? { tenant: resource.tenant } : {}),
-      ...(abac?.resource ? { attributes: abac.resource } : {}),
-    },
-    ...(abac?.context ? { context: abac.context } : {}),
-  };
+  const input = plainCheckInput(user, action, resource.type, resource.key, resource.tenant);
+  if (!abac) return input;
+  if (abac.user) (input.user as Record<string, unknown>).attributes = abac.user;
+  if (abac.resource) (input.resource as Record<string, unknown>).attributes = abac.resource;
+  if (abac.context) input.context = abac.context;
+  return input;
 }
