@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type DecisionEntry, type DecisionFilter } from '../../shared/decision-log/port';
+import { inputOf, resultOf, type DecisionEntry, type DecisionFilter } from '../../shared/decision-log/port';
 import { canonicalId } from '../../shared/ids';
 import { time, values } from '../audit/filters';
 import { queryBoolean, queryInteger } from '../http/validation';
@@ -108,8 +108,9 @@ export const decisionLogPageSchema = z
 /** An entry in Permit's AuditLogModel shape, with ours beside it. */
 export function presentDecision(e: DecisionEntry): z.infer<typeof decisionLogEntrySchema> {
   const timestamp = new Date(e.timestamp).toISOString();
-  const input = e.input as { user?: { attributes?: Record<string, unknown> }; resource?: { attributes?: Record<string, unknown> } };
-  const context = (e.input as { context?: Record<string, unknown> }).context;
+  const question = inputOf(e);
+  const input = question as { user?: { attributes?: Record<string, unknown> }; resource?: { attributes?: Record<string, unknown> } };
+  const context = (question as { context?: Record<string, unknown> }).context;
   return {
     id: e.id,
     timestamp,
@@ -131,8 +132,8 @@ export function presentDecision(e: DecisionEntry): z.infer<typeof decisionLogEnt
     api_key_id: e.apiKeyId,
     endpoint: e.endpoint,
     position: e.position,
-    input: e.input,
-    result: e.result,
+    input: question,
+    result: resultOf(e),
     context: {
       user: { id: e.user, key: e.user, ...(input.user?.attributes ? { attributes: input.user.attributes } : {}) },
       resource:

@@ -34,11 +34,22 @@ export interface DecisionEntry {
   decision: boolean | null;
   /** The log position the answer was decided at (`X-Event-Position`): `as_of` it re-derives the answer. */
   position: number;
-  /** The question as the endpoint read it: user, action, resource, tenant and the attributes and context sent. */
-  input: Record<string, unknown>;
-  /** The answer as the endpoint gave it. */
+  /**
+   * The question as the endpoint read it: user, action, resource, tenant and the attributes and
+   * context sent; null for a check that sent no attributes nor context, whose question its fields
+   * say (`inputOf`). Most checks: they are recorded without making it.
+   */
+  input: Record<string, unknown> | null;
+  /** The answer as the endpoint gave it; null for `{allow: decision}` (`resultOf`). */
   result: unknown;
 }
+
+/** An entry's question, made from its fields where it was recorded as null. */
+export const inputOf = (e: DecisionEntry): Record<string, unknown> =>
+  e.input ?? plainCheckInput(e.user, e.action ?? '', e.resourceType ?? '', e.resourceKey, e.tenant);
+
+/** An entry's answer, made from its decision where it was recorded as null. */
+export const resultOf = (e: DecisionEntry): unknown => e.result ?? { allow: e.decision };
 
 /** Which entries a read wants; every filter is optional but the environment. */
 export interface DecisionFilter {

@@ -3,7 +3,6 @@ import { WalCheckpointer } from '../docstore/sqlite-wal-checkpointer';
 import {
   idTime,
   idTimeBound,
-  plainCheckInput,
   resourceName,
   type DecisionEntry,
   type DecisionFilter,
@@ -57,10 +56,8 @@ interface StoredBatch {
 
 /**
  * A batch's entries as stored: the organisation and project once (a batch is one environment's),
- * the keys and endpoints once each, and per entry an array of its fields, the input and result
- * left out (null) where they are what the columns say (a check that sent no attributes nor
- * context, answered `{allow}`): most checks. Making this is what is left on the checks' thread
- * of an append, so it is small.
+ * the keys and endpoints once each, and per entry an array of its fields (most checks' input and
+ * result are null: port.ts). Making this is what an append costs the checks' thread, so it is small.
  */
 interface StoredEntries {
   o: string;
@@ -106,8 +103,8 @@ function encode(list: readonly DecisionEntry[]): string {
       e.tenant,
       e.decision,
       e.position,
-      isPlainInput(e) ? null : e.input,
-      isPlainResult(e) ? null : e.result,
+      e.input,
+      e.result,
     ]);
   }
   const first = list[0]!;
@@ -133,41 +130,10 @@ function decode(env: string, data: string): DecisionEntry[] {
       tenant,
       decision,
       position,
-      input: input ?? plainCheckInput(user, action!, resourceType!, resourceKey, tenant),
-      result: result ?? { allow: decision },
+      input,
+      result,
     }),
   );
-}
-
-/** True when the input is exactly `plainCheckInput` of the entry's columns. */
-function isPlainInput(e: DecisionEntry): boolean {
-  if (e.queryType !== 'check' || e.action === null || e.resourceType === null) return false;
-  const input = e.input as { user?: { key?: unknown }; action?: unknown; resource?: { type?: unknown; key?: unknown; tenant?: unknown } };
-  const { user, resource } = input;
-  return (
-    countKeys(input) === 3 &&
-    input.action === e.action &&
-    user !== undefined &&
-    countKeys(user) === 1 &&
-    user.key === e.user &&
-    resource !== undefined &&
-    countKeys(resource) === 1 + (e.resourceKey === null ? 0 : 1) + (e.tenant === null ? 0 : 1) &&
-    resource.type === e.resourceType &&
-    (resource.key ?? null) === e.resourceKey &&
-    (resource.tenant ?? null) === e.tenant
-  );
-}
-
-/** True when the result is exactly `{allow: decision}`. */
-function isPlainResult(e: DecisionEntry): boolean {
-  const result = e.result as { allow?: unknown } | null;
-  return e.decision !== null && typeof result === 'object' && result !== null && countKeys(result) === 1 && result.allow === e.decision;
-}
-
-function countKeys(value: object): number {
-  let n = 0;
-  for (const _ in value) n++;
-  return n;
 }
 
 /** The rows of an append: one per environment, its entries in id order. */

@@ -58,8 +58,9 @@ export function recordChecks(log: DecisionRecorder, source: DecisionSource, deci
       resourceKey: resource.key,
       tenant: resource.tenant,
       decision: allow,
-      input: checkInput(question),
-      result: one.result ?? { allow },
+      // Left null where the entry's fields say them (port.ts, inputOf and resultOf).
+      input: question.abac ? checkInput(question) : null,
+      result: one.result ?? null,
     });
   }
 }
