@@ -24,7 +24,13 @@ export async function decisionLogScenario(ctx: BenchContext): Promise<ScenarioRe
       await primeDecisionCache(ctx);
       ctx.log(`/allowed with DECISION_LOG=${mode}: ${connections} connections`);
       measured[mode].push(
-        await ctx.measure({ url: `${ctx.service.url}/allowed`, headers: ctx.api.headers, body, connections, label: `decision-log-${mode}` }),
+        await ctx.measure({
+          url: `${ctx.service.url}/allowed`,
+          headers: ctx.api.headers,
+          body,
+          connections,
+          label: `decision-log-${mode}`,
+        }),
       );
       if (mode === 'full') written = await loggedCount(ctx);
     }
