@@ -8,8 +8,12 @@ export interface DecisionRecorderOptions {
   /** Most entries waiting for their batch; beyond it an entry is dropped and counted. */
   maxBuffered: number;
   flushMs: number;
-  /** The retention bound this process applies (the main process); null: another process applies it. */
-  retention: { maxAgeMs: number; maxEntries: number } | null;
+  /**
+   * The retention bound this process applies (the main process), every `everyMs` (default a
+   * minute), the first time that long after start (the store is not opened, nor its file made,
+   * before the service listens); null: another process applies it.
+   */
+  retention: { maxAgeMs: number; maxEntries: number; everyMs?: number } | null;
   /** Opens the store at the first flush or read, not at start (nothing is written to a data directory before then). */
   openStore: () => Promise<DecisionLogStore>;
   logger: Logger;
@@ -24,7 +28,7 @@ export interface DecisionLogCounts {
   dropped: number;
 }
 
-/** How often the retention bound is applied (and once at the first write). */
+/** How often the retention bound is applied by default. */
 const RETENTION_EVERY_MS = 60_000;
 
 /**
@@ -40,7 +44,7 @@ export class DecisionRecorder {
   private store: Promise<DecisionLogStore> | null = null;
   private flushing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout | null;
-  private lastRetention = 0;
+  private lastRetention = Date.now();
   private readonly random: () => number;
   private lastErrorLogged = 0;
 
@@ -110,7 +114,8 @@ export class DecisionRecorder {
 
   private async tick(): Promise<void> {
     await this.flush();
-    if (this.options.retention && Date.now() - this.lastRetention >= RETENTION_EVERY_MS) {
+    const { retention } = this.options;
+    if (retention && Date.now() - this.lastRetention >= (retention.everyMs ?? RETENTION_EVERY_MS)) {
       this.lastRetention = Date.now();
       try {
         await this.enforceRetention();

@@ -102,15 +102,25 @@ describe('DecisionRecorder', () => {
     expect(batches).toEqual([[entry('b')]]);
   });
 
-  it('writes on its timer, and applies the retention bound', async () => {
+  it('writes on its timer, and applies the retention bound on its own (not at start)', async () => {
     const { store, batches } = memoryStore();
     const deleted: number[] = [];
     store.deleteOlderThan = async (t) => (deleted.push(t), 0);
     store.keepNewest = async (max) => (deleted.push(max), 0);
-    const { r } = recorder({ openStore: async () => store, flushMs: 10, retention: { maxAgeMs: 1000, maxEntries: 7 } });
+    let opened = 0;
+    const { r } = recorder({
+      openStore: async () => (opened++, store),
+      flushMs: 10,
+      retention: { maxAgeMs: 1000, maxEntries: 7, everyMs: 100 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Nothing to write, and the retention's first time not come: the store is not opened.
+    expect(opened).toBe(0);
     r.add(entry('a'));
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 30));
     expect(batches).toEqual([[entry('a')]]);
+    expect(deleted).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(deleted[1]).toBe(7);
     expect(Date.now() - 1000 - deleted[0]!).toBeLessThan(100);
     await r.close();
