@@ -77,6 +77,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
     metrics,
     freshness,
     keylessSecrets,
+    false,
   );
   const features = [grantsFeature()];
   const app = createApp(services, featureRoutes(features, { config, logger, eventStore, documentStore, services }), { coreRoutes: false });
@@ -101,6 +102,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
     metrics: () => metrics.snapshot(),
     async close() {
       await closeServer(server);
+      await services.decisionLog.close();
       await eventStore.close();
       await documentStore.close();
     },

@@ -174,6 +174,7 @@ async function startHolding(
         // Stop taking requests, let in-flight ones finish (the check workers' first: they forward here), then stop the workers and the projections (checkpoints are saved per batch).
         await (frontDoor ?? door).close();
         await closeServer(server);
+        await services.decisionLog.close();
         await flushCommandSnapshots(services);
         await stopAll(workers);
         await runner.stop();

@@ -11,6 +11,8 @@ import type { EventStore } from '../shared/eventstore/port';
 import type { Metrics } from '../shared/metrics/metrics';
 import type { ReadModels } from '../shared/read-models/read-models';
 import { TimeTravel } from '../command-service/time-travel/time-travel';
+import { DecisionRecorder } from '../shared/decision-log/recorder';
+import { createDecisionLogStore } from './stores';
 
 /**
  * The services the HTTP layer and the features use, over the given stores; `freshness` says how
@@ -24,6 +26,8 @@ export function buildServices(
   metrics: Metrics,
   freshness: Freshness,
   secrets: Secrets,
+  /** Whether this process applies the decision log's retention bound (a check worker leaves it to the main process). */
+  decisionLogRetention = true,
 ): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0
@@ -39,7 +43,24 @@ export function buildServices(
     timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config }),
     metrics,
     secrets,
+    decisionLog: decisionRecorder(config, logger, metrics, decisionLogRetention),
   };
+}
+
+/** The decision log's recorder as the configuration says (DECISION_LOG…, docs/decision-logs.md). */
+export function decisionRecorder(config: Config, logger: Logger, metrics: Metrics, retention: boolean): DecisionRecorder {
+  return new DecisionRecorder({
+    mode: config.DECISION_LOG,
+    sampleRate: config.DECISION_LOG_SAMPLE_RATE,
+    maxBuffered: config.DECISION_LOG_BUFFER,
+    flushMs: config.DECISION_LOG_FLUSH_MS,
+    retention: retention
+      ? { maxAgeMs: config.DECISION_LOG_RETENTION_DAYS * 86_400_000, maxEntries: config.DECISION_LOG_MAX_ENTRIES }
+      : null,
+    openStore: () => createDecisionLogStore(config),
+    logger,
+    counts: metrics.decisionLog,
+  });
 }
 
 /** Saves the command-state snapshots of every stream that moved (on shutdown, after the last request). */

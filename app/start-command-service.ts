@@ -98,6 +98,7 @@ export async function startCommandService(config: Config, logger: Logger, featur
     async close() {
       stopping = true;
       await closeServer(server);
+      await services.decisionLog.close();
       await preparing;
       await flushCommandSnapshots(services);
       await stopAll(followers);

@@ -38,7 +38,7 @@ export async function startTaskService(config: Config, logger: Logger, features:
   const freshness = new CheckpointFreshness(documentStore, logger.child({ component: 'freshness' }));
   await freshness.start();
   // A copy carries secrets sealed as they are and compares them by MAC: this service needs no secrets key.
-  const services = buildServices(config, logger, eventStore, readModels, metrics, freshness, keylessSecrets);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, freshness, keylessSecrets, false);
   const leases: LeasedWork[] = [];
   const runExclusively: RunExclusively = async (name, work) => {
     const lease = runUnderLease(documentStore, name, work, { ttlMs: config.LEASE_TTL_MS, logger });

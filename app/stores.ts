@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import { ensureDir } from '../shared/data-dir';
+import type { DecisionLogStore } from '../shared/decision-log/port';
+import { SqliteDecisionLog } from '../shared/decision-log/sqlite-decision-log';
 import type { DocumentStore } from '../shared/docstore/port';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import type { AppendObserver, EventStore } from '../shared/eventstore/port';
@@ -47,6 +49,18 @@ const documentStoreEngines = new Map<string, Factory<DocumentStore>>([
     },
   ],
 ]);
+
+/**
+ * The decision log's store, on the read models' engine: a SQLite file of its own beside theirs,
+ * or a collection of their MongoDB database.
+ */
+export async function createDecisionLogStore(c: Config): Promise<DecisionLogStore> {
+  if (c.READ_MODEL_STORE === 'mongodb') {
+    const { MongoDecisionLog } = await import('../shared/decision-log/mongo-decision-log');
+    return MongoDecisionLog.connect({ url: required(c.MONGODB_URL, 'MONGODB_URL'), database: c.MONGODB_DATABASE });
+  }
+  return new SqliteDecisionLog(c.DECISION_LOG_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'decision-log.sqlite'));
+}
 
 /** The SQLite event log's file (the embedded default). */
 export const sqliteEventsPath = (c: Config): string => c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite');

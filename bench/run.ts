@@ -32,6 +32,7 @@ import { storeScaleScenarios } from './scenarios/store-scale';
 import { timeTravelScenarios } from './scenarios/time-travel';
 import { abacScenario } from './scenarios/abac';
 import { tracingScenarios } from './scenarios/tracing';
+import { decisionLogScenario } from './scenarios/decision-log';
 import { cpuCounters, probeHost, stealPercentSince } from './lib/host-speed';
 
 const TITLES: Record<ScenarioName, string> = {
@@ -50,6 +51,7 @@ const TITLES: Record<ScenarioName, string> = {
   abac: 'ABAC check vs RBAC check',
   rebuild: 'rebuild every read model',
   tracing: 'tracing off vs on (1%, 100%)',
+  'decision-log': 'decision log: checks, off vs full',
 };
 
 async function main(): Promise<void> {
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
   let service: RunningService | null = null;
   try {
     baseline = await startBaseline();
-    const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'creates', 'bulk-import', 'fanout', 'peer'];
+    const mainScenarios: ScenarioName[] = ['check', 'bulk-check', 'decision-log', 'creates', 'bulk-import', 'fanout', 'peer'];
     if (mainScenarios.some(want)) {
       service = await startService({
         cpuProfileDir: options.profileDir ? `${options.profileDir}/main` : undefined,
@@ -168,6 +170,9 @@ async function main(): Promise<void> {
         await guarded('bulk-check', () => bulkCheckScenario(ctx, { fromStore: true }));
         await guarded('bulk-check', () => bulkCheckScenario(ctx));
       }
+      // Before the creates and the fan-out too: the same answers as the check rows.
+      if (want('decision-log')) await guarded('decision-log', () => decisionLogScenario(ctx));
+      service = ctx.service;
       // Ours stays up beside the peers: their checks and ours are timed interleaved, on the same data.
       // Before the creates and the fan-out, which add assignments and parents that change some answers.
       if (want('peer')) await guarded('peer', () => peerScenarios(ctx, timings));

@@ -121,6 +121,23 @@ const configSchema = z.object({
     .transform((v) => v === 'true'),
   /** Where the built console is; default `dist/ui` of this installation (`npm run build` makes it). */
   UI_DIR: z.string().optional(),
+  /**
+   * Decision logs (docs/decision-logs.md): `full` (default) keeps an entry for every check,
+   * `sampled` for a DECISION_LOG_SAMPLE_RATE share of them, `off` none (those kept stay readable).
+   */
+  DECISION_LOG: z.enum(['off', 'sampled', 'full']).default('full'),
+  /** With DECISION_LOG=sampled: the probability that a check is kept, 0 to 1. */
+  DECISION_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  /** Entries older than this many days are deleted (decimals allowed). */
+  DECISION_LOG_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  /** Most entries kept: beyond it the oldest are deleted. */
+  DECISION_LOG_MAX_ENTRIES: z.coerce.number().int().positive().default(1_000_000),
+  /** Entries waiting in memory for their batch; a check that finds it full is not logged, and is counted as dropped. */
+  DECISION_LOG_BUFFER: z.coerce.number().int().positive().default(20_000),
+  /** How often the waiting entries are written (the retention bound is applied every minute). */
+  DECISION_LOG_FLUSH_MS: z.coerce.number().int().min(10).default(100),
+  /** SQLite file of the decision log; default `${DATA_DIR}/decision-log.sqlite`. */
+  DECISION_LOG_SQLITE_PATH: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -16,6 +16,7 @@ export const SCENARIOS = [
   'abac',
   'rebuild',
   'tracing',
+  'decision-log',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** The peers of the `peer` scenario (each run as it ships and with its caches warm). */

@@ -17,7 +17,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 const METADATA_PREFIX = 'audit_metadata.';
 
 /** A filter's values: `?type=A&type=B` arrives as an array. */
-const values = <T extends z.ZodType<string>>(value: T) =>
+export const values = <T extends z.ZodType<string>>(value: T) =>
   z.union([value, z.array(value).min(1)]).transform((v): string[] => (Array.isArray(v) ? v : [v]));
 
 const text = z.string().min(1).max(1000);
@@ -40,7 +40,7 @@ const ISO_TIME =
   /\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?/;
 
 /** A time: ISO 8601 (with a date, optionally a time and offset) or epoch seconds; as epoch milliseconds. */
-const time = z
+export const time = z
   .string()
   .regex(new RegExp(`^(${EPOCH_SECONDS.source}|${ISO_TIME.source})$`), 'must be an ISO 8601 time or epoch seconds')
   .transform((value, ctx) => {

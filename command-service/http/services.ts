@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { Config } from '../../shared/config';
 import type { Secrets } from '../../shared/secrets/secret-box';
+import type { DecisionRecorder } from '../../shared/decision-log/recorder';
 import type { Metrics } from '../../shared/metrics/metrics';
 import type { CommandOutcome, CommandPipeline } from '../../shared/cqrs/command-pipeline';
 import type { EnvCommand } from '../../shared/domain/env/commands';
@@ -54,6 +55,8 @@ export interface Services {
   metrics: Metrics;
   /** Seals the secrets a write carries before they are appended, opens them where a read answers them (shared/secrets/). */
   secrets: Secrets;
+  /** Keeps the permission decisions the PDP endpoints answer (docs/decision-logs.md), off their path. */
+  decisionLog: DecisionRecorder;
 }
 
 export { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';

@@ -6,6 +6,7 @@ import { ErrorNote } from './components/widgets';
 import { parseRoute, type Ctx } from './context';
 import { CheckPage } from './pages/check';
 import { CopyPage } from './pages/copy';
+import { DecisionsPage } from './pages/decisions';
 import { FactsPage } from './pages/facts';
 import { ModelPage } from './pages/model';
 import { PolicyPage } from './pages/policy';
@@ -29,6 +30,7 @@ const PAGES: Array<{ page: string; title: string }> = [
   { page: 'facts', title: 'Facts' },
   { page: 'check', title: 'Check' },
   { page: 'timeline', title: 'Timeline' },
+  { page: 'decisions', title: 'Decisions' },
   { page: 'copy', title: 'Copy' },
 ];
 
@@ -125,6 +127,8 @@ function Shell({ session, update, hash }: { session: Session; update: (s: Sessio
           <TimelinePage ctx={ctx} params={params} />
         ) : page === 'policy' ? (
           <PolicyPage ctx={ctx} params={params} />
+        ) : page === 'decisions' ? (
+          <DecisionsPage ctx={ctx} params={params} />
         ) : page === 'copy' ? (
           <CopyPage ctx={ctx} />
         ) : (

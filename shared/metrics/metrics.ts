@@ -36,6 +36,8 @@ export class Metrics {
   readonly createLanes = { answered: 0, handedOver: 0 };
   /** Requests a check worker did not answer itself and forwarded to the main process (counted in place, as the others). */
   forwardedRequests = 0;
+  /** Decision log entries written, and dropped (a full buffer or a failed write), counted in place (shared/decision-log/recorder.ts). */
+  readonly decisionLog = { written: 0, dropped: 0 };
   /** Handed to the event store, which reports each append's latency and each group commit's size. */
   readonly eventStore: AppendObserver;
 
@@ -49,6 +51,7 @@ export class Metrics {
   private readonly fastLane: Counter<'outcome'>;
   private readonly createLane: Counter<'outcome'>;
   private readonly forwarded: Counter;
+  private readonly decisionLogEntries: Counter<'outcome'>;
   /** Created with their first source: a service that does not follow the log or count tasks shows no such family. */
   private log: { head: Gauge; positions: Gauge<'projection'>; lag: Gauge<'projection'> } | null = null;
   private queueDepth: Gauge | null = null;
@@ -99,6 +102,12 @@ export class Metrics {
     this.forwarded = new Counter({
       name: 'rebac_http_forwarded_requests_total',
       help: 'Requests a check worker did not answer itself and forwarded to the main process (a request that is not a check, on a connection that began with one)',
+      registers,
+    });
+    this.decisionLogEntries = new Counter({
+      name: 'rebac_decision_log_entries_total',
+      help: 'Decision log entries by outcome: written to its store, or dropped (the buffer was full, or the write failed)',
+      labelNames: ['outcome'],
       registers,
     });
     const appendDuration = new Histogram({
@@ -258,6 +267,9 @@ export class Metrics {
     this.createLane.inc({ outcome: 'handed_over' }, this.createLanes.handedOver);
     this.forwarded.reset();
     this.forwarded.inc(this.forwardedRequests);
+    this.decisionLogEntries.reset();
+    this.decisionLogEntries.inc({ outcome: 'written' }, this.decisionLog.written);
+    this.decisionLogEntries.inc({ outcome: 'dropped' }, this.decisionLog.dropped);
     this.eventsCopied.reset();
     this.eventsCopied.inc(this.copies.eventsCopied);
     this.copiesRunning.set(this.copies.running);

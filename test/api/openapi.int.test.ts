@@ -573,6 +573,13 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.get('/v2/events?stream=org&limit=5')).status).toBe(200);
   });
 
+  it('the decision log: a page of decisions, and one of them', async () => {
+    const page = await admin.get('/v2/pdps/default/production/audit_logs?per_page=5&decision=true');
+    expect(page.status).toBe(200);
+    expect(page.body.data.length).toBeGreaterThan(0);
+    expect((await admin.get(`/v2/pdps/default/production/audit_logs/${page.body.data[0].id}`)).status).toBe(200);
+  });
+
   it('went through every declared operation', () => {
     const app = server.service.app;
     const declared = (app.locals.api as ApiRegistry).declared().map(({ method, path }) => `${method.toUpperCase()} ${path}`);

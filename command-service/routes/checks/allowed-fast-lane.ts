@@ -9,8 +9,10 @@ import type { ApiKeyAuthenticator, AuthContext } from '../../http/auth';
 import { handToExpress, laneBodyLength, parsedOrUndefined, readBody, type FastLane } from '../../http/fast-lane';
 import { isPlainUtf8Json } from '../../http/json-body';
 import { JSON_CONTENT_TYPE } from '../../http/json-content-type';
-import type { Freshness } from '../../http/services';
+import { POSITION_HEADER, type Freshness } from '../../http/services';
+import type { DecisionRecorder } from '../../../shared/decision-log/recorder';
 import type { CachedChecks } from './cached-checks';
+import { recordChecks } from './decision-entries';
 import { atOnePosition } from './positions';
 import { inRouteSpan } from '../../../shared/tracing/spans';
 
@@ -19,6 +21,7 @@ export interface AllowedFastLaneParts {
   decisions: CachedChecks;
   freshness: Freshness;
   decided: DecisionCounts;
+  decisionLog: DecisionRecorder;
   /** Counted in place for `GET /metrics`. */
   outcomes: { answered: number; handedOver: number };
   http: HttpMetrics;
@@ -41,7 +44,7 @@ const ANSWERS = { true: Buffer.from('{"allow":true}'), false: Buffer.from('{"all
  * Not installed with a per-key rate limit (the limiter is express middleware).
  */
 export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
-  const { keys, decisions, freshness, decided, outcomes, http, maxBodyBytes } = parts;
+  const { keys, decisions, freshness, decided, decisionLog, outcomes, http, maxBodyBytes } = parts;
   const handOver = (express: RequestListener, req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     outcomes.handedOver++;
     handToExpress(express, req, res, body);
@@ -62,6 +65,8 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
       }
       const fromStore = /\bno-cache\b/i.test(req.headers['cache-control'] ?? '');
       allow = await atOnePosition({ freshness }, res, () => decisions.allowed(environment.id, check, fromStore));
+      const position = Number(res.getHeader(POSITION_HEADER));
+      recordChecks(decisionLog, { endpoint: ROUTE, keyId: auth.keyId, environment, position }, [{ question: check, allow }]);
     } catch {
       // A 401, or a store that failed: the route answers it in the API's error shape.
       return handOver(express, req, res, body);

@@ -7,6 +7,7 @@ import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { abacInputsOf } from './abac-inputs';
 import { matchMappingRule } from './mapping-rules';
+import { recordChecks, sourceOf } from './decision-entries';
 import { atOnePosition } from './positions';
 
 /** The PDP's UrlAuthorizationQuery: who asks for which URL with which method, in which tenant. */
@@ -85,11 +86,14 @@ export function allowedUrlRoutes(context: RouteContext, queries: GrantQueries): 
         };
         const { allow } = await queries.check(env.id, check);
         const asked = { user: query.user, action: matched.action, resource, context: query.context ?? {}, sdk: query.sdk };
-        return { allow, result: allow, query: asked, debug: { mapping_rule: { ...matched.rule } } };
+        return { allow, result: allow, query: asked, debug: { mapping_rule: { ...matched.rule } }, check };
       });
       if (answer.allow) decided.allow++;
       else decided.deny++;
-      res.json(answer);
+      // A URL no rule maps is no question of the model: nothing to re-derive, nothing logged.
+      const { check, ...answered } = answer;
+      if (check) recordChecks(services.decisionLog, sourceOf(res, '/allowed_url', env), [{ question: check, allow: answer.allow }]);
+      res.json(answered);
     },
   );
 }

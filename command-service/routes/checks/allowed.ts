@@ -7,6 +7,7 @@ import type { RouteContext } from '../route-context';
 import { abacInputsOf } from './abac-inputs';
 import { allowedFastLane } from './allowed-fast-lane';
 import { CachedChecks } from './cached-checks';
+import { recordChecks, sourceOf } from './decision-entries';
 import { atOnePosition, queriesAsOf, queryAsOf } from './positions';
 import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
 
@@ -39,6 +40,7 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       decisions,
       freshness: services.freshness,
       decided: single,
+      decisionLog: services.decisionLog,
       outcomes: services.metrics.checks.fastLane,
       http: services.metrics.http,
       logger: services.logger,
@@ -67,19 +69,16 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       const abac = abacInputsOf(req.body, ['body']);
       const check = abac ? { ...question, abac } : question;
       const asOf = bodyAsOf ?? queryAsOf(req);
-      if (asOf !== undefined) {
-        const past = await queriesAsOf(services, res, env, asOf, [bodyAsOf !== undefined ? 'body' : 'query', 'as_of']);
-        res.json(counted(single, await past.check(env.id, check, explain)));
-        return;
-      }
-      res.json(
-        counted(
-          single,
-          await atOnePosition(services, res, async () =>
-            explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) },
-          ),
-        ),
-      );
+      const answer =
+        asOf !== undefined
+          ? await (
+              await queriesAsOf(services, res, env, asOf, [bodyAsOf !== undefined ? 'body' : 'query', 'as_of'])
+            ).check(env.id, check, explain)
+          : await atOnePosition(services, res, async () =>
+              explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) },
+            );
+      recordChecks(services.decisionLog, sourceOf(res, '/allowed', env), [{ question: check, allow: answer.allow }]);
+      res.json(counted(single, answer));
     },
   );
 
@@ -135,6 +134,15 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       // With the query's as_of every check is a past one, and the header says its position.
       const answers = allAsOf !== undefined ? await decide() : await atOnePosition(services, res, decide);
       for (const answer of answers) counted(bulk, answer);
+      // A check with its own as_of was decided at that position, not at the answer's.
+      const ownPositions = await Promise.all(
+        checks.map(async (c, i) => (c.as_of === undefined ? undefined : services.timeTravel.resolve(env, c.as_of, ['body', i, 'as_of']))),
+      );
+      recordChecks(
+        services.decisionLog,
+        sourceOf(res, '/allowed/bulk', env),
+        answers.map((answer, index) => ({ question: questions[index]!, allow: answer.allow, position: ownPositions[index] })),
+      );
       res.json({ allow: answers });
     },
   );

@@ -10,7 +10,10 @@ import type { RouteContext } from '../route-context';
 import { authzenBadRequests, authzenErrors, requireJsonContentType } from './authzen-errors';
 import { authzenAbacInputs, checkOf, mergedEvaluation, resourceRef } from './authzen-questions';
 import { actionSearchSchema, evaluationSchema, evaluationsSchema, resourceSearchSchema, subjectSearchSchema } from './authzen-schemas';
+import { recordChecks, sourceOf } from './decision-entries';
 import { atOnePosition } from './positions';
+
+const ENDPOINT_EVALUATIONS = '/access/v1/evaluations';
 
 const decision = z.strictObject({ decision: z.boolean() }).meta({ id: 'AuthZenDecision' });
 /** A decision in `/evaluations`; an evaluation that could not be made is `false` with the reason (the spec's evaluation-level error). */
@@ -102,6 +105,7 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
       const question = checkOf(input.body());
       const env = await keyEnvironment(rm, authOf(res));
       const { allow } = await atOnePosition(services, res, () => queries.check(env.id, question));
+      recordChecks(services.decisionLog, sourceOf(res, '/access/v1/evaluation', env), [{ question, allow, result: { decision: allow } }]);
       res.json({ decision: allow });
     },
   );
@@ -128,6 +132,7 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
         // Backwards compatible with the single evaluation: the top level is the question, and must be complete.
         const question = checkOf(parse(evaluationSchema, req.body, 'body'));
         const { allow } = await atOnePosition(services, res, () => queries.check(env.id, question));
+        recordChecks(services.decisionLog, sourceOf(res, ENDPOINT_EVALUATIONS, env), [{ question, allow, result: { decision: allow } }]);
         res.json({ decision: allow });
         return;
       }
@@ -146,6 +151,12 @@ export function authzenRoutes(context: RouteContext, queries: GrantQueries): voi
         }
         return out;
       });
+      // The evaluations answered from the model (not those that could not be made, nor those a short circuit skipped).
+      const decided = evaluations.flatMap((answer, i) => {
+        const one = merged[i]!;
+        return one.ok ? [{ question: one.check, allow: answer.decision, result: { decision: answer.decision } }] : [];
+      });
+      recordChecks(services.decisionLog, sourceOf(res, ENDPOINT_EVALUATIONS, env), decided);
       res.json({ evaluations });
     },
   );

@@ -4,6 +4,7 @@ import { authorizedUsersAnswerSchema, userPermissionsAnswerSchema } from '../../
 import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { abacInputsOf } from './abac-inputs';
+import { recordUserPermissions, sourceOf } from './decision-entries';
 import { atOnePosition, queriesAsOf } from './positions';
 import { authorizedUsersSchema, userPermissionsSchema } from './schemas';
 
@@ -42,7 +43,9 @@ export function permissionRoutes(context: RouteContext, queries: GrantQueries): 
         asOf === undefined
           ? await atOnePosition(services, res, () => queries.userPermissions(env.id, request))
           : await (await queriesAsOf(services, res, env, asOf, ['body', 'as_of'])).userPermissions(env.id, request);
-      res.json({ result: { permissions: page.permissions }, next_cursor: page.next_cursor });
+      const answer = { result: { permissions: page.permissions }, next_cursor: page.next_cursor };
+      recordUserPermissions(services.decisionLog, sourceOf(res, '/user-permissions', env), request, answer);
+      res.json(answer);
     },
   );
 
