@@ -13,6 +13,8 @@ interface RouteListing {
 
 /** Served without a key and not part of the API the document describes. */
 const SYSTEM_ENDPOINTS = [
+  // The root leads a browser to the console (command-service/app.ts); it is not part of the API.
+  'GET /',
   'GET /healthz',
   'GET /healthy',
   'GET /metrics',
