@@ -88,7 +88,7 @@ describe('planning a copy into an existing environment', () => {
       'RelationshipTupleCreated',
     ]);
     expect(contents(plan.events)).toEqual(contents([...policy, ...facts]));
-    expect((plan.events[0]!.data as { id: string }).id).not.toBe('folder-id');
+    expect(plan.events[0]!.data.id).not.toBe('folder-id');
   });
 
   it('leaves the facts out of the comparison and the plan without scope.facts', () => {

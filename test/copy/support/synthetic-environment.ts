@@ -56,7 +56,7 @@ export function* syntheticEnvironment(total: number, batchSize = 10_000, tenants
     })),
   ];
   // The implicit grant names its role by id too.
-  (head[6]!.data as { id: string }).id = (head[4]!.data as { id: string }).id;
+  head[6]!.data.id = head[4]!.data.id;
 
   let batch: NewEvent[] = [];
   let emitted = 0;
