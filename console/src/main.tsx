@@ -8,6 +8,7 @@ import { CheckPage } from './pages/check';
 import { CopyPage } from './pages/copy';
 import { FactsPage } from './pages/facts';
 import { ModelPage } from './pages/model';
+import { TestsPage } from './pages/tests';
 import { TimelinePage } from './pages/timeline';
 import { clearSession, loadSession, saveSession, sessionFor, type Session } from './session';
 import './styles.css';
@@ -16,6 +17,7 @@ const PAGES: Array<{ page: string; title: string }> = [
   { page: 'model', title: 'Model' },
   { page: 'facts', title: 'Facts' },
   { page: 'check', title: 'Check' },
+  { page: 'tests', title: 'Tests' },
   { page: 'timeline', title: 'Timeline' },
   { page: 'copy', title: 'Copy' },
 ];
@@ -113,6 +115,8 @@ function Shell({ session, update, hash }: { session: Session; update: (s: Sessio
           <CheckPage ctx={ctx} params={params} />
         ) : page === 'timeline' ? (
           <TimelinePage ctx={ctx} params={params} />
+        ) : page === 'tests' ? (
+          <TestsPage ctx={ctx} />
         ) : page === 'copy' ? (
           <CopyPage ctx={ctx} />
         ) : (
