@@ -7,6 +7,7 @@ import { createApp } from '../command-service/app';
 import type { Services } from '../command-service/http/services';
 import { ProjectionRunner } from '../projection-service/runner';
 import type { Config } from '../shared/config';
+import { UnavailableError } from '../shared/errors';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import { streams, type RecordedEvent } from '../shared/events';
 import type { EventStore } from '../shared/eventstore/port';
@@ -53,7 +54,10 @@ export function scratchCopier(deps: { config: Config; logger: Logger; eventStore
       }
       await runner.start();
       const head = await events.headPosition();
-      if (!(await runner.waitForPosition(head, CATCH_UP_MS))) throw new Error('the scratch read models did not catch up');
+      if (!(await runner.waitForPosition(head, CATCH_UP_MS)))
+        throw new UnavailableError(
+          `The scratch copy's read models did not reach its ${head} events within ${CATCH_UP_MS / 1000} s; retry later`,
+        );
       const config: Config = { ...deps.config, DATA_DIR: dir, COMMAND_SNAPSHOT_EVERY: 0, PORT: 0, HOST: '127.0.0.1' };
       const services = buildServices(config, logger, events, new ReadModels(store), new Metrics(), runner, deps.services.secrets);
       ({ server } = await listen(createApp(services), config));

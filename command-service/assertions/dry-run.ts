@@ -97,14 +97,54 @@ export const dryRunReportSchema = z
   .meta({ id: 'AssertionsDryRun' });
 export type DryRunReport = z.infer<typeof dryRunReportSchema>;
 
-/** `/v2/(schema|facts)/{proj}/{env}/…` of this environment (key or id), or a 422 naming the edit's path. */
-export function checkEditPath(path: string, index: number, env: EnvironmentDoc, projectRefs: string[]): void {
-  const match = /^\/v2\/(schema|facts)\/([^/?#]+)\/([^/?#]+)\/[^#]+$/.exec(path);
+/**
+ * The edit's path as the copy will be asked it: `/v2/(schema|facts)/{proj}/{env}/…` of this
+ * environment (key or id), after the URL is normalised (no `..` leads elsewhere), or a 422
+ * naming the edit's path.
+ */
+export function editPath(path: string, index: number, env: EnvironmentDoc, projectRefs: string[]): string {
   const refused = (msg: string) => new ValidationError([{ loc: ['body', 'edits', index, 'path'], msg, type: 'value_error' }]);
-  if (!match) throw refused("an edit's path is one of this environment's /v2/schema/{proj_id}/{env_id}/… or /v2/facts/… paths");
-  const [, , proj, envRef] = match;
-  if (!projectRefs.includes(decodeURIComponent(proj!)) || ![env.id, env.key].includes(decodeURIComponent(envRef!)))
+  const where = "an edit's path is one of this environment's /v2/schema/{proj_id}/{env_id}/… or /v2/facts/{proj_id}/{env_id}/… paths";
+  let url: URL;
+  try {
+    url = new URL(path, SCRATCH_ORIGIN);
+  } catch {
+    throw refused(where);
+  }
+  const match = /^\/v2\/(schema|facts)\/([^/]+)\/([^/]+)\/.+$/.exec(url.pathname);
+  if (url.origin !== SCRATCH_ORIGIN || !path.startsWith('/') || !match) throw refused(where);
+  const [proj, envRef] = [decoded(match[2]!), decoded(match[3]!)];
+  if (!projectRefs.includes(proj) || ![env.id, env.key].includes(envRef))
     throw refused(`an edit's path names this environment (${env.key}), not another`);
+  return `${url.pathname}${url.search}`;
+}
+
+const SCRATCH_ORIGIN = 'http://scratch.invalid';
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Dry runs at once, at most: each copies the environment and runs an API of its own. Others wait their turn. */
+const MAX_RUNNING = 2;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running < MAX_RUNNING) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    // The slot passes to the next waiting run, or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
 }
 
 interface SampleCheck {
@@ -167,6 +207,16 @@ export async function dryRun(
   assertions: AssertionDefinition[],
   authorization: string,
 ): Promise<DryRunReport> {
+  return inTurn(() => dryRunNow(copier, env, body, assertions, authorization));
+}
+
+async function dryRunNow(
+  copier: ScratchCopier,
+  env: EnvironmentDoc,
+  body: DryRunBody,
+  assertions: AssertionDefinition[],
+  authorization: string,
+): Promise<DryRunReport> {
   const copy = await copier(env);
   try {
     const sample = await sampleChecks(
@@ -185,6 +235,9 @@ export async function dryRun(
         body: edit.body === undefined ? undefined : JSON.stringify(edit.body),
       });
       const text = await response.text();
+      // A 5xx of the copy is a fault of ours, not of the edit: it is not passed off as a 422.
+      if (response.status >= 500)
+        throw new Error(`${edit.method} ${edit.path} failed on the scratch copy with ${response.status}: ${text.slice(0, 500)}`);
       if (response.status >= 400) throw editRefused(index, edit, response.status, text);
       edits.push({ method: edit.method, path: edit.path, status: response.status });
     }

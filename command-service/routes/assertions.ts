@@ -19,7 +19,7 @@ import {
   runReportSchema,
   updatedDefinition,
 } from '../assertions/api-shape';
-import { dryRun, dryRunBodySchema, dryRunReportSchema, checkEditPath, type ScratchCopier } from '../assertions/dry-run';
+import { dryRun, dryRunBodySchema, dryRunReportSchema, editPath, type ScratchCopier } from '../assertions/dry-run';
 import { runAssertions } from '../assertions/run';
 import { GrantQueries } from '../grant-queries/grant-queries';
 import { envOf } from '../http/auth';
@@ -215,8 +215,14 @@ export function assertionRoutes(context: RouteContext, queries: GrantQueries, sc
       const env = envOf(res);
       const project = await services.readModels.projects.get(env.project_id);
       const projectRefs = [env.project_id, ...(project ? [project.key] : [])];
-      body.edits.forEach((edit, i) => checkEditPath(edit.path, i, env, projectRefs));
-      const report = await dryRun(scratchCopier, env, body, await assertionsOf(services, env.id), req.headers.authorization ?? '');
+      const edits = body.edits.map((edit, i) => ({ ...edit, path: editPath(edit.path, i, env, projectRefs) }));
+      const report = await dryRun(
+        scratchCopier,
+        env,
+        { ...body, edits },
+        await assertionsOf(services, env.id),
+        req.headers.authorization ?? '',
+      );
       res.setHeader(POSITION_HEADER, String(report.position));
       res.json(report);
     },

@@ -97,6 +97,11 @@ describe('dry run of a model edit', () => {
       [{ edits: [{ ...dropWrite, method: 'GET' }] }, ['body', 'edits', 0, 'method']],
       [{ edits: [{ ...dropWrite, path: '/v2/schema/default/other-env/resources' }] }, ['body', 'edits', 0, 'path']],
       [{ edits: [{ ...dropWrite, path: '/v2/projects' }] }, ['body', 'edits', 0, 'path']],
+      // Normalised before it is checked: no way out of the environment's paths, nor to another host.
+      [{ edits: [{ ...dropWrite, path: `${SCHEMA}/../../../projects` }] }, ['body', 'edits', 0, 'path']],
+      [{ edits: [{ ...dropWrite, path: `//example.com${SCHEMA}/resources` }] }, ['body', 'edits', 0, 'path']],
+      [{ edits: [{ ...dropWrite, path: `/v2/schema/%E0%A4%A/production/resources` }] }, ['body', 'edits', 0, 'path']],
+      [{ edits: [{ ...dropWrite, path: `${SCHEMA}/resources/%E0%A4%A` }] }, ['body', 'edits', 0]],
       [{ edits: [dropWrite], sample: { users: 101 } }, ['body', 'sample', 'users']],
       [{ edits: [dropWrite], colour: 'red' }, ['body', 'colour']],
       [{ edits: [dropWrite, { method: 'PATCH', path: `${SCHEMA}/resources/file/roles/nobody`, body: {} }] }, ['body', 'edits', 1]],
