@@ -43,6 +43,7 @@ export const dryRunBodySchema = z
             .string()
             .min(1)
             .max(2000)
+            .regex(/^\/v2\/(schema|facts)\/[^/?#]+\/[^/?#]+\/[^#]+$/)
             .describe("A path of this environment's `/v2/schema/{proj_id}/{env_id}/…` or `/v2/facts/{proj_id}/{env_id}/…` API"),
           body: boundedJsonValue.optional().describe('The JSON body that request takes'),
         }),

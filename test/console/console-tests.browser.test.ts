@@ -7,7 +7,8 @@ import { FACTS, SCHEMA, loadFolderFileExample, type ApiClient, type ApiResponse 
  * The Tests page in chromium (docs/assertions.md): assertions added and changed
  * through the page, run (one fails, one passes, the answer got beside the one
  * expected), exported as a downloaded file and imported back (merge, then
- * replace), and run as of a past ISO time. Every step also asserts that the
+ * replace), a model edit dry-run (the flipped assertion and changed decision shown, the
+ * environment unchanged), and run as of a past ISO time. Every step also asserts that the
  * page threw nothing.
  */
 jest.setTimeout(120_000);
@@ -138,6 +139,39 @@ describe('the console Tests page, in chromium', () => {
     await page.setInputFiles('input[name=import-file]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not json') });
     await page.click('button[name=import-assertions]');
     await expect(page.locator('[role=alert]').textContent()).resolves.toContain('notes.txt is not a JSON document');
+  });
+
+  it('dry-runs a model edit: the assertion it would flip and the changed decision, the environment unchanged', async () => {
+    const editorBefore = await ok(admin.get(`${SCHEMA}/resources/file/roles/editor`));
+    await page.fill('textarea[name=dry-run-edits]', 'not json');
+    await page.click('button[name=dry-run]');
+    await expect(page.locator('[data-testid=dry-run] [role=alert]').textContent()).resolves.toContain('the edits are not JSON');
+
+    const edits = [{ method: 'PATCH', path: `${SCHEMA}/resources/file/roles/editor`, body: { permissions: ['read'] } }];
+    await page.fill('textarea[name=dry-run-edits]', JSON.stringify(edits));
+    await page.click('button[name=dry-run]');
+    const result = page.locator('[data-testid=dry-run-result]');
+    await result.waitFor();
+    await expect(result.locator('[data-testid=dry-run-flipped-summary]').textContent()).resolves.toBe('1 of 2 assertions would flip');
+    const flipped = result.locator('[data-testid=flipped-row]');
+    await expect(flipped.count()).resolves.toBe(1);
+    await expect(flipped.locator('td').allTextContents()).resolves.toEqual(['alice writes the readme', 'allow', 'allow', 'deny', 'FAIL']);
+    const changed = result.locator('[data-testid=changed-row]');
+    await expect(changed.count()).resolves.toBe(1);
+    await expect(changed.locator('td').allTextContents()).resolves.toEqual(['alice', 'write', 'file:readme', 'acme', 'allow → deny']);
+    await browser.shot('tests-dry-run');
+
+    // Only the copy was edited.
+    expect(await ok(admin.get(`${SCHEMA}/resources/file/roles/editor`))).toEqual(editorBefore);
+    expect(await ok(admin.post(`${SCHEMA}/assertions/run`, {}))).toMatchObject({ passed: true, total: 2 });
+
+    // An edit the copy refuses is named, and nothing is shown as its result.
+    await page.fill('textarea[name=dry-run-edits]', JSON.stringify([{ method: 'DELETE', path: `${SCHEMA}/resources/no-such-type` }]));
+    await page.click('button[name=dry-run]');
+    await expect(page.locator('[data-testid=dry-run] [role=alert]').textContent()).resolves.toContain(
+      'refused on the scratch copy with 404',
+    );
+    await expect(result.count()).resolves.toBe(0);
   });
 
   it('runs as of a past ISO date-time: the answer before the role was taken away', async () => {

@@ -60,6 +60,26 @@ export interface ImportAnswer {
 
 export type ImportMode = 'replace' | 'merge';
 
+/** One request of a proposed edit, as the API takes it (`docs/assertions.md`, "Dry run"). */
+export interface Edit {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+export interface DryRunReport {
+  position: number;
+  edits: Array<{ method: string; path: string; status: number }>;
+  assertions: {
+    total: number;
+    flipped: Array<{ assertion: Assertion; expected: Expected; before: Expected; after: Expected; passes_after: boolean }>;
+  };
+  decisions: {
+    sample: { users: string[]; resources: string[]; checks: number; truncated: boolean };
+    changed: Array<{ user: string; action: string; resource: string; tenant: string; before: Expected; after: Expected }>;
+  };
+}
+
 /** A position (digits) or an ISO date-time, as the API's `as_of` takes it; null for now. */
 export type AsOf = number | string | null;
 
@@ -102,6 +122,11 @@ export class AssertionsApi {
     return (await this.api.post<RunReport>(`${this.base}/run`, asOf === null ? {} : { as_of: asOf })).data;
   }
 
+  /** The edits made on a scratch copy, never on the environment: what they would change. */
+  async dryRun(edits: Edit[], sample: { users: number; resources: number }): Promise<DryRunReport> {
+    return (await this.api.post<DryRunReport>(`${this.base}/dry_run`, { edits, sample })).data;
+  }
+
   async exportFile(): Promise<AssertionsFile> {
     return this.api.get<AssertionsFile>(`${this.base}/export`);
   }
@@ -127,4 +152,23 @@ export function parseAsOf(text: string): AsOf {
 /** `type:key` or `type` as the Check page takes a resource. */
 export function resourceText(r: Assertion['resource']): string {
   return r.key === null ? r.type : `${r.type}:${r.key}`;
+}
+
+const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The edits typed in: a JSON array of `{method, path, body?}`; what is not one is refused by name, not sent. */
+export function parseEdits(text: string): Edit[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('the edits are not JSON: a JSON array of {"method", "path", "body"} is expected');
+  }
+  if (!Array.isArray(value) || value.length === 0) throw new Error('the edits are a non-empty JSON array of {"method", "path", "body"}');
+  return value.map((e: unknown, i) => {
+    const edit = e as Partial<Edit> | null;
+    if (!edit || typeof edit !== 'object' || typeof edit.path !== 'string' || !METHODS.includes(String(edit.method)))
+      throw new Error(`edit ${i + 1}: {"method": POST|PUT|PATCH|DELETE, "path": "/v2/schema/…", "body"?: …} is expected`);
+    return edit as Edit;
+  });
 }

@@ -11,6 +11,7 @@ import {
   type RunReport,
 } from '../api/assertions';
 import { AssertionForm } from '../components/assertion-form';
+import { DryRunPanel } from '../components/dry-run-panel';
 import { ErrorNote, Field, TextInput } from '../components/widgets';
 import { schemaPath, type Ctx } from '../context';
 
@@ -18,7 +19,8 @@ import { schemaPath, type Ctx } from '../context';
  * Saved assertions of the environment (docs/assertions.md): list, add, change
  * and delete them, run them now or as of a past position or ISO time (pass or
  * fail per row, the answer got beside the one expected), and keep them as a
- * file: export downloads it, import replaces or merges it.
+ * file: export downloads it, import replaces or merges it. The dry run of a model edit shows what
+ * a proposed edit would flip, computed on a scratch copy.
  */
 export function TestsPage({ ctx }: { ctx: Ctx }) {
   const api = useMemo(() => new AssertionsApi(ctx.api, schemaPath(ctx)), [ctx.api, ctx.proj, ctx.env]);
@@ -95,6 +97,7 @@ export function TestsPage({ ctx }: { ctx: Ctx }) {
         />
       )}
       <FileBar api={api} onImported={(answer) => (setAssertions(answer.assertions), setReport(null))} />
+      <DryRunPanel api={api} schemaPath={schemaPath(ctx)} />
     </section>
   );
 }
