@@ -159,6 +159,7 @@ describe('the console Tests page, in chromium', () => {
     const changed = result.locator('[data-testid=changed-row]');
     await expect(changed.count()).resolves.toBe(1);
     await expect(changed.locator('td').allTextContents()).resolves.toEqual(['alice', 'write', 'file:readme', 'acme', 'allow → deny']);
+    await result.scrollIntoViewIfNeeded();
     await browser.shot('tests-dry-run');
 
     // Only the copy was edited.
