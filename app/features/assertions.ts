@@ -2,6 +2,7 @@ import type { Feature } from '../feature';
 import { GrantCollections } from '../../shared/read-models/grants/collections';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
 import { assertionRoutes } from '../../command-service/routes/assertions';
+import { scratchCopier } from '../scratch-copy';
 
 /**
  * Saved assertions: tests of an environment's policy, run now or as of a past position, kept in
@@ -11,8 +12,12 @@ export function assertionsFeature(): Feature {
   return {
     name: 'assertions',
     routes:
-      ({ services, documentStore }) =>
+      ({ config, logger, eventStore, services, documentStore }) =>
       ({ schema }) =>
-        assertionRoutes(schema, GrantQueries.overStored(services.readModels, new GrantCollections(documentStore))),
+        assertionRoutes(
+          schema,
+          GrantQueries.overStored(services.readModels, new GrantCollections(documentStore)),
+          scratchCopier({ config, logger, eventStore, services }),
+        ),
   };
 }

@@ -19,6 +19,7 @@ import {
   runReportSchema,
   updatedDefinition,
 } from '../assertions/api-shape';
+import { dryRun, dryRunBodySchema, dryRunReportSchema, editPath, type ScratchCopier } from '../assertions/dry-run';
 import { runAssertions } from '../assertions/run';
 import { GrantQueries } from '../grant-queries/grant-queries';
 import { envOf } from '../http/auth';
@@ -50,9 +51,10 @@ async function findAssertion(services: Services, environmentId: string, ref: str
  * list, get, change, delete, export and import as a file, and run against the environment now or
  * as of a past position. Stored as events of the environment's stream (AssertionSaved,
  * AssertionDeleted), so they are in the audit log and copied with the policy.
- * `queries`: the checks over the current read models (those `POST /allowed` answers from).
+ * `queries`: the checks over the current read models (those `POST /allowed` answers from);
+ * `scratchCopier`: makes the scratch copies a dry run edits (app/scratch-copy.ts).
  */
-export function assertionRoutes(context: RouteContext, queries: GrantQueries): void {
+export function assertionRoutes(context: RouteContext, queries: GrantQueries, scratchCopier: ScratchCopier): void {
   const { services } = context;
 
   const save = async (
@@ -193,6 +195,35 @@ export function assertionRoutes(context: RouteContext, queries: GrantQueries): v
           { report },
         );
       }
+      res.json(report);
+    },
+  );
+
+  route(
+    context,
+    {
+      method: 'post',
+      path: '/assertions/dry_run',
+      summary:
+        'Dry run of a model edit on a scratch copy: the assertions whose answer it flips and the changed decisions of a sample of users × resources',
+      tag: 'Assertions',
+      body: dryRunBodySchema,
+      response: dryRunReportSchema,
+    },
+    async (req, res, input) => {
+      const body = input.body();
+      const env = envOf(res);
+      const project = await services.readModels.projects.get(env.project_id);
+      const projectRefs = [env.project_id, ...(project ? [project.key] : [])];
+      const edits = body.edits.map((edit, i) => ({ ...edit, path: editPath(edit.path, i, env, projectRefs) }));
+      const report = await dryRun(
+        scratchCopier,
+        env,
+        { ...body, edits },
+        await assertionsOf(services, env.id),
+        req.headers.authorization ?? '',
+      );
+      res.setHeader(POSITION_HEADER, String(report.position));
       res.json(report);
     },
   );

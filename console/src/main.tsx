@@ -10,6 +10,7 @@ import { DecisionsPage } from './pages/decisions';
 import { FactsPage } from './pages/facts';
 import { ModelPage } from './pages/model';
 import { PolicyPage } from './pages/policy';
+import { TestsPage } from './pages/tests';
 import { TimelinePage } from './pages/timeline';
 import {
   clearSession,
@@ -29,6 +30,7 @@ const PAGES: Array<{ page: string; title: string }> = [
   { page: 'policy', title: 'Policy' },
   { page: 'facts', title: 'Facts' },
   { page: 'check', title: 'Check' },
+  { page: 'tests', title: 'Tests' },
   { page: 'timeline', title: 'Timeline' },
   { page: 'decisions', title: 'Decisions' },
   { page: 'copy', title: 'Copy' },
@@ -129,6 +131,8 @@ function Shell({ session, update, hash }: { session: Session; update: (s: Sessio
           <PolicyPage ctx={ctx} params={params} />
         ) : page === 'decisions' ? (
           <DecisionsPage ctx={ctx} params={params} />
+        ) : page === 'tests' ? (
+          <TestsPage ctx={ctx} />
         ) : page === 'copy' ? (
           <CopyPage ctx={ctx} />
         ) : (

@@ -40,6 +40,11 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
       which strings are valid; 422 at that field with the message telling to pass `next_cursor`
       back unchanged (on the AuthZEN subject search, AuthZEN's 400 whose message names
       `page.token` and says to pass `page.next_token` back unchanged).
+   g. A dry run's edit (POST …/assertions/dry_run, docs/assertions.md): whether the copy's API takes
+      it depends on the stored state (as 2c), and whether its path names the environment of the
+      request's path is a rule between two parts of the request (as 2e); a path that leaves the
+      environment's paths once normalised (`..`) is refused too. 422 at `body.edits.<i>` with the
+      message saying which.
 """
 
 import atexit
@@ -198,6 +203,30 @@ def _about_another_object(case, response):
     return bool(named) and not any(value in path_values for value in named)
 
 
+DRY_RUN_EDIT_REFUSED = re.compile(
+    r"^(.* was refused on the scratch copy with 4\d\d: .*|an edit's path names this environment \(.*\), not another|an edit's path is one of this environment's .* paths)$",
+    re.S,
+)
+
+
+def _dry_run_edit_refused(case, response):
+    body = _json(response)
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return (
+        case.operation.path.endswith("/assertions/dry_run")
+        and response.status_code == 422
+        and isinstance(detail, list)
+        and len(detail) >= 1
+        and all(
+            isinstance(d, dict)
+            and isinstance(d.get("loc"), list)
+            and d["loc"][:2] == ["body", "edits"]
+            and DRY_RUN_EDIT_REFUSED.match(str(d.get("msg", "")))
+            for d in detail
+        )
+    )
+
+
 def _reason_to_drop(failure, case, response):
     kind = type(failure).__name__
     if kind == "AcceptedNegativeData":
@@ -215,6 +244,8 @@ def _reason_to_drop(failure, case, response):
             return "2e: a rule between parts of the request"
         if _foreign_cursor(response):
             return "2f: a cursor the server did not issue"
+        if _dry_run_edit_refused(case, response):
+            return "2g: a dry run's edit refused on the copy or naming another environment"
     if kind == "EnsureResourceAvailability" and _about_another_object(case, response):
         return "2d: 404 about an object the body names"
     return None

@@ -351,7 +351,7 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.delete(`${FACTS}/proxy_configs/api`)).status).toBe(204);
   });
 
-  it('saved assertions: create, list, get, change, export, import, run, delete', async () => {
+  it('saved assertions: create, list, get, change, export, import, run, dry run, delete', async () => {
     const base = `${SCHEMA}/assertions`;
     const created = await admin.post(base, { user: 'a', action: 'read', resource: 'file:x', expected: 'deny' });
     expect(created.status).toBe(200);
@@ -364,6 +364,11 @@ describe('real answers match the declared response schemas', () => {
     expect((await admin.request('PUT', `${base}/import?mode=merge`, file.body)).status).toBe(200);
     expect((await admin.post(`${base}/run`, {})).status).toBe(200);
     expect((await admin.post(`${base}/run?fail_on_mismatch=true`, {})).status).toBe(409);
+    const edit = { method: 'POST', path: `${SCHEMA}/resources`, body: { key: 'dry-doc', name: 'Dry', actions: { read: {} } } };
+    expect((await admin.post(`${base}/dry_run`, { edits: [edit] })).status).toBe(200);
+    expect((await admin.post(`${base}/dry_run`, { edits: [{ method: 'DELETE', path: `${SCHEMA}/resources/no-such-type` }] })).status).toBe(
+      422,
+    );
     expect((await admin.delete(`${base}/${created.body.id}`)).status).toBe(204);
   });
 
