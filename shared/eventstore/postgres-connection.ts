@@ -146,9 +146,21 @@ function fromKeywords(text: string): PostgresTarget {
   };
 }
 
+/**
+ * libpq's target_session_attrs as the client takes it. The client decides `read-write` and
+ * `read-only` by the `default_transaction_read_only` a server reports at connection, which a hot
+ * standby of PostgreSQL 14 and later reports `off` (only its transactions are read-only): it would
+ * take a standby for a primary, and a pool that connected while the primary restarted would stay
+ * on the standby, every write refused. So they are given as `primary` and `standby` (hot standby
+ * or not, which the server reports exactly), as libpq means them for a replicated pair. What is
+ * lost: a primary told to refuse writes (`default_transaction_read_only = on`) counts as
+ * `read-write`, and its refusals are answered 503 like a standby's.
+ */
 function sessionAttrs(value: string): PostgresTarget['options']['target_session_attrs'] {
   if (!SESSION_ATTRS.has(value))
     throw new Error(`POSTGRES_URL: target_session_attrs '${value}' is not one of libpq's (${[...SESSION_ATTRS].join(', ')})`);
+  if (value === 'read-write') return 'primary';
+  if (value === 'read-only') return 'standby';
   return value === 'any' ? undefined : (value as PostgresTarget['options']['target_session_attrs']);
 }
 

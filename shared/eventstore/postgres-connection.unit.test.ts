@@ -8,7 +8,8 @@ describe('POSTGRES_URL', () => {
     );
     expect(target).toEqual({
       url: 'postgres://rebac:s%40cret@pg-a:5432,pg-b:5433/events?application_name=cmd',
-      options: { target_session_attrs: 'read-write', ssl: 'require', connect_timeout: 3 },
+      // The client's own read-write would take a hot standby (PostgreSQL 14+) for a primary.
+      options: { target_session_attrs: 'primary', ssl: 'require', connect_timeout: 3 },
       description: 'pg-a:5432,pg-b:5433/events',
     });
     expect(target.description).not.toContain('cret');
@@ -35,6 +36,8 @@ describe('POSTGRES_URL', () => {
 
   it("takes libpq's `any` as the client's default, and maps sslmode to the client's TLS settings", () => {
     expect(parsePostgresUrl('postgres://h/db?target_session_attrs=any').options).toEqual({ target_session_attrs: undefined });
+    expect(parsePostgresUrl('host=h target_session_attrs=read-write').options.target_session_attrs).toBe('primary');
+    expect(parsePostgresUrl('host=h target_session_attrs=read-only').options.target_session_attrs).toBe('standby');
     expect(parsePostgresUrl('host=h sslmode=disable').options.ssl).toBe(false);
     expect(parsePostgresUrl('host=h sslmode=allow').options.ssl).toBe('prefer');
     expect(parsePostgresUrl('host=h sslmode=verify-full').options.ssl).toBe('verify-full');

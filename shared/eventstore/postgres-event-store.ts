@@ -92,11 +92,12 @@ export class PostgresEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly observer: AppendObserver | null;
 
-  private constructor(
-    private readonly reader: Db,
-    private readonly writer: Db,
-    options: PostgresEventStoreOptions,
-  ) {
+  private reader: Db;
+  private writer: Db;
+
+  private constructor(private readonly options: PostgresEventStoreOptions) {
+    this.reader = this.openReader();
+    this.writer = openPool(options, 1);
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.observer = options.observer ?? null;
@@ -105,21 +106,62 @@ export class PostgresEventStore implements EventStore {
 
   /** Connects, brings the schema to this release's version, and starts listening for appends. */
   static async connect(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
-    const open = (max: number) => openPool(options, max);
-    const store = new PostgresEventStore(open(options.poolSize ?? 10), open(1), options);
+    const store = new PostgresEventStore(options);
     try {
       await migrate(store.writer);
-      await store.reader.listen(
-        APPEND_CHANNEL,
-        (payload) => store.appended.emit('appended', new Set(payload.split(','))),
-        // Listening again after a reconnect: what was notified meanwhile is lost, so every subscriber looks.
-        () => store.appended.emit('appended'),
-      );
+      await store.listen(store.reader);
     } catch (error) {
       await store.endPools();
       throw translateReadError(error);
     }
     return store;
+  }
+
+  private openReader(): Db {
+    return openPool(this.options, this.options.poolSize ?? 10);
+  }
+
+  private listen(reader: Db): Promise<unknown> {
+    return reader.listen(
+      APPEND_CHANNEL,
+      (payload) => this.appended.emit('appended', new Set(payload.split(','))),
+      // Listening again after a reconnect: what was notified meanwhile is lost, so every subscriber looks.
+      () => this.appended.emit('appended'),
+    );
+  }
+
+  /** Listens on a new reader pool, retrying until it can (subscribers poll meanwhile) or the pool is replaced or closed. */
+  private async listenAgain(reader: Db): Promise<void> {
+    while (!this.closed && this.reader === reader) {
+      try {
+        await this.listen(reader);
+        // What was notified before is lost: every subscriber looks.
+        this.appended.emit('appended');
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs));
+      }
+    }
+  }
+
+  /**
+   * Replaces a pool whose connecting timed out with a new one. Given several hosts, the `postgres`
+   * client 3.4 can leave a pool whose connection broke mid-statement (its server died) unable to
+   * connect again: after a standby's promotion each request still timed out, for about a minute
+   * (porsager/postgres#815, #988), where a new pool connects at once. A pool that merely cannot
+   * reach any server is replaced every `connect_timeout`, which costs nothing.
+   */
+  private renewAfter(error: unknown, pool: 'reader' | 'writer'): void {
+    if (this.closed || (error as { code?: unknown } | null)?.code !== 'CONNECT_TIMEOUT') return;
+    const old = this[pool];
+    if (pool === 'writer') {
+      this.writer = openPool(this.options, 1);
+    } else {
+      const reader = this.openReader();
+      this.reader = reader;
+      void this.listenAgain(reader);
+    }
+    void old.end({ timeout: 0 }).catch(() => undefined);
   }
 
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
@@ -167,6 +209,7 @@ export class PostgresEventStore implements EventStore {
       outcomes = rows as unknown as Array<[boolean, number, number]>;
     } catch (error) {
       failure = translateWriteError(error);
+      this.renewAfter(error, 'writer');
     }
     this.writing = null;
     let appends = 0;
@@ -303,6 +346,7 @@ export class PostgresEventStore implements EventStore {
     try {
       return await read();
     } catch (error) {
+      this.renewAfter(error, 'reader');
       throw translateReadError(error);
     }
   }

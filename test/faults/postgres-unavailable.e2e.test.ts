@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import { createTestDatabase, withHosts, type TestDatabase } from '../../shared/testing/postgres-database';
 import { TcpProxy, firstHostOf } from '../../shared/testing/tcp-proxy';
 import { ApiClient, FACTS, loadFolderFileExample, startTestServer, type ApiResponse, type TestServer } from '../support/embedded-server';
@@ -7,7 +8,8 @@ import { ApiClient, FACTS, loadFolderFileExample, startTestServer, type ApiRespo
  * real server drops every connection and refuses new ones, as when the server is down or the
  * network fails) and comes back: writes are refused with 503 and Retry-After, never 500, and store
  * nothing; reads and checks go on from the read models; the refused writes succeed once it is back,
- * stored once. Needs POSTGRES_URL (.ci/e2e.sh); reported as skipped without it.
+ * stored once. The same when the server answers but is read-only. Needs POSTGRES_URL (.ci/e2e.sh);
+ * reported as skipped without it.
  */
 const serverUrl = process.env.POSTGRES_URL;
 
@@ -74,4 +76,46 @@ const serverUrl = process.env.POSTGRES_URL;
     }
     expect(await instanceKeys()).toEqual(acknowledged.sort());
   });
+
+  it('refuses writes with 503 and Retry-After while it is read-only, keeps answering checks, and takes them once it is writable', async () => {
+    const before = await instanceKeys();
+    // The database turned read-only (as a standby, or a primary told to refuse writes), and the service's
+    // sessions ended so that it reconnects to it as it now is.
+    await setReadOnly(true);
+    const refused = [];
+    for (const key of ['ro-1', 'ro-2', 'ro-3']) refused.push(await create(key));
+    refused.forEach(expectUnavailable);
+    // Once reconnected, the refusal says why (the first write may have met a session being ended).
+    expect(refused.at(-1)!.body.message).toMatch(/read-only/);
+    expect(await instanceKeys()).toEqual(before);
+    const allowed = await api.post('/allowed', {
+      user: { key: 'alice' },
+      action: 'write',
+      resource: { type: 'file', key: 'readme', tenant: 'acme' },
+    });
+    expect({ status: allowed.status, allow: allowed.body.allow }).toEqual({ status: 200, allow: true });
+
+    await setReadOnly(false);
+    // Nothing was half-appended: each refused write, made again, is stored once (a duplicate would be a 409).
+    const again = [];
+    for (const key of ['ro-1', 'ro-2', 'ro-3']) again.push((await create(key)).status);
+    expect(again.slice(1)).toEqual([200, 200]);
+    expect([200, 503]).toContain(again[0]);
+    if (again[0] === 503) expect((await create('ro-1')).status).toBe(200);
+    expect(await instanceKeys()).toEqual([...before, 'ro-1', 'ro-2', 'ro-3'].sort());
+  });
+
+  /** Makes the test's database read-only (or writable again) for new sessions, and ends the service's sessions. */
+  async function setReadOnly(readOnly: boolean): Promise<void> {
+    const name = new URL(database.url).pathname.slice(1);
+    const sql = postgres(serverUrl!, { max: 1, onnotice: () => undefined });
+    try {
+      await sql.unsafe(
+        `ALTER DATABASE ${name} ${readOnly ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`,
+      );
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`;
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  }
 });

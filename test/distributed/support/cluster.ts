@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import type { EventStore } from '../../../shared/eventstore/port';
 import { PostgresEventStore } from '../../../shared/eventstore/postgres-event-store';
 import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/postgres-database';
+import { createTestDatabase, withHosts, type TestDatabase } from '../../../shared/testing/postgres-database';
 import { freePort } from '../../support/child-server';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -19,8 +19,19 @@ const ENTRY: Record<ServiceKind, string> = {
   task: 'task-service/main',
 };
 
+export interface StartOptions {
+  untilReady?: boolean;
+  timeoutMs?: number;
+  /** Another entry point for the service (a path from the repository root), e.g. one with a test seam; runs from source. */
+  tsEntry?: string;
+  /** Variables of this process only, over the deployment's. */
+  env?: Record<string, string>;
+}
+
 export interface ServiceProcess {
   kind: ServiceKind;
+  /** What it was started with: `Cluster.restart` starts its successor the same way. */
+  options: StartOptions;
   url: string;
   process: ChildProcess;
   output(): string;
@@ -51,6 +62,8 @@ export class Cluster {
   /** The event log's database on PostgreSQL, created before the first service starts. */
   private eventLog: Promise<TestDatabase> | null = null;
   private eventLogUrl: string | null = null;
+  /** The log's hosts as the services are given them (a primary and its standby), when not the server's. */
+  private eventLogHosts: { hosts: string; targetSessionAttrs: string } | null = null;
 
   constructor(
     readonly mongoUrl: string,
@@ -81,18 +94,33 @@ export class Cluster {
     this.eventLogUrl = (await this.eventLog).url;
   }
 
+  /**
+   * Gives the services started from now on (and the test's own connections) the event log through
+   * these hosts (`host:port,host:port`, tried in order) with libpq's `target_session_attrs`: a
+   * primary and its standby, as a deployment with failover has them.
+   */
+  useEventLogHosts(hosts: string, targetSessionAttrs = 'read-write'): void {
+    if (!this.postgresUrl) throw new Error('a host list needs the event log on PostgreSQL (POSTGRES_URL)');
+    this.eventLogHosts = { hosts, targetSessionAttrs };
+  }
+
+  /** The event log's connection string as the services get it. */
+  private serviceLogUrl(): string {
+    if (!this.eventLogUrl) throw new Error('the event log database is created by start() or openEventLog() first');
+    if (!this.eventLogHosts) return this.eventLogUrl;
+    const url = withHosts(this.eventLogUrl, this.eventLogHosts.hosts);
+    return `${url}${url.includes('?') ? '&' : '?'}target_session_attrs=${this.eventLogHosts.targetSessionAttrs}`;
+  }
+
   /** A connection of the test's own to the services' event log (close it after use). */
   async openEventLog(options: { pollIntervalMs?: number } = {}): Promise<EventStore> {
     await this.prepareEventLog();
-    if (this.eventLogUrl) return PostgresEventStore.connect({ url: this.eventLogUrl, pollIntervalMs: options.pollIntervalMs });
+    if (this.eventLogUrl) return PostgresEventStore.connect({ url: this.serviceLogUrl(), pollIntervalMs: options.pollIntervalMs });
     return new SqliteEventStore({ path: this.eventsPath, pollIntervalMs: options.pollIntervalMs });
   }
 
   private logEnv(): Record<string, string> {
-    if (this.postgresUrl) {
-      if (!this.eventLogUrl) throw new Error('the event log database is created by start() or openEventLog() first');
-      return { EVENT_STORE: 'postgres', POSTGRES_URL: this.eventLogUrl, POSTGRES_POOL_SIZE: '4' };
-    }
+    if (this.postgresUrl) return { EVENT_STORE: 'postgres', POSTGRES_URL: this.serviceLogUrl(), POSTGRES_POOL_SIZE: '4' };
     return { EVENT_STORE: 'sqlite', EVENTS_SQLITE_PATH: this.eventsPath };
   }
 
@@ -121,10 +149,9 @@ export class Cluster {
 
   /**
    * Starts a service and waits until its /readyz answers 200 (`untilReady:
-   * false`: until /healthz does). `tsEntry` runs another entry point for the
-   * service (a path from the repository root), e.g. one with a test seam.
+   * false`: until /healthz does). Any number of each kind may run (replicas).
    */
-  async start(kind: ServiceKind, options: { untilReady?: boolean; timeoutMs?: number; tsEntry?: string } = {}): Promise<ServiceProcess> {
+  async start(kind: ServiceKind, options: StartOptions = {}): Promise<ServiceProcess> {
     await this.prepareEventLog();
     const port = await freePort();
     // A TypeScript entry of the test's own (a service with a test seam) always runs from source.
@@ -137,7 +164,7 @@ export class Cluster {
     if (!existsSync(entry)) throw new Error(`${entry} is missing${useDist ? ': run npm run build first' : ''}`);
     const child = spawn(process.execPath, useDist ? [entry] : ['-r', '@swc-node/register', entry], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env(), PORT: String(port) },
+      env: { ...process.env, ...this.env(), ...options.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -147,6 +174,7 @@ export class Cluster {
     const url = `http://127.0.0.1:${port}`;
     const service: ServiceProcess = {
       kind,
+      options,
       url,
       process: child,
       output: () => output,
@@ -178,6 +206,12 @@ export class Cluster {
       }
       await sleep(100);
     }
+  }
+
+  /** Kills `service` (SIGKILL, if it still runs) and starts a successor of its kind, as it was started (on another port). */
+  async restart(service: ServiceProcess): Promise<ServiceProcess> {
+    await service.kill9();
+    return this.start(service.kind, service.options);
   }
 
   /** A stored checkpoint (or lease) of the read-model database. */

@@ -3,22 +3,30 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
 
-export type TestServerName = 'kafka' | 'ferretdb';
+export type TestServerName = 'kafka' | 'ferretdb' | 'postgres';
+
+/** The verbs every server script takes, and scripts/postgres.sh's own (its standby). */
+export type ServerVerb = 'kill' | 'restart' | 'status' | 'standby' | 'promote' | 'standby-stop';
 
 /**
- * Runs `scripts/<server>.sh <verb>` (same SERVERS_RUN_DIR and ports as the
- * scripts that started the servers: inherited from the environment) and
+ * Runs `scripts/<server>.sh <verb> [args]` (same SERVERS_RUN_DIR and ports as
+ * the scripts that started the servers: inherited from the environment) and
  * resolves with its stdout; rejects with its output if it fails or takes
  * longer than `timeoutMs`.
  */
-export function serverScript(server: TestServerName, verb: 'kill' | 'restart' | 'status', timeoutMs = 150_000): Promise<string> {
+export function serverScript(
+  server: TestServerName,
+  command: ServerVerb | [ServerVerb, ...string[]],
+  timeoutMs = 150_000,
+): Promise<string> {
+  const [verb, ...args] = typeof command === 'string' ? [command] : command;
   return new Promise((resolvePromise, reject) => {
     execFile(
       'bash',
-      [join(ROOT, 'scripts', `${server}.sh`), verb],
+      [join(ROOT, 'scripts', `${server}.sh`), verb, ...args],
       { cwd: ROOT, timeout: timeoutMs, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`scripts/${server}.sh ${verb} failed: ${error.message}\n${stdout}${stderr}`));
+        if (error) reject(new Error(`scripts/${server}.sh ${[verb, ...args].join(' ')} failed: ${error.message}\n${stdout}${stderr}`));
         else resolvePromise(stdout);
       },
     );
