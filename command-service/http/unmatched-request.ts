@@ -17,23 +17,26 @@ export class MethodNotAllowedError extends DomainError {
 }
 
 /**
- * The answer to a request no route took: 501 naming the feature when it is a
- * part of Permit's API not served here (not-served.ts), 405 with `Allow` when a
- * declared operation has its path (another method), 404 otherwise.
+ * The answer to a request no route took: 405 with `Allow` when a declared
+ * operation has its path (another method), else 501 naming the feature when it
+ * is a part of Permit's API not served here (not-served.ts), 404 otherwise.
  */
 export function unmatchedRequest(api: ApiRegistry): RequestHandler {
   return (req) => {
+    const methods = allowedAt(api, req.path);
+    // A declared path comes first: a family not served here may still have operations that are (the PDP's decision logs under /v2/pdps).
+    if (methods.length > 0) {
+      // Should a template match a path express did not route with this very method, "not allowed" would contradict `Allow`.
+      if (methods.includes(req.method)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);
+      throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}; it takes ${methods.join(', ')}`, methods);
+    }
     const feature = notServedFeature(req.path);
     if (feature !== undefined) {
       throw new NotServedError(`${feature} is not served by this service (${req.method} ${req.path}); see docs/permit-compat.md`, {
         feature,
       });
     }
-    const methods = allowedAt(api, req.path);
-    // Should a template match a path express did not route with this very method, "not allowed" would contradict `Allow`.
-    if (methods.length === 0 || methods.includes(req.method)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);
-    const allowed = methods;
-    throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}; it takes ${allowed.join(', ')}`, allowed);
+    throw new NotFoundError(`No route for ${req.method} ${req.path}`);
   };
 }
 

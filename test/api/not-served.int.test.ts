@@ -36,6 +36,15 @@ describe('features not served answer 501 in the error shape, naming them', () =>
     expect(await server.service.eventStore.headPosition()).toBe(before);
   });
 
+  it('a path of a family not served that a route does serve takes 405 for another method, not 501 (the decision logs under /v2/pdps)', async () => {
+    for (const path of ['/v2/pdps/default/production/audit_logs', '/v2/pdps/default/production/audit_logs/0']) {
+      const answer = await admin.request('DELETE', path);
+      expect(answer.status).toBe(405);
+      expect(answer.headers.get('allow')).toBe('GET, HEAD');
+      expect(answer.body).toMatchObject({ reason: 'METHOD_NOT_ALLOWED' });
+    }
+  });
+
   it('still needs a valid key, and unknown paths stay 404', async () => {
     expect((await admin.withKey('permit_key_wrong').get('/v2/members')).status).toBe(401);
     expect((await admin.get('/v2/nothing-here')).status).toBe(404);
