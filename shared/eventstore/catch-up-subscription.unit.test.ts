@@ -28,7 +28,8 @@ describe('the catch-up loop', () => {
       onError: (error) => errors.push(error),
     });
     const deadline = Date.now() + 5000;
-    while (delivered.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Until the loop has delivered and then waits for more (its signal handed over): under load the check could otherwise run between the two.
+    while ((delivered.length === 0 || signals.length === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(errors).toHaveLength(4);
     expect(delivered).toEqual([1]);
     expect(getEventListeners(signals[0]!, 'abort')).toHaveLength(0);
