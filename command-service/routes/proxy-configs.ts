@@ -37,6 +37,17 @@ const mappingRuleUpdateInput = z.strictObject({
 
 /** `auth_mechanism` is `name` (given, and not null). */
 const mechanismIs = (name: string) => ({ required: ['auth_mechanism'], properties: { auth_mechanism: { const: name } } });
+/** `auth_mechanism` is `name` and a secret is given (not null: a null member is absent). */
+const givesBoth = (name: string) => ({
+  required: ['auth_mechanism', 'secret'],
+  properties: { auth_mechanism: { const: name }, secret: { not: { type: 'null' } } },
+});
+/** The secret's form for each mechanism, as the decider checks it (shared/domain/env/proxy-config-decisions.ts). */
+const secretFormOf: Record<(typeof proxyAuthMechanisms)[number], object> = {
+  Basic: { type: 'string', pattern: '^.+:.+$' },
+  Headers: { type: 'object', minProperties: 1 },
+  Bearer: { type: 'string', minLength: 1 },
+};
 
 export const proxyConfigCreateSchema = z
   .object({
@@ -51,27 +62,36 @@ export const proxyConfigCreateSchema = z
     allOf: [
       {
         if: mechanismIs('Basic'),
-        then: { properties: { secret: { type: 'string', pattern: '^.+:.+$' } } },
+        then: { properties: { secret: secretFormOf.Basic } },
         else: {
           if: mechanismIs('Headers'),
-          then: { properties: { secret: { type: 'object', minProperties: 1 } } },
-          else: { properties: { secret: { type: 'string', minLength: 1 } } },
+          then: { properties: { secret: secretFormOf.Headers } },
+          else: { properties: { secret: secretFormOf.Bearer } },
         },
       },
     ],
   });
 
-export const proxyConfigUpdateSchema = z.object({
-  name: z.string().min(1).optional(),
-  secret: secret.optional(),
-  mapping_rules: z
-    .array(mappingRuleUpdateInput)
-    .optional()
-    .describe(
-      'Merged into the stored rules by url and http_method, in order: should_delete removes a rule, another replaces the rule it matches in place or is added at the end; rules it does not name stay',
-    ),
-  auth_mechanism: z.enum(proxyAuthMechanisms).optional(),
-});
+export const proxyConfigUpdateSchema = z
+  .object({
+    name: z.string().min(1).optional(),
+    secret: secret.optional(),
+    mapping_rules: z
+      .array(mappingRuleUpdateInput)
+      .optional()
+      .describe(
+        'Merged into the stored rules by url and http_method, in order: should_delete removes a rule, another replaces the rule it matches in place or is added at the end; rules it does not name stay',
+      ),
+    auth_mechanism: z.enum(proxyAuthMechanisms).optional(),
+  })
+  // A body that gives both a mechanism and a secret states the create's rule between them (422 naming `secret`); one
+  // alone is checked against the stored other, a rule on the current state the document cannot state (400).
+  .meta({
+    allOf: proxyAuthMechanisms.map((mechanism) => ({
+      if: givesBoth(mechanism),
+      then: { properties: { secret: secretFormOf[mechanism] } },
+    })),
+  });
 
 const rule = (r: z.infer<typeof mappingRuleInput>): MappingRule => ({
   url: r.url,
