@@ -3,6 +3,7 @@ import postgres, { type Sql } from 'postgres';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError } from '../errors';
+import { activeSpanContext, endSpan, startSpanFor, type SpanContext } from '../tracing/spans';
 import { batchSizeAfter, runCatchUpSubscription } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredEventText, SubscribeOptions, Subscription } from './port';
@@ -35,6 +36,8 @@ interface PendingAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
   asked: number;
+  /** The span that asked (tracing on): the group commit that stores it is traced in its trace. */
+  caller?: SpanContext;
 }
 
 /** One batch's parameters to append_events: one entry per append, and one per event. */
@@ -167,7 +170,7 @@ export class PostgresEventStore implements EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, resolve, reject, asked: performance.now() });
+      this.pending.push({ streamId, events, expected, resolve, reject, asked: performance.now(), caller: activeSpanContext() });
       if (!this.flushScheduled && !this.writing) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -201,6 +204,11 @@ export class PostgresEventStore implements EventStore {
   private async write(batch: PendingAppend[], arrays: BatchArrays): Promise<void> {
     let outcomes: Array<[conflict: boolean, version: number, position: number]> | null = null;
     let failure: unknown = null;
+    const span = startSpanFor(
+      'group commit',
+      batch.map((append) => append.caller),
+      { 'rebac.appends': batch.length, 'db.system': 'postgresql' },
+    );
     try {
       const rows = await this.writer`
         SELECT out_conflict, out_version, out_position FROM append_events(
@@ -211,6 +219,7 @@ export class PostgresEventStore implements EventStore {
       failure = translateWriteError(error);
       this.renewAfter(error, 'writer');
     }
+    endSpan(span, outcomes ? undefined : failure);
     this.writing = null;
     let appends = 0;
     let events = 0;
