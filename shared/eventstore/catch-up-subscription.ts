@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { RecordedEvent } from '../events/envelope';
 import type { SubscribeOptions, Subscription } from './port';
 
@@ -72,5 +73,76 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done);
+  });
+}
+
+/**
+ * Wakes the subscribers of a polling store when an append is stored. A subscriber to a few
+ * categories (the task relay follows `task`) is woken only by appends of one of them, not by every
+ * write of facts only to find nothing of its own; the poll interval still bounds how late it sees
+ * appends it is not told of (another process's).
+ */
+export class AppendWakeups {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  constructor(private readonly pollIntervalMs: number) {}
+
+  /** Appends of `categories` were stored; without them (another connection's appends, the store closing) every waiter wakes. */
+  notify(categories?: ReadonlySet<string>): void {
+    this.emitter.emit('appended', categories);
+  }
+
+  /** Resolves on the next notified append of one of `categories` (any when null), after the poll interval, or on abort. */
+  wait(signal: AbortSignal, categories: ReadonlySet<string> | null): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.emitter.off('appended', appended);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const appended = (written?: ReadonlySet<string>) => {
+        if (categories === null || written === undefined || [...categories].some((category) => written.has(category))) done();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      this.emitter.on('appended', appended);
+      signal.addEventListener('abort', done);
+    });
+  }
+}
+
+/** How a polling store reads its log for a subscription. */
+export interface SubscriptionReads {
+  readAll(after: number, limit: number): Promise<RecordedEvent[]>;
+  /**
+   * Up to `limit` events of `categories` after `after`, filtered by the engine (its category
+   * index), and the head the read stopped at: read first, so that every position up to it has
+   * committed and the next read may skip past other categories' events up to it.
+   */
+  readCategories(after: number, limit: number, categories: string[]): Promise<{ events: RecordedEvent[]; head: number }>;
+}
+
+/** `subscribe` of a store that polls its log and is woken by its own appends. */
+export function subscribeByPolling(
+  options: SubscribeOptions,
+  handler: (events: RecordedEvent[]) => Promise<void>,
+  reads: SubscriptionReads,
+  wakeups: AppendWakeups,
+): Subscription {
+  const categories = options.categories ? new Set(options.categories) : null;
+  return runCatchUpSubscription({
+    fromPosition: options.fromPosition,
+    readBatch: async (after) => {
+      const limit = batchSizeAfter(options, after);
+      if (!categories) {
+        const events = await reads.readAll(after, limit);
+        return { events, lastPosition: events.at(-1)?.position ?? after };
+      }
+      const { events, head } = await reads.readCategories(after, limit, [...categories]);
+      return { events, lastPosition: events.length === limit ? events.at(-1)!.position : Math.max(after, head) };
+    },
+    waitForMore: (signal) => wakeups.wait(signal, categories),
+    handler,
+    onError: options.onError,
   });
 }

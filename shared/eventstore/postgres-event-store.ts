@@ -1,10 +1,9 @@
-import { EventEmitter } from 'node:events';
 import postgres, { type Sql } from 'postgres';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError } from '../errors';
 import { activeSpanContext, endSpan, startSpanFor, type SpanContext } from '../tracing/spans';
-import { batchSizeAfter, runCatchUpSubscription } from './catch-up-subscription';
+import { AppendWakeups, subscribeByPolling } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredEventText, SubscribeOptions, Subscription } from './port';
 import { parsePostgresUrl } from './postgres-connection';
@@ -86,7 +85,7 @@ const INT8_AS_NUMBER = { to: 20, from: [20], serialize: (value: number) => Strin
  */
 export class PostgresEventStore implements EventStore {
   readonly maxEventBytes: number;
-  private readonly appended = new EventEmitter();
+  private readonly appended: AppendWakeups;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private writing: PendingAppend[] | null = null;
@@ -104,7 +103,7 @@ export class PostgresEventStore implements EventStore {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.observer = options.observer ?? null;
-    this.appended.setMaxListeners(0);
+    this.appended = new AppendWakeups(this.pollIntervalMs);
   }
 
   /** Connects, brings the schema to this release's version, and starts listening for appends. */
@@ -127,9 +126,9 @@ export class PostgresEventStore implements EventStore {
   private listen(reader: Db): Promise<unknown> {
     return reader.listen(
       APPEND_CHANNEL,
-      (payload) => this.appended.emit('appended', new Set(payload.split(','))),
+      (payload) => this.appended.notify(new Set(payload.split(','))),
       // Listening again after a reconnect: what was notified meanwhile is lost, so every subscriber looks.
-      () => this.appended.emit('appended'),
+      () => this.appended.notify(),
     );
   }
 
@@ -139,7 +138,7 @@ export class PostgresEventStore implements EventStore {
       try {
         await this.listen(reader);
         // What was notified before is lost: every subscriber looks.
-        this.appended.emit('appended');
+        this.appended.notify();
         return;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs));
@@ -239,7 +238,7 @@ export class PostgresEventStore implements EventStore {
       append.resolve({ streamVersion: version, position });
     });
     if (appends > 0) this.observer?.committed(appends, events);
-    if (categories.size > 0) this.appended.emit('appended', categories);
+    if (categories.size > 0) this.appended.notify(categories);
     this.flush();
   }
 
@@ -282,49 +281,23 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
-    const categories = options.categories ? new Set(options.categories) : null;
-    return runCatchUpSubscription({
-      fromPosition: options.fromPosition,
-      readBatch: async (after) => {
-        const limit = batchSizeAfter(options, after);
-        if (!categories) {
-          const events = await this.readAll(after, limit);
-          return { events, lastPosition: events.at(-1)?.position ?? after };
-        }
-        // Filtered on the server (category index). The head is read first, and every position up to it has
-        // committed (the order is gap-safe): the read may skip past events of other categories up to it.
-        const head = await this.headPosition();
-        const rows = await this.selectEvents('position > $1 AND position <= $2 AND category = ANY($3::text[]) ORDER BY position LIMIT $4', [
-          after,
-          head,
-          [...categories],
-          limit,
-        ]);
-        const events = rows.map(toRecorded);
-        return { events, lastPosition: events.length === limit ? events.at(-1)!.position : Math.max(after, head) };
-      },
-      waitForMore: (signal) => this.waitForAppend(signal, categories),
+    return subscribeByPolling(
+      options,
       handler,
-      onError: options.onError,
-    });
-  }
-
-  /** Resolves on a notified append of one of `categories` (any when null), at the poll interval, or on abort. */
-  private waitForAppend(signal: AbortSignal, categories: ReadonlySet<string> | null): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.appended.off('appended', appended);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const appended = (written?: ReadonlySet<string>) => {
-        if (categories === null || written === undefined || [...categories].some((category) => written.has(category))) done();
-      };
-      const timer = setTimeout(done, this.pollIntervalMs);
-      this.appended.on('appended', appended);
-      signal.addEventListener('abort', done);
-    });
+      {
+        readAll: (after, limit) => this.readAll(after, limit),
+        // Filtered on the server (category index); the order is gap-safe, so every position up to the head has committed.
+        readCategories: async (after, limit, categories) => {
+          const head = await this.headPosition();
+          const rows = await this.selectEvents(
+            'position > $1 AND position <= $2 AND category = ANY($3::text[]) ORDER BY position LIMIT $4',
+            [after, head, categories, limit],
+          );
+          return { events: rows.map(toRecorded), head };
+        },
+      },
+      this.appended,
+    );
   }
 
   async close(): Promise<void> {
@@ -335,7 +308,7 @@ export class PostgresEventStore implements EventStore {
       this.onIdle = resolve;
       this.idleCheck();
     });
-    this.appended.emit('appended');
+    this.appended.notify();
     await this.endPools();
   }
 

@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
-import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError, UnavailableError } from '../errors';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredEventText, SubscribeOptions, Subscription } from './port';
-import { batchSizeAfter, runCatchUpSubscription } from './catch-up-subscription';
+import { AppendWakeups, subscribeByPolling } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 import { activeSpanContext, endSpan, startSpanFor, type Span, type SpanContext } from '../tracing/spans';
 
@@ -92,7 +91,7 @@ const SQLITE_MAX_LENGTH = 1_000_000_000;
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly path: string;
-  private readonly appended = new EventEmitter();
+  private readonly appended: AppendWakeups;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   /** The appends of the transaction the writer is working on. */
@@ -121,7 +120,7 @@ export class SqliteEventStore implements EventStore {
     this.maxEventBytes = options.maxEventBytes ?? SQLITE_MAX_LENGTH;
     this.maxBytes = options.maxBytes ?? null;
     this.observer = options.observer ?? null;
-    this.appended.setMaxListeners(0);
+    this.appended = new AppendWakeups(this.pollIntervalMs);
     this.statements = {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
       // A stream's versions are dense (each append takes the next ones), so `limit` events from `from` are the
@@ -222,7 +221,7 @@ export class SqliteEventStore implements EventStore {
       }
     });
     if (this.observer) observe(this.observer, batch, reply);
-    this.appended.emit('appended', committedCategories(batch, reply));
+    this.appended.notify(committedCategories(batch, reply));
     this.flush();
     this.idleCheck();
   }
@@ -258,27 +257,22 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
-    const categories = options.categories ? new Set(options.categories) : null;
-    return runCatchUpSubscription({
-      fromPosition: options.fromPosition,
-      readBatch: async (after) => {
-        const limit = batchSizeAfter(options, after);
-        if (!categories) {
-          const events = await this.readAll(after, limit);
-          return { events, lastPosition: events.at(-1)?.position ?? after };
-        }
-        // Filter in SQL (category index), so a subscriber to a few streams does not parse the whole log.
-        // The head is read first: events appended after it are left for the next batch.
-        const head = this.statements.head.get()?.head ?? 0;
-        const events = this.categoryRead(categories.size)
-          .all(after, head, ...categories, limit)
-          .map(toRecorded);
-        return { events, lastPosition: events.length === limit ? events.at(-1)!.position : Math.max(after, head) };
-      },
-      waitForMore: (signal) => this.waitForAppend(signal, categories),
+    return subscribeByPolling(
+      options,
       handler,
-      onError: options.onError,
-    });
+      {
+        readAll: (after, limit) => this.readAll(after, limit),
+        // Filter in SQL (category index), so a subscriber to a few streams does not parse the whole log.
+        readCategories: async (after, limit, categories) => {
+          const head = this.statements.head.get()?.head ?? 0;
+          const events = this.categoryRead(categories.length)
+            .all(after, head, ...categories, limit)
+            .map(toRecorded);
+          return { events, head };
+        },
+      },
+      this.appended,
+    );
   }
 
   private readonly categoryReads = new Map<number, Database.Statement<unknown[], EventRow>>();
@@ -301,31 +295,7 @@ export class SqliteEventStore implements EventStore {
    * instead of at their next poll.
    */
   noticeAppends(): void {
-    this.appended.emit('appended');
-  }
-
-  /**
-   * Resolves on the next local append of one of `categories` (any append when null), or after the
-   * poll interval (appends by other processes). A subscriber to a few categories (the task relay
-   * follows `task`) is not woken by every write of facts, only to find nothing of its own: that read
-   * cost the main thread 4% of a single create's CPU.
-   */
-  private waitForAppend(signal: AbortSignal, categories: ReadonlySet<string> | null): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.appended.off('appended', appended);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      // Without a set of categories (another thread's appends, the store closing), every subscriber reads.
-      const appended = (written?: ReadonlySet<string>) => {
-        if (categories === null || written === undefined || [...categories].some((category) => written.has(category))) done();
-      };
-      const timer = setTimeout(done, this.pollIntervalMs);
-      this.appended.on('appended', appended);
-      signal.addEventListener('abort', done);
-    });
+    this.appended.notify();
   }
 
   async close(): Promise<void> {
@@ -337,7 +307,7 @@ export class SqliteEventStore implements EventStore {
       this.flush();
       this.idleCheck();
     });
-    this.appended.emit('appended');
+    this.appended.notify();
     const writer = this.writer;
     this.writer = null;
     await writer?.terminate();
