@@ -47,7 +47,11 @@ export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'
   try {
     for (const mode of MODES) {
       const endpoint = mode.id === 'off' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...mode.env };
-      services.set(mode.id, await startService({ env: { HTTP_WORKERS: '1', ...endpoint }, nodeOptions: ctx.options.serverNodeOptions }));
+      const cpuProfileDir = ctx.options.profileDir ? `${ctx.options.profileDir}/tracing-${mode.id}` : undefined;
+      services.set(
+        mode.id,
+        await startService({ env: { HTTP_WORKERS: '1', ...endpoint }, nodeOptions: ctx.options.serverNodeOptions, cpuProfileDir }),
+      );
     }
     const keys = new Map<ModeId, Record<string, string>>();
     const size = ctx.options.mode === 'quick' ? 1_000 : 10_000;

@@ -33,9 +33,11 @@ export function accessLog(logger: Logger): RequestHandler {
 export function logAnswered(
   log: Logger,
   entry: { reqId: string; method: string; url: string; status: number; ms: number; key: LoggedKey | undefined },
+  /** The trace's ids, from a lane that carries its trace explicitly (the logger's mixin sees only the active context). */
+  span?: { trace_id: string; span_id: string },
 ): void {
   const { key, ...rest } = entry;
-  const line = { ...rest, ms: Math.round(entry.ms * 10) / 10, ...(key ? { key } : {}) };
+  const line = { ...rest, ms: Math.round(entry.ms * 10) / 10, ...(key ? { key } : {}), ...span };
   if (entry.status >= 500) log.error(line, 'request failed');
   else log.info(line, 'request completed');
 }

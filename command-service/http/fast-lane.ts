@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { JSON_CONTENT_TYPE } from './json-content-type';
 import { MIN_POSITION_HEADER, TIMEOUT_POLICY_HEADER, WAIT_TIMEOUT_HEADER } from './position-headers';
-import { tracedRequests } from '../../shared/tracing/server-span';
+import { inRequestContext, requestTraceContext, tracedRequests } from '../../shared/tracing/server-span';
 
 /**
  * A fast lane answers one hot request shape without express: no router, no middleware chain,
@@ -17,8 +17,12 @@ import { tracedRequests } from '../../shared/tracing/server-span';
  * shape, an error of any kind) is answered by the express route, so answers, error shapes and
  * metrics are the route's own. A lane must therefore decide only what the route would decide,
  * the same way; `test/checks/allowed-fast-lane.int.test.ts` compares the two.
+ *
+ * A lane runs in the request's trace context (inRequestContext) unless it carries the trace
+ * itself (`carriesTrace`: the check lane, whose traced requests would otherwise turn on the
+ * promise hooks every concurrent check pays for; server-span.ts).
  */
-export type FastLane = (req: IncomingMessage, res: ServerResponse, express: RequestListener) => boolean;
+export type FastLane = ((req: IncomingMessage, res: ServerResponse, express: RequestListener) => boolean) & { carriesTrace?: true };
 
 /** Where `createApp` keeps the lanes its route modules declared. */
 const FAST_LANES = 'fastLanes';
@@ -29,11 +33,19 @@ export function setFastLanes(app: Express, lanes: FastLane[]): void {
 
 /** The server's request listener: the app's fast lanes first, then express. */
 export function requestListener(app: Express): RequestListener {
-  const lanes = (app.locals[FAST_LANES] as FastLane[] | undefined) ?? [];
-  if (lanes.length === 0) return tracedRequests(app);
+  const declared = (app.locals[FAST_LANES] as FastLane[] | undefined) ?? [];
+  // Lanes take disjoint requests, so their order is free: those that carry their trace go first,
+  // and a traced request they take never enters the trace context to ask the others.
+  const lanes = [...declared.filter((lane) => lane.carriesTrace), ...declared.filter((lane) => !lane.carriesTrace)];
+  const inExpress: RequestListener = (req, res) => inRequestContext(req, res, () => void app(req, res));
+  if (lanes.length === 0) return tracedRequests(inExpress);
   return tracedRequests((req, res) => {
-    for (const lane of lanes) if (lane(req, res, app)) return;
-    app(req, res);
+    const traced = requestTraceContext(req) !== undefined;
+    for (const lane of lanes) {
+      const took = traced && !lane.carriesTrace ? inRequestContext(req, res, () => lane(req, res, app)) : lane(req, res, app);
+      if (took) return;
+    }
+    inExpress(req, res);
   });
 }
 
@@ -68,7 +80,8 @@ export function handToExpress(
   const handed = req as PreReadRequest;
   handed[PRE_READ_BODY] = body;
   if (outcome !== undefined) handed[HANDED_OVER] = outcome;
-  express(req, res);
+  // From a lane that carries its trace itself, the route goes on in the request's trace.
+  inRequestContext(req, res, () => express(req, res));
 }
 
 /** The outcome a lane handed over with this request, if any. */

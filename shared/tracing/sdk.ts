@@ -4,6 +4,8 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { INSTRUMENTATIONS, type InstrumentationName } from './settings';
 import { ContextWhileTraced } from './context-while-traced';
+import { RootSampling } from './root-sampling';
+import { tracing } from './spans';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs';
@@ -23,7 +25,13 @@ export function startSdk(defaultServiceName: string, role: string): () => Promis
     detectResources({ detectors: [envDetector] }),
   );
   const contextManager = new ContextWhileTraced();
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [contextManager, new BatchSpanProcessor(new OTLPTraceExporter())] });
+  const rootSampling = new RootSampling(process.env);
+  const provider = new NodeTracerProvider({
+    resource,
+    idGenerator: rootSampling,
+    spanProcessors: [contextManager, new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  tracing.sampledNewTrace = () => rootSampling.sampledNewTrace();
   // The W3C trace-context (and baggage) propagator: the default.
   provider.register({ contextManager });
   const disable = registerInstrumentations({

@@ -22,12 +22,19 @@ import {
  * endpoint is set), `tracing.on` is false and every helper here calls its work
  * straight away: no span object, no context switch, no attribute computed.
  */
-export const tracing = { on: false };
+export const tracing = {
+  on: false,
+  /**
+   * Whether a request that starts a new trace is sampled, decided before any span exists
+   * (root-sampling.ts); when it is, the next root span started takes the decided trace.
+   */
+  sampledNewTrace: (): boolean => true,
+};
 
 /** Where the request's server span is kept in its context (server-span.ts), for the route to name it. */
 export const SERVER_SPAN = createContextKey('rebac server span');
 
-export { SpanKind, type Span, type SpanContext };
+export { SpanKind, type Context, type Span, type SpanContext };
 
 const tracer = () => trace.getTracer('rebac-service');
 
@@ -87,6 +94,59 @@ export function inSpanSync<T>(name: string, options: SpanOptions, work: (span: S
       span.end();
     }
   });
+}
+
+/**
+ * The active context when work in it is traced, else undefined: the parent the explicit helpers
+ * (inChildSpan) take by default when the caller runs in the active context (an express route).
+ */
+export function tracedContext(): Context | undefined {
+  if (!tracing.on) return undefined;
+  const active = context.active();
+  return sampled(active) ? active : undefined;
+}
+
+/**
+ * Runs `work` in a span that is a child of `parent`, handing it the span and the context to pass
+ * on, without making that context the active one: for the hot paths that carry their trace
+ * explicitly (a check answered by its fast lane), because on Node 20 entering an AsyncLocalStorage
+ * context turns on promise hooks that every concurrent request then pays for (docs/tracing.md).
+ * What runs inside and reads the active context (an instrumentation's client spans, a log line's
+ * ids) does not see this span. Without a sampled parent, `work` runs bare with no context.
+ */
+export function inChildSpan<T>(
+  name: string,
+  options: SpanOptions,
+  parent: Context | undefined,
+  work: (span: Span, context: Context | undefined) => Promise<T>,
+): Promise<T> {
+  if (parent === undefined || !tracing.on || !sampled(parent)) return work(NO_SPAN, undefined);
+  const span = tracer().startSpan(name, options, parent);
+  let running: Promise<T>;
+  try {
+    running = work(span, trace.setSpan(parent, span));
+  } catch (error) {
+    failed(span, error);
+    span.end();
+    throw error;
+  }
+  return running.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      failed(span, error);
+      span.end();
+      throw error;
+    },
+  );
+}
+
+/** The ids of the span a context holds, for a log line written outside it (explicitly carried traces); undefined when none. */
+export function spanIdsOf(parent: Context | undefined): { trace_id: string; span_id: string } | undefined {
+  const spanContext = parent === undefined ? undefined : trace.getSpanContext(parent);
+  return spanContext && trace.isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
 }
 
 function failed(span: Span, error: unknown): void {
@@ -211,6 +271,29 @@ export function inRouteSpan<T>(
     `route ${method} ${template}`,
     { attributes: { 'http.route': template, 'rebac.lane': lane } },
     async (): Promise<Awaited<T>> => await work(),
+  );
+}
+
+/**
+ * inRouteSpan for a lane that carries its trace explicitly (inChildSpan says why): the route's
+ * span is a child of the request's server span (`parent`, server-span.ts's requestTraceContext),
+ * handed to `work` as the context to pass on; undefined when the request is not traced.
+ */
+export function inRouteSpanOf<T>(
+  parent: Context | undefined,
+  method: string,
+  template: string,
+  work: (context: Context | undefined) => Promise<T>,
+): Promise<T> {
+  if (parent === undefined) return work(undefined);
+  const server = parent.getValue(SERVER_SPAN) as Span | undefined;
+  server?.updateName(`${method} ${template}`);
+  server?.setAttribute('http.route', template);
+  return inChildSpan(
+    `route ${method} ${template}`,
+    { attributes: { 'http.route': template, 'rebac.lane': 'fast' } },
+    parent,
+    (_span, route) => work(route),
   );
 }
 

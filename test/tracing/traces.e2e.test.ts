@@ -115,10 +115,14 @@ function describeTraces(endpoint: string, jaeger: JaegerQuery): void {
     expect(server.parentId).toBe(caller.spanId);
     const route = tree.one(COMMAND, 'route POST /allowed');
     expect(tree.ancestorsOf(route)).toContain(server);
+    // Answered by the fast lane, which carries its trace explicitly (no active context): the same tree.
+    expect(route.attributes).toMatchObject({ 'rebac.lane': 'fast' });
     const check = tree.one(COMMAND, 'check');
     expect(tree.parentOf(check)).toBe(route);
     expect(check.attributes).toMatchObject({ 'rebac.decision': 'allow', 'rebac.cache': 'miss', 'rebac.check.action': 'write' });
     expect(tree.parentOf(tree.one(COMMAND, 'grant queries'))).toBe(check);
+    // The lane's access-log line names the trace, though no span is active when it is written.
+    expect(accessLogLine(command, caller.traceId)).toMatchObject({ trace_id: caller.traceId, url: '/allowed', status: 200 });
     // Never the key: no attribute of the trace holds the API key's secret.
     expect(JSON.stringify(tree.spans)).not.toContain(env.key);
   });

@@ -14,7 +14,8 @@ import type { DecisionRecorder } from '../../../shared/decision-log/recorder';
 import type { CachedChecks } from './cached-checks';
 import { recordChecks } from './decision-entries';
 import { atOnePosition } from './positions';
-import { inRouteSpan } from '../../../shared/tracing/spans';
+import { inRouteSpanOf, spanIdsOf, type Context } from '../../../shared/tracing/spans';
+import { requestTraceContext } from '../../../shared/tracing/server-span';
 
 export interface AllowedFastLaneParts {
   keys: ApiKeyAuthenticator;
@@ -51,7 +52,14 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
   };
   const log = parts.logger.child({ component: 'http' });
 
-  async function answer(req: IncomingMessage, res: ServerResponse, express: RequestListener, body: Buffer, started: number) {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    express: RequestListener,
+    body: Buffer,
+    started: number,
+    trace: Context | undefined,
+  ) {
     const check = isPlainUtf8Json(body) ? simpleCheckOf(parsedOrUndefined(body)) : undefined;
     if (check === undefined) return handOver(express, req, res, body);
     let allow: boolean;
@@ -64,7 +72,7 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
         return handOver(express, req, res, body);
       }
       const fromStore = /\bno-cache\b/i.test(req.headers['cache-control'] ?? '');
-      allow = await atOnePosition({ freshness }, res, () => decisions.allowed(environment.id, check, fromStore));
+      allow = await atOnePosition({ freshness }, res, () => decisions.allowed(environment.id, check, fromStore, trace));
       const position = Number(res.getHeader(POSITION_HEADER));
       recordChecks(decisionLog, { endpoint: ROUTE, keyId: auth.keyId, environment, position }, [{ question: check, allow }]);
     } catch {
@@ -82,17 +90,25 @@ export function allowedFastLane(parts: AllowedFastLaneParts): FastLane {
     res.end(answerBytes);
     const ms = performance.now() - started;
     http.record(ROUTE, 'POST', 200, ms / 1000);
-    if (log.isLevelEnabled('info')) logAnswered(log, { reqId: requestId, method: 'POST', url: ROUTE, status: 200, ms, key: keyOf(auth) });
+    if (log.isLevelEnabled('info')) {
+      logAnswered(log, { reqId: requestId, method: 'POST', url: ROUTE, status: 200, ms, key: keyOf(auth) }, spanIdsOf(trace));
+    }
   }
 
-  return (req, res, express) => {
+  const lane: FastLane = (req, res, express) => {
     if (req.method !== 'POST' || req.url !== ROUTE) return false;
     const length = laneBodyLength(req.headers, maxBodyBytes);
     if (length === undefined) return false;
     const started = performance.now();
-    readBody(req, length, (body) => void inRouteSpan('POST', ROUTE, () => answer(req, res, express, body, started), 'fast'));
+    readBody(
+      req,
+      length,
+      (body) => void inRouteSpanOf(requestTraceContext(req), 'POST', ROUTE, (trace) => answer(req, res, express, body, started, trace)),
+    );
     return true;
   };
+  lane.carriesTrace = true;
+  return lane;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

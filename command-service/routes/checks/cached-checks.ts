@@ -1,7 +1,7 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { CheckRequest } from '../../grant-queries/types';
 import { ReadCache } from '../../../shared/read-cache';
-import { inSpan, traced, type Span } from '../../../shared/tracing/spans';
+import { inChildSpan, tracedContext, type Context, type Span } from '../../../shared/tracing/spans';
 
 /**
  * Permission decisions, answered from a ReadCache while the read models stay
@@ -23,19 +23,23 @@ export class CachedChecks {
     this.decisions = new ReadCache(currentPosition, maxEntries);
   }
 
-  allowed(environmentId: string, check: CheckRequest, fromStore = false): Promise<boolean> {
-    if (!traced()) return this.decide(environmentId, check, fromStore);
-    return inSpan('check', { attributes: checkAttributes(check) }, async (span) => {
-      const allow = await this.decide(environmentId, check, fromStore, span);
+  /**
+   * `trace`: the traced context this check is asked in, carried explicitly (inChildSpan says why);
+   * by default the active one, as an express route runs.
+   */
+  allowed(environmentId: string, check: CheckRequest, fromStore = false, trace: Context | undefined = tracedContext()): Promise<boolean> {
+    if (trace === undefined) return this.decide(environmentId, check, fromStore);
+    return inChildSpan('check', { attributes: checkAttributes(check) }, trace, async (span, inCheck) => {
+      const allow = await this.decide(environmentId, check, fromStore, span, inCheck);
       span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
       return allow;
     });
   }
 
-  private async decide(environmentId: string, check: CheckRequest, fromStore: boolean, span?: Span): Promise<boolean> {
+  private async decide(environmentId: string, check: CheckRequest, fromStore: boolean, span?: Span, trace?: Context): Promise<boolean> {
     if (fromStore) {
       span?.setAttribute('rebac.cache', 'bypass');
-      return this.fromStore(environmentId, check);
+      return this.fromStore(environmentId, check, trace);
     }
     const key = decisionKey(environmentId, check);
     const hit = this.decisions.get(key);
@@ -46,22 +50,27 @@ export class CachedChecks {
     }
     this.lookups.misses++;
     const at = this.decisions.positionNow();
-    const answer = await this.fromStore(environmentId, check);
+    const answer = await this.fromStore(environmentId, check, trace);
     this.decisions.set(key, answer, at);
     return answer;
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
-  allowedAll(environmentId: string, checks: CheckRequest[], fromStore = false): Promise<boolean[]> {
-    if (!traced()) return this.decideAll(environmentId, checks, fromStore);
-    return inSpan('checks', { attributes: { 'rebac.checks': checks.length } }, async (span) => {
-      const answers = await this.decideAll(environmentId, checks, fromStore);
+  allowedAll(
+    environmentId: string,
+    checks: CheckRequest[],
+    fromStore = false,
+    trace: Context | undefined = tracedContext(),
+  ): Promise<boolean[]> {
+    if (trace === undefined) return this.decideAll(environmentId, checks, fromStore);
+    return inChildSpan('checks', { attributes: { 'rebac.checks': checks.length } }, trace, async (span, inChecks) => {
+      const answers = await this.decideAll(environmentId, checks, fromStore, inChecks);
       span.setAttribute('rebac.allowed', answers.filter(Boolean).length);
       return answers;
     });
   }
 
-  private async decideAll(environmentId: string, checks: CheckRequest[], fromStore: boolean): Promise<boolean[]> {
+  private async decideAll(environmentId: string, checks: CheckRequest[], fromStore: boolean, trace?: Context): Promise<boolean[]> {
     const at = this.decisions.positionNow();
     const answers = new Array<boolean>(checks.length);
     for (let i = 0; i < checks.length; i++) {
@@ -72,15 +81,15 @@ export class CachedChecks {
         if (hit === undefined) this.lookups.misses++;
         else this.lookups.hits++;
       }
-      answers[i] = hit ?? (await this.fromStore(environmentId, check));
+      answers[i] = hit ?? (await this.fromStore(environmentId, check, trace));
       if (key !== null && hit === undefined) this.decisions.set(key, answers[i]!, at);
     }
     return answers;
   }
 
-  private async fromStore(environmentId: string, check: CheckRequest): Promise<boolean> {
-    if (!traced()) return (await this.queries.check(environmentId, check)).allow;
-    return inSpan('grant queries', { attributes: checkAttributes(check) }, async (span) => {
+  private async fromStore(environmentId: string, check: CheckRequest, trace: Context | undefined): Promise<boolean> {
+    if (trace === undefined) return (await this.queries.check(environmentId, check)).allow;
+    return inChildSpan('grant queries', { attributes: checkAttributes(check) }, trace, async (span) => {
       const { allow } = await this.queries.check(environmentId, check);
       span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
       return allow;
