@@ -207,6 +207,14 @@ describe('the model graph, in chromium', () => {
     // Shrunk to the window, not below what it needs: one side of the graph fills its room.
     expect(g.svg.right - g.svg.left).toBeGreaterThan(g.viewport.width * 0.8);
     await browser.shot('model-large');
+
+    // At actual size it is drawn 1:1 and its frame scrolls; fitted again, it is whole again.
+    await page.click('button[name=graph-size]');
+    await page.locator('[data-testid=model-graph][data-scale="1.000"]').waitFor();
+    const frame = await page.locator('.graph-frame').evaluate((el: any) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    expect(frame.scroll).toBeGreaterThan(frame.client);
+    await page.click('button[name=graph-size]');
+    expect((await expectAllOnScreen()).scale).toBe(g.scale);
   });
 
   it("isolates a role's extends on click: the role and the roles it extends", async () => {
