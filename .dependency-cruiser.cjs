@@ -38,7 +38,8 @@ module.exports = {
     },
     {
       name: 'browser-safe-module-imports-nothing',
-      comment: 'The console bundles this module into the page: any import (Node built-ins included) could pull server code into the browser.',
+      comment:
+        'The console bundles this module into the page: any import (Node built-ins included) could pull server code into the browser.',
       severity: 'error',
       from: { path: BROWSER_SAFE },
       to: {},

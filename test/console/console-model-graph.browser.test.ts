@@ -206,7 +206,6 @@ describe('the model graph, in chromium', () => {
     expect(g.scale).toBeLessThan(1);
     // Shrunk to the window, not below what it needs: one side of the graph fills its room.
     expect(g.svg.right - g.svg.left).toBeGreaterThan(g.viewport.width * 0.8);
-    await browser.shot('model-large');
 
     // At actual size it is drawn 1:1 and its frame scrolls; fitted again, it is whole again.
     await page.click('button[name=graph-size]');
