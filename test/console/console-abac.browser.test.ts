@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
-import { FACTS, SCHEMA, loadFolderFileExample, type ApiClient, type ApiResponse } from '../support/embedded-server';
+import { ok, seedLegalReadsFiles, startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { FACTS, loadFolderFileExample, type ApiClient } from '../support/embedded-server';
 
 /**
  * The Check page with an attribute rule (ABAC) in chromium: an allow by a set
@@ -15,11 +15,6 @@ describe('the console with set rules (ABAC), in chromium', () => {
   let admin: ApiClient;
   let page: Page;
   let movedAt = 0;
-  const ok = async (response: Promise<ApiResponse>) => {
-    const r = await response;
-    if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${JSON.stringify(r.body)}`);
-    return r;
-  };
   const ask = async (user: string, action: string, resource: string) => {
     await page.fill('input[name=user]', user);
     await page.fill('input[name=action]', action);
@@ -36,26 +31,9 @@ describe('the console with set rules (ABAC), in chromium', () => {
     ({ admin, page } = browser);
     await loadFolderFileExample(admin);
     // Legal may read every file, by a set rule: user set `legal` (department equals legal) × resource set `all-files`.
-    await ok(
-      admin.post(`${SCHEMA}/condition_sets`, {
-        key: 'legal',
-        name: 'Legal',
-        conditions: { allOf: [{ 'user.department': { equals: 'legal' } }] },
-      }),
-    );
-    await ok(
-      admin.post(`${SCHEMA}/condition_sets`, {
-        key: 'all-files',
-        name: 'All files',
-        type: 'resourceset',
-        resource_id: 'file',
-        conditions: {},
-      }),
-    );
-    await ok(admin.post(`${FACTS}/set_rules`, { user_set: 'legal', permission: 'file:read', resource_set: 'all-files' }));
+    await seedLegalReadsFiles(admin);
     await ok(admin.post(`${FACTS}/users`, { key: 'carol', attributes: { department: 'legal' } }));
-    await browser.signIn();
-    await page.locator('[data-testid=model-graph]').waitFor();
+    await browser.signInToModel();
     await browser.open('#/check');
     await page.click('button[name=create-check-key]');
   });

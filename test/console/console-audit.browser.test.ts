@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
-import { FACTS, SCHEMA, loadFolderFileExample, type ApiClient, type ApiResponse } from '../support/embedded-server';
+import { ok, seedLegalReadsFiles, startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { FACTS, loadFolderFileExample, type ApiClient, type ApiResponse } from '../support/embedded-server';
 
 /**
  * The console as an auditor uses it, in chromium: checks and facts as of a
@@ -24,11 +24,6 @@ describe('the console for an auditor, in chromium', () => {
   let before = '';
   let positionBefore = 0;
   let grantedAt = 0;
-  const ok = async (response: Promise<ApiResponse>) => {
-    const r = await response;
-    if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${JSON.stringify(r.body)}`);
-    return r;
-  };
   /** `2026-05-01T09:14:03Z` → what a datetime-local input takes. */
   const inputValue = (iso: string) => iso.slice(0, 19);
   const rows = () => page.locator('[data-testid=timeline] tbody tr');
@@ -54,28 +49,11 @@ describe('the console for an auditor, in chromium', () => {
     );
     grantedAt = Number(granted.headers.get('x-event-position'));
     await ok(admin.patch(`${FACTS}/users/carol`, { attributes: { department: 'finance' } }));
-    await ok(
-      admin.post(`${SCHEMA}/condition_sets`, {
-        key: 'legal',
-        name: 'Legal',
-        conditions: { allOf: [{ 'user.department': { equals: 'legal' } }] },
-      }),
-    );
-    await ok(
-      admin.post(`${SCHEMA}/condition_sets`, {
-        key: 'all-files',
-        name: 'All files',
-        type: 'resourceset',
-        resource_id: 'file',
-        conditions: {},
-      }),
-    );
-    await ok(admin.post(`${FACTS}/set_rules`, { user_set: 'legal', permission: 'file:read', resource_set: 'all-files' }));
+    await seedLegalReadsFiles(admin);
     for (let i = 0; i < EXTRA_INSTANCES; i++)
       await ok(admin.post(`${FACTS}/resource_instances`, { key: `f${i}`, resource: 'file', tenant: 'acme' }));
 
-    await browser.signIn();
-    await page.locator('[data-testid=model-graph]').waitFor();
+    await browser.signInToModel();
   });
 
   afterAll(async () => {
@@ -187,7 +165,7 @@ describe('the console for an auditor, in chromium', () => {
     // Every entry of the environment's log up to the head the page was read at, oldest first.
     const all: number[] = [];
     for (let after: number | null = 0; after !== null;) {
-      const r = await ok(admin.get(`/v2/events/default/production?limit=1000&after=${after}`));
+      const r: ApiResponse = await ok(admin.get(`/v2/events/default/production?limit=1000&after=${after}`));
       all.push(...(r.body.data as Array<{ position: number }>).map((e) => e.position));
       after = r.body.next_after;
     }

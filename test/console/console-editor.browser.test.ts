@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
-import { startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
-import { FACTS, SCHEMA, type ApiClient, type ApiResponse } from '../support/embedded-server';
+import { okBody as ok, startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { FACTS, SCHEMA, type ApiClient } from '../support/embedded-server';
 
 /**
  * The policy editor in chromium, on an empty environment: a model built
@@ -19,11 +19,6 @@ describe('the policy editor, in chromium', () => {
   let admin: ApiClient;
   let env: ApiClient;
   let page: Page;
-  const ok = async <T = any>(response: Promise<ApiResponse<T>>): Promise<T> => {
-    const r = await response;
-    if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${JSON.stringify(r.body)}`);
-    return r.body;
-  };
   const allowed = async (user: string, action: string, resource: string) =>
     (await ok<{ allow: boolean }>(env.post('/allowed', { user, action, resource }))).allow;
   const head = async () => (await ok<{ head_position: number }>(admin.get(LOG))).head_position;

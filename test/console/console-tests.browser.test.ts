@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
-import { FACTS, SCHEMA, loadFolderFileExample, type ApiClient, type ApiResponse } from '../support/embedded-server';
+import { okBody as ok, startConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { FACTS, SCHEMA, loadFolderFileExample, type ApiClient } from '../support/embedded-server';
 
 /**
  * The Tests page in chromium (docs/assertions.md): assertions added and changed
@@ -17,11 +17,6 @@ describe('the console Tests page, in chromium', () => {
   let browser: ConsoleBrowser;
   let admin: ApiClient;
   let page: Page;
-  const ok = async (response: Promise<ApiResponse>) => {
-    const r = await response;
-    if (r.status >= 300) throw new Error(`expected 2xx, got ${r.status}: ${JSON.stringify(r.body)}`);
-    return r.body;
-  };
   const rows = () => page.locator('[data-testid=assertion-row]');
   const row = (name: string) => rows().filter({ hasText: name });
   const add = async (fields: { name: string; user: string; action: string; resource: string; expected: 'allow' | 'deny' }) => {
@@ -54,8 +49,7 @@ describe('the console Tests page, in chromium', () => {
     browser = await startConsoleBrowser();
     ({ admin, page } = browser);
     await loadFolderFileExample(admin);
-    await browser.signIn();
-    await page.locator('[data-testid=model-graph]').waitFor();
+    await browser.signInToModel();
     await browser.open('#/tests');
     await page.locator('[data-testid=no-assertions]').waitFor();
   });
@@ -179,9 +173,13 @@ describe('the console Tests page, in chromium', () => {
     await new Promise((r) => setTimeout(r, 1100));
     const before = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 1100));
-    await ok(
-      admin.delete(`${FACTS}/role_assignments`, { user: 'alice', role: 'editor', resource_instance: 'folder:docs', tenant: 'acme' }),
-    );
+    const unassigned = await admin.delete(`${FACTS}/role_assignments`, {
+      user: 'alice',
+      role: 'editor',
+      resource_instance: 'folder:docs',
+      tenant: 'acme',
+    });
+    expect(unassigned.status).toBe(204);
 
     await expect(run('')).resolves.toMatch(/^failed: 1 of 2 passed/);
     await expect(resultOf('alice writes the readme')).resolves.toEqual({ result: 'failed', expected: 'allow', actual: 'deny' });

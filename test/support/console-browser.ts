@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startChildServer, type ChildServer } from './child-server';
-import { ApiClient } from './embedded-server';
+import { ApiClient, FACTS, SCHEMA, type ApiResponse } from './embedded-server';
 
 const ROOT = join(__dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -24,6 +24,8 @@ export interface ConsoleBrowser {
   shot(name: string): Promise<void>;
   /** Signs in with the organisation key. */
   signIn(): Promise<void>;
+  /** Signs in and waits for the page it opens on, the Model's graph (so the example loaded before is drawn). */
+  signInToModel(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,11 @@ export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('dialog', (dialog) => void dialog.accept());
+  const signIn = async () => {
+    await page.goto(`${server.url}/ui/`);
+    await page.fill('input[name=api-key]', admin.key);
+    await page.click('button[type=submit]');
+  };
   return {
     server,
     dataDir,
@@ -72,10 +79,10 @@ export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
       mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
     },
-    async signIn() {
-      await page.goto(`${server.url}/ui/`);
-      await page.fill('input[name=api-key]', admin.key);
-      await page.click('button[type=submit]');
+    signIn,
+    async signInToModel() {
+      await signIn();
+      await page.locator('[data-testid=model-graph]').waitFor();
     },
     async close() {
       await context.close();
@@ -83,4 +90,39 @@ export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
       for (const dir of [dataDir, profile]) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The response, when the API answered 200; a seed step that fails says what the API answered. */
+export async function ok<T = any>(response: Promise<ApiResponse<T>>): Promise<ApiResponse<T>> {
+  const r = await response;
+  if (r.status !== 200) throw new Error(`expected 200, got ${r.status}: ${JSON.stringify(r.body)}`);
+  return r;
+}
+
+/** The body of a 200 answer. */
+export const okBody = async <T = any>(response: Promise<ApiResponse<T>>): Promise<T> => (await ok(response)).body;
+
+/**
+ * An attribute rule on the folder/file example: legal may read every file
+ * (user set `legal`: `user.department` equals legal; resource set `all-files`:
+ * every file; the set rule between them).
+ */
+export async function seedLegalReadsFiles(admin: ApiClient): Promise<void> {
+  await ok(
+    admin.post(`${SCHEMA}/condition_sets`, {
+      key: 'legal',
+      name: 'Legal',
+      conditions: { allOf: [{ 'user.department': { equals: 'legal' } }] },
+    }),
+  );
+  await ok(
+    admin.post(`${SCHEMA}/condition_sets`, {
+      key: 'all-files',
+      name: 'All files',
+      type: 'resourceset',
+      resource_id: 'file',
+      conditions: {},
+    }),
+  );
+  await ok(admin.post(`${FACTS}/set_rules`, { user_set: 'legal', permission: 'file:read', resource_set: 'all-files' }));
 }

@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
-import { OPERATORS, toConditions, toRows, type BuiltConditions, type ConditionRow } from '../model/policy-conditions';
+// The server's own list of operators: the one server module the console may import (browser-safe, .dependency-cruiser.cjs).
+import { operators } from '../../../shared/domain/abac/conditions';
+import { toConditions, toRows, type BuiltConditions, type ConditionRow } from '../model/policy-conditions';
 
 /** What the builder holds: its rows, or raw JSON text (for conditions the rows cannot say, or by choice). */
 export type ConditionDraft = { mode: 'rows'; built: BuiltConditions } | { mode: 'raw'; text: string };
@@ -98,7 +100,7 @@ export function ConditionEditor(props: {
             onInput={(e) => setRow(i, { attribute: e.currentTarget.value })}
           />
           <select name="condition-operator" value={row.operator} onChange={(e) => setRow(i, { operator: e.currentTarget.value })}>
-            {OPERATORS.map((o) => (
+            {operators.map((o) => (
               <option key={o} value={o}>
                 {o}
               </option>

@@ -15,7 +15,8 @@ import {
   type ResourceDefinition,
 } from '../api/policy-edits';
 import { RoleMatrix } from './policy-matrix';
-import { Field, TextInput } from './widgets';
+import { FieldRow } from './policy-form';
+import { TextInput } from './widgets';
 
 /** Attribute types the API takes (shared/events `attributeTypes`). */
 export const ATTRIBUTE_TYPES = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'];
@@ -167,16 +168,13 @@ function RelationsEditor(props: { model: PolicyModel; resource: PolicyResource; 
         }}
       >
         <TextInput label="relation key" name="relation-key" value={key} onChange={setKey} placeholder="parent" />
-        <Field label="subject type">
-          <select name="relation-subject" value={subject} onChange={(e) => setSubject(e.currentTarget.value)}>
-            <option value="">choose…</option>
-            {model.resources.map((r) => (
-              <option key={r.key} value={r.key}>
-                {r.key}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <FieldRow
+          label="subject type"
+          name="relation-subject"
+          value={subject}
+          choices={model.resources.map((r) => r.key)}
+          onChange={setSubject}
+        />
         <button type="submit" name="review-new-relation">
           Add relation…
         </button>
@@ -236,36 +234,21 @@ function DerivationsEditor(props: { model: PolicyModel; resource: PolicyResource
             );
           }}
         >
-          <Field label="role here">
-            <select name="derivation-role" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-              <option value="">choose…</option>
-              {resource.roles.map((r) => (
-                <option key={r.key} value={r.key}>
-                  {r.key}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="via relation">
-            <select name="derivation-relation" value={link} onChange={(e) => setLink(e.currentTarget.value)}>
-              <option value="">choose…</option>
-              {resource.relations.map((r) => (
-                <option key={r.key} value={r.key}>
-                  {r.subject_resource} —{r.key}→
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label={`granted to holders of (on ${relation?.subject_resource ?? 'the subject'})`}>
-            <select name="derivation-from" value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
-              <option value="">choose…</option>
-              {subjectRoles.map((r) => (
-                <option key={r.key} value={r.key}>
-                  {r.key}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <FieldRow label="role here" name="derivation-role" value={role} choices={resource.roles.map((r) => r.key)} onChange={setRole} />
+          <FieldRow
+            label="via relation"
+            name="derivation-relation"
+            value={link}
+            choices={resource.relations.map((r) => ({ value: r.key, label: `${r.subject_resource} —${r.key}→` }))}
+            onChange={setLink}
+          />
+          <FieldRow
+            label={`granted to holders of (on ${relation?.subject_resource ?? 'the subject'})`}
+            name="derivation-from"
+            value={from}
+            choices={subjectRoles.map((r) => r.key)}
+            onChange={setFrom}
+          />
           <label class="inline">
             <input type="checkbox" name="derivation-no-direct" checked={noDirect} onChange={(e) => setNoDirect(e.currentTarget.checked)} />
             only when the user has no role directly on the {resource.key}

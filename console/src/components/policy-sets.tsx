@@ -11,7 +11,8 @@ import {
 } from '../api/policy-edits';
 import { conditionsText } from '../model/policy-conditions';
 import { ConditionEditor, conditionsOf, draftOf, type ConditionDraft } from './policy-conditions';
-import { ErrorNote, Field, TextInput } from './widgets';
+import { FieldRow, ListEditor } from './policy-form';
+import { ErrorNote, TextInput } from './widgets';
 
 /** The attributes a set's conditions may name, for the builder to suggest. */
 function attributeSuggestions(model: PolicyModel, resourceKey: string | null): string[] {
@@ -29,61 +30,52 @@ export function ConditionSetsEditor(props: { model: PolicyModel; paths: PolicyPa
   const [editing, setEditing] = useState<string | null>(null);
   return (
     <>
-      <table class="data" data-testid="condition-sets">
-        <thead>
-          <tr>
-            <th>set</th>
-            <th>type</th>
-            <th>conditions</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {model.conditionSets.map((set) => (
-            <tr key={set.key} data-set={set.key}>
-              <td>
-                <code>{set.key}</code> {set.name !== set.key ? <span class="muted">{set.name}</span> : null}
-              </td>
-              <td>{set.type === 'userset' ? 'user set' : `resource set of ${resourceKeyOf(model, set) ?? set.resource_id ?? '?'}`}</td>
-              <td>
-                {editing === set.key ? (
-                  <SetForm
-                    model={model}
-                    set={set}
-                    onReview={(next) => {
-                      const edit = updateConditionSet(paths, set, { name: next.name, conditions: next.conditions });
-                      if (edit) propose(edit);
-                    }}
-                    onCancel={() => setEditing(null)}
-                  />
-                ) : (
-                  <code>{conditionsText(set.conditions)}</code>
-                )}
-              </td>
-              <td class="actions">
-                <button
-                  type="button"
-                  class="link"
-                  name={`edit-set:${set.key}`}
-                  onClick={() => setEditing(editing === set.key ? null : set.key)}
-                >
-                  edit
-                </button>{' '}
-                <button type="button" class="link danger" onClick={() => propose(deleteConditionSet(paths, set))}>
-                  delete
-                </button>
-              </td>
-            </tr>
-          ))}
-          {model.conditionSets.length === 0 ? (
-            <tr>
-              <td colSpan={4} class="muted">
-                No condition sets yet.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <ListEditor
+        testId="condition-sets"
+        headers={['set', 'type', 'conditions']}
+        items={model.conditionSets}
+        empty="No condition sets yet."
+        keyOf={(set) => set.key}
+        rowAttributes={(set) => ({ 'data-set': set.key })}
+        cells={(set) => (
+          <>
+            <td>
+              <code>{set.key}</code> {set.name !== set.key ? <span class="muted">{set.name}</span> : null}
+            </td>
+            <td>{set.type === 'userset' ? 'user set' : `resource set of ${resourceKeyOf(model, set) ?? set.resource_id ?? '?'}`}</td>
+            <td>
+              {editing === set.key ? (
+                <SetForm
+                  model={model}
+                  set={set}
+                  onReview={(next) => {
+                    const edit = updateConditionSet(paths, set, { name: next.name, conditions: next.conditions });
+                    if (edit) propose(edit);
+                  }}
+                  onCancel={() => setEditing(null)}
+                />
+              ) : (
+                <code>{conditionsText(set.conditions)}</code>
+              )}
+            </td>
+          </>
+        )}
+        actions={(set) => (
+          <>
+            <button
+              type="button"
+              class="link"
+              name={`edit-set:${set.key}`}
+              onClick={() => setEditing(editing === set.key ? null : set.key)}
+            >
+              edit
+            </button>{' '}
+            <button type="button" class="link danger" onClick={() => propose(deleteConditionSet(paths, set))}>
+              delete
+            </button>
+          </>
+        )}
+      />
       <h4>New condition set</h4>
       <SetForm model={model} set={null} onReview={(next) => propose(createConditionSet(paths, next))} />
     </>
@@ -131,23 +123,25 @@ function SetForm(props: { model: PolicyModel; set: ConditionSet | null; onReview
       {set ? null : (
         <>
           <TextInput label="key" name="set-key" value={key} onChange={setKey} placeholder="legal" />
-          <Field label="type">
-            <select name="set-type" value={type} onChange={(e) => setType(e.currentTarget.value as SetFormValue['type'])}>
-              <option value="userset">user set</option>
-              <option value="resourceset">resource set</option>
-            </select>
-          </Field>
+          <FieldRow
+            label="type"
+            name="set-type"
+            value={type}
+            required
+            choices={[
+              { value: 'userset', label: 'user set' },
+              { value: 'resourceset', label: 'resource set' },
+            ]}
+            onChange={(next) => setType(next as SetFormValue['type'])}
+          />
           {type === 'resourceset' ? (
-            <Field label="resource type">
-              <select name="set-resource" value={resource} onChange={(e) => setResource(e.currentTarget.value)}>
-                <option value="">choose…</option>
-                {model.resources.map((r) => (
-                  <option key={r.key} value={r.key}>
-                    {r.key}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <FieldRow
+              label="resource type"
+              name="set-resource"
+              value={resource}
+              choices={model.resources.map((r) => r.key)}
+              onChange={setResource}
+            />
           ) : null}
         </>
       )}
@@ -184,47 +178,31 @@ export function SetRulesEditor(props: { model: PolicyModel; paths: PolicyPaths; 
     .map((s) => s.key);
   return (
     <>
-      <table class="data" data-testid="set-rules">
-        <thead>
-          <tr>
-            <th>user set</th>
-            <th>may</th>
-            <th>on resource set</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {model.setRules.map((r) => (
-            <tr key={r.key}>
-              <td>
-                <code>{r.user_set}</code>
-              </td>
-              <td>
-                <code>{r.permission}</code>
-              </td>
-              <td>
-                <code>{r.resource_set}</code>
-              </td>
-              <td class="actions">
-                <button
-                  type="button"
-                  class="link danger"
-                  onClick={() => propose(deleteSetRule(paths, setRuleInputOf(r, model.conditionSets)))}
-                >
-                  delete
-                </button>
-              </td>
-            </tr>
-          ))}
-          {model.setRules.length === 0 ? (
-            <tr>
-              <td colSpan={4} class="muted">
-                No set rules yet.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <ListEditor
+        testId="set-rules"
+        headers={['user set', 'may', 'on resource set']}
+        items={model.setRules}
+        empty="No set rules yet."
+        keyOf={(r) => r.key}
+        cells={(r) => (
+          <>
+            <td>
+              <code>{r.user_set}</code>
+            </td>
+            <td>
+              <code>{r.permission}</code>
+            </td>
+            <td>
+              <code>{r.resource_set}</code>
+            </td>
+          </>
+        )}
+        actions={(r) => (
+          <button type="button" class="link danger" onClick={() => propose(deleteSetRule(paths, setRuleInputOf(r, model.conditionSets)))}>
+            delete
+          </button>
+        )}
+      />
       <form
         class="policy-form"
         data-testid="new-set-rule-form"
@@ -233,16 +211,13 @@ export function SetRulesEditor(props: { model: PolicyModel; paths: PolicyPaths; 
           propose(createSetRule(paths, rule));
         }}
       >
-        <Field label={rule.is_role ? 'top-level role' : 'user set'}>
-          <select name="rule-user-set" value={rule.user_set} onChange={(e) => setRule({ ...rule, user_set: e.currentTarget.value })}>
-            <option value="">choose…</option>
-            {(rule.is_role ? model.topLevelRoles.map((r) => r.key) : userSets).map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <FieldRow
+          label={rule.is_role ? 'top-level role' : 'user set'}
+          name="rule-user-set"
+          value={rule.user_set}
+          choices={rule.is_role ? model.topLevelRoles.map((r) => r.key) : userSets}
+          onChange={(user_set) => setRule({ ...rule, user_set })}
+        />
         <label class="inline">
           <input
             type="checkbox"
@@ -252,34 +227,20 @@ export function SetRulesEditor(props: { model: PolicyModel; paths: PolicyPaths; 
           />
           a role
         </label>
-        <Field label="permission">
-          <select
-            name="rule-permission"
-            value={rule.permission}
-            onChange={(e) => setRule({ ...rule, permission: e.currentTarget.value, resource_set: '' })}
-          >
-            <option value="">choose…</option>
-            {permissions.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label={rule.is_resource ? 'every instance of' : 'resource set'}>
-          <select
-            name="rule-resource-set"
-            value={rule.resource_set}
-            onChange={(e) => setRule({ ...rule, resource_set: e.currentTarget.value })}
-          >
-            <option value="">choose…</option>
-            {(rule.is_resource ? (resourceType ? [resourceType] : []) : resourceSets).map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <FieldRow
+          label="permission"
+          name="rule-permission"
+          value={rule.permission}
+          choices={permissions}
+          onChange={(permission) => setRule({ ...rule, permission, resource_set: '' })}
+        />
+        <FieldRow
+          label={rule.is_resource ? 'every instance of' : 'resource set'}
+          name="rule-resource-set"
+          value={rule.resource_set}
+          choices={rule.is_resource ? (resourceType ? [resourceType] : []) : resourceSets}
+          onChange={(resource_set) => setRule({ ...rule, resource_set })}
+        />
         <label class="inline">
           <input
             type="checkbox"

@@ -63,7 +63,7 @@ export interface Layout {
 export const BOX_WIDTH = 240;
 export const HEADER = 44;
 export const ROW = 22;
-const GAP_X = 90;
+const GAP_X = 130;
 const GAP_Y = 110;
 const MARGIN = 24;
 
@@ -122,6 +122,8 @@ export function layoutModel(types: ModelType[]): Layout {
 
   const relations: RelationEdge[] = [];
   const derivations: DerivationEdge[] = [];
+  // Derivations into one box each take a lane of their own, further right, so that parallel rules (editor ⇒ editor,
+  // viewer ⇒ viewer) do not share their vertical stretch and each can be told apart and clicked.
   for (const t of types) {
     const to = boxes.get(t.key)!;
     t.relations.forEach((rel, i) => {
@@ -129,6 +131,7 @@ export function layoutModel(types: ModelType[]): Layout {
       if (!from) return;
       relations.push({ key: rel.key, from: rel.subject, to: t.key, ...relationPath(from, to, i) });
     });
+    let lane = 0;
     for (const role of t.roles) {
       for (const d of role.derivations) {
         const from = boxes.get(d.on_resource);
@@ -139,14 +142,14 @@ export function layoutModel(types: ModelType[]): Layout {
           from: { type: d.on_resource, role: d.role },
           to: { type: t.key, role: role.key },
           relation: d.linked_by_relation,
-          path: derivationPath(start, { x: to.x + to.width, y: toY }),
+          path: derivationPath(start, { x: to.x + to.width, y: toY }, lane++),
           dangling: !(from && fromY !== undefined),
         });
       }
     }
   }
   // Derivation curves bulge to the right of the boxes: leave room for them.
-  const bulge = derivations.length > 0 ? 120 : 0;
+  const bulge = derivations.length > 0 ? 150 : 0;
   return {
     width: Math.max(width + bulge, 320),
     height: Math.max(y - GAP_Y + MARGIN, 120),
@@ -178,8 +181,30 @@ function relationPath(from: Box, to: Box, index: number): { path: string; label:
   return { path: `M ${sx} ${sy} C ${sx} ${top}, ${tx} ${top}, ${tx} ${ty}`, label: { x: (sx + tx) / 2, y: top + 8 } };
 }
 
-/** From the right edge of the source row to the right edge of the target row, bulging right. */
-function derivationPath(a: { x: number; y: number }, b: { x: number; y: number }): string {
-  const bulge = Math.max(a.x, b.x) + 60 + Math.min(60, Math.abs(b.y - a.y) / 6);
+/** From the right edge of the source row to the right edge of the target row, bulging right (further for a later lane). */
+function derivationPath(a: { x: number; y: number }, b: { x: number; y: number }, lane: number): string {
+  const bulge = Math.max(a.x, b.x) + 60 + Math.min(60, Math.abs(b.y - a.y) / 6) + Math.min(lane, 4) * 16;
   return `M ${a.x} ${a.y} C ${bulge} ${a.y}, ${bulge} ${b.y}, ${b.x + 6} ${b.y}`;
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Room kept around the drawing's measured bounds: strokes and arrowheads lie outside them. */
+export const FIT_PAD = 12;
+
+/**
+ * The view box around what was drawn (`drawn`, measured in the page: labels and
+ * curves reach past the boxes, above the first rank too) and the scale that
+ * fits it in `room`, never above 1: a small model keeps its size, a larger one
+ * shrinks until all of it is on screen.
+ */
+export function fitView(drawn: Rect, room: { width: number; height: number }): { box: Rect; scale: number } {
+  const box = { x: drawn.x - FIT_PAD, y: drawn.y - FIT_PAD, width: drawn.width + 2 * FIT_PAD, height: drawn.height + 2 * FIT_PAD };
+  const scale = Math.min(1, room.width / box.width, room.height / box.height);
+  return { box, scale: scale > 0 ? scale : 1 };
 }

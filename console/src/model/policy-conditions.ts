@@ -6,22 +6,6 @@
  * JSON, and `toRows` says so by answering null.
  */
 
-/** Permit's operators, as the API takes them. */
-export const OPERATORS = [
-  'equals',
-  'not-equals',
-  'greater-than',
-  'greater-than-equals',
-  'less-than',
-  'less-than-equals',
-  'contains',
-  'array_contains',
-  'array_subset',
-  'array_superset',
-  'array_intersect',
-  'object_match',
-] as const;
-
 export interface ConditionRow {
   /** `user.department`, `resource.owner`, `tenant.plan`, `context.ip`. */
   attribute: string;

@@ -3,9 +3,10 @@ import { ApiError, seg } from '../api/client';
 import type { ConditionSet, Relation, Resource, Role, SetRule } from '../api/types';
 import { conditionText } from '../conditions';
 import { useLoad } from '../components/hooks';
+import { ModelGraph } from '../components/model-graph';
 import { ErrorNote } from '../components/widgets';
 import { factsPath, schemaPath, type Ctx } from '../context';
-import { layoutModel, ROW, type ModelType } from '../model/layout';
+import type { ModelType } from '../model/layout';
 
 /** Most resource types drawn (the schema of any real environment is far smaller); beyond it the page says so. */
 const MAX_TYPES = 200;
@@ -107,83 +108,16 @@ export function ModelPage({ ctx }: { ctx: Ctx }) {
 }
 
 function ModelView({ model }: { model: Model }) {
-  const layout = layoutModel(model.types);
-  const byKey = new Map(model.types.map((t) => [t.key, t]));
   if (model.types.length === 0 && model.tenantRoles.length === 0 && !model.rules?.sets.length)
     return <p class="muted">This environment has no resource types yet.</p>;
   return (
     <>
       {model.truncated ? <p class="muted">Only the first {MAX_TYPES} resource types are drawn.</p> : null}
-      <div class="graph-scroll">
-        <svg
-          class="model-graph"
-          data-testid="model-graph"
-          width={layout.width}
-          height={layout.height}
-          viewBox={`0 0 ${layout.width} ${layout.height}`}
-          role="img"
-          aria-label="Resource types, roles, relations and derivation rules"
-        >
-          <defs>
-            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-              <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
-            </marker>
-            <marker id="arrow-derive" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-              <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead derive" />
-            </marker>
-          </defs>
-          {layout.relations.map((e) => (
-            <g key={`${e.from}-${e.key}-${e.to}`} class="relation-edge" data-relation={e.key}>
-              <path d={e.path} marker-end="url(#arrow)" />
-              <text x={e.label.x} y={e.label.y}>
-                {e.key}
-              </text>
-            </g>
-          ))}
-          {layout.boxes.map((box) => {
-            const type = byKey.get(box.type)!;
-            return (
-              <g key={box.type} class="type-box" data-type={box.type} transform={`translate(${box.x},${box.y})`}>
-                <rect width={box.width} height={box.height} rx="8" />
-                <text class="type-title" x="12" y="20">
-                  {type.key}
-                </text>
-                <text class="type-actions" x="12" y="36">
-                  {type.actions.length ? `actions: ${type.actions.join(', ')}` : 'no actions'}
-                </text>
-                {type.roles.map((role, i) => (
-                  <g key={role.key} class="role-row" data-role={`${type.key}#${role.key}`}>
-                    <text x="12" y={44 + i * ROW + ROW / 2 + 4}>
-                      <tspan class="role-key">{role.key}</tspan>
-                      <tspan class="role-perms"> {role.permissions.join(', ') || '—'}</tspan>
-                      {role.extends.length ? <tspan class="role-extends"> ⊇ {role.extends.join(', ')}</tspan> : null}
-                    </text>
-                  </g>
-                ))}
-                {type.roles.length === 0 ? (
-                  <text class="muted" x="12" y={44 + ROW / 2 + 4}>
-                    no roles
-                  </text>
-                ) : null}
-              </g>
-            );
-          })}
-          {layout.derivations.map((d, i) => (
-            <g
-              key={i}
-              class={`derivation-edge${d.dangling ? ' dangling' : ''}`}
-              data-derivation={`${d.from.type}#${d.from.role}>${d.to.type}#${d.to.role}`}
-            >
-              <path d={d.path} marker-end="url(#arrow-derive)" />
-              <title>{`${d.from.type}#${d.from.role} ⇒ ${d.to.type}#${d.to.role} via ${d.relation}`}</title>
-            </g>
-          ))}
-        </svg>
-      </div>
       <p class="legend">
         <span class="key-relation">━ relation (subject → object)</span>{' '}
         <span class="key-derive">━ derivation rule (role on subject ⇒ role on object)</span> <span>⊇ extends</span>
       </p>
+      <ModelGraph types={model.types} />
       <h3>Roles and rules</h3>
       <table class="data" data-testid="model-table">
         <thead>

@@ -13,8 +13,9 @@ import { useLoad } from '../components/hooks';
 import { RoleMatrix } from '../components/policy-matrix';
 import { ChangePreview } from '../components/policy-preview';
 import { ATTRIBUTE_TYPES, DefinitionForm, NewRoleForm, ResourceEditor } from '../components/policy-resource';
+import { FieldRow, ListEditor } from '../components/policy-form';
 import { ConditionSetsEditor, SetRulesEditor } from '../components/policy-sets';
-import { ErrorNote, Field, TextInput } from '../components/widgets';
+import { ErrorNote, TextInput } from '../components/widgets';
 import { factsPath, schemaPath, type Ctx } from '../context';
 import './policy.css';
 
@@ -172,54 +173,44 @@ function UserAttributes(props: { attributes: AttributeDef[]; paths: PolicyPaths;
   const [type, setType] = useState('string');
   return (
     <>
-      <table class="data" data-testid="user-attributes">
-        <thead>
-          <tr>
-            <th>attribute</th>
-            <th>type</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {attributes.map((a) => (
-            <tr key={a.key} data-attribute={a.key}>
-              <td>
-                <code>user.{a.key}</code>
-              </td>
-              <td>
-                <select
-                  aria-label={`type of ${a.key}`}
-                  value={a.type}
-                  onChange={(e) => e.currentTarget.value !== a.type && propose(updateUserAttribute(paths, a, e.currentTarget.value))}
-                >
-                  {ATTRIBUTE_TYPES.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </select>
-              </td>
-              <td class="actions">
-                <button
-                  type="button"
-                  class="link danger"
-                  name={`delete-user-attribute:${a.key}`}
-                  onClick={() => propose(deleteUserAttribute(paths, a))}
-                >
-                  delete
-                </button>
-              </td>
-            </tr>
-          ))}
-          {attributes.length === 0 ? (
-            <tr>
-              <td colSpan={3} class="muted">
-                No user attributes declared: conditions on them are not type-checked.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <ListEditor
+        testId="user-attributes"
+        headers={['attribute', 'type']}
+        items={attributes}
+        empty="No user attributes declared: conditions on them are not type-checked."
+        keyOf={(a) => a.key}
+        rowAttributes={(a) => ({ 'data-attribute': a.key })}
+        cells={(a) => (
+          <>
+            <td>
+              <code>user.{a.key}</code>
+            </td>
+            <td>
+              <select
+                aria-label={`type of ${a.key}`}
+                value={a.type}
+                onChange={(e) => e.currentTarget.value !== a.type && propose(updateUserAttribute(paths, a, e.currentTarget.value))}
+              >
+                {ATTRIBUTE_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+            </td>
+          </>
+        )}
+        actions={(a) => (
+          <button
+            type="button"
+            class="link danger"
+            name={`delete-user-attribute:${a.key}`}
+            onClick={() => propose(deleteUserAttribute(paths, a))}
+          >
+            delete
+          </button>
+        )}
+      />
       <form
         class="policy-form"
         data-testid="new-user-attribute-form"
@@ -229,15 +220,7 @@ function UserAttributes(props: { attributes: AttributeDef[]; paths: PolicyPaths;
         }}
       >
         <TextInput label="attribute key" name="user-attribute-key" value={key} onChange={setKey} placeholder="department" />
-        <Field label="type">
-          <select name="user-attribute-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
-            {ATTRIBUTE_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <FieldRow label="type" name="user-attribute-type" value={type} required choices={ATTRIBUTE_TYPES} onChange={setType} />
         <button type="submit" name="review-new-user-attribute">
           Add attribute…
         </button>

@@ -5,6 +5,10 @@
  * (`user.`, `resource.`, `tenant.` or `context.` then the attribute's name)
  * and whose value maps an operator to its operand: a literal, or
  * `{"ref": "user.email"}` to compare with another attribute.
+ *
+ * The web console's condition builder imports this module too (its list of
+ * operators), so it stays browser-safe: it imports nothing, which
+ * .dependency-cruiser.cjs enforces.
  */
 
 export const subjects = ['user', 'resource', 'tenant', 'context'] as const;
