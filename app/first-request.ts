@@ -26,7 +26,7 @@ interface StreamHandle {
  *
  * Read in paused mode ('readable'), one chunk, with the handle stopped in the same callback: in
  * flowing mode the handle reads on before the 'data' event reaches a listener, and a chunk read
- * in this process is lost once the socket is handed to another (measured: 64 KiB of a 2 MB body).
+ * in this process is lost once the socket is handed to another (seen in a trial: docs/bench-history/2026-11-27.md).
  */
 export function readFirstBytes(socket: Socket, timeoutMs: number): Promise<FirstBytes | null> {
   return new Promise((resolve) => {

@@ -25,10 +25,10 @@ export function projectionThreadWanted(config: Config): boolean {
 /** How long the thread may take to open its stores and start its subscription. */
 const START_TIMEOUT_MS = 60_000;
 /**
- * The thread's young generation (the main thread's is 32 MB of new space on 64-bit Node 20). A
- * projection batch of 1,000 events allocates its events, documents and rows all at once: with 16 MB
- * they outlived scavenges and were promoted, and GC took 11% of the thread in a copy; with 64 MB a
- * 300,000-event embedded copy took 7% less CPU and was visible 7% sooner (docs/benchmarks.md).
+ * The thread's young generation, larger than Node's default. A projection batch allocates its
+ * events, documents and rows all at once: in the default's space they outlived scavenges and were
+ * promoted, and a copy's projections spent much of their time in GC; in this one they die young
+ * (docs/bench-history/design-choices.md).
  */
 const THREAD_YOUNG_GENERATION_MB = 64;
 /** Pause before a thread that died or failed is started again (a crash loop must not spin). */

@@ -16,7 +16,7 @@
  * full data set through the bulk endpoints; REBUILD_EVENTS is refused with it).
  *
  * The difference between a variant and `core` is what that projection adds;
- * see docs/benchmarks.md (Rebuild).
+ * see docs/benchmarks.md and docs/bench-history/.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -12,7 +12,7 @@
  *
  * - the same with the history's open versions left out: the rows a history that kept only
  *   closed versions (the open one in the current document, docs/benchmarks.md "What bounds
- *   the two rows still missed") would leave, so the floor under that design.
+ *   the rows missed") would leave, so the floor under that design.
  *
  * Each row is written once here, in the order it is stored; the replay also
  * updates and deletes rows (versions closed, grants retracted), reads, and

@@ -18,8 +18,8 @@ export interface ProjectionRunnerOptions {
    * rebuild, a restart after downtime), and while the log is ahead of the read
    * models (the last batch came back full: a bulk import, a copy). One
    * transaction per batch costs CPU per event (its COMMIT, the projections'
-   * per-batch reads); larger batches cut that by 8–10% (docs/benchmarks.md,
-   * Rebuild). A write waiting behind a backlog waits for the backlog anyway; a
+   * per-batch reads), which larger batches share among more events (docs/bench-history/
+   * design-choices.md). A write waiting behind a backlog waits for the backlog anyway; a
    * write that is not, gets a steady batch.
    */
   catchUpBatchSize?: number;
@@ -34,7 +34,7 @@ export const READ_MODELS_CHECKPOINT = 'read-models';
 
 /** Steady-state batch: a write is visible once its batch commits, so a batch is not much longer than the writes waiting. */
 const BATCH_SIZE = 1000;
-/** Catch-up batch: measured 8–10% less CPU per event than 1,000, and nothing more beyond 5,000 (docs/benchmarks.md, Rebuild). */
+/** Catch-up batch: less CPU per event than the steady batch, and larger ones gained nothing more (docs/bench-history/design-choices.md). */
 const CATCH_UP_BATCH_SIZE = 5000;
 
 /**

@@ -65,7 +65,7 @@ const V7_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i;
 
 /**
  * SHA-1 with Node's one-shot `crypto.hash` (20.12+) where it exists: the same
- * digest at a third of createHash's cost, which matters when a copy derives
+ * digest for less than createHash's object per call, which matters when a copy derives
  * an id per event.
  */
 const sha1 = (input: string): Buffer =>

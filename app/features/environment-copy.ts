@@ -24,7 +24,7 @@ export interface EnvironmentCopyOptions {
  * Small enough that a batch, which lives across the append's await, dies in V8's
  * young generation (larger batches were promoted and the copy spent its time in
  * GC), large enough that the commit per batch overlaps with reading the next one.
- * Measured in docs/benchmarks.md ("Figures behind design choices").
+ * Measured in docs/bench-history/design-choices.md.
  */
 const COPY_BATCH_EVENTS = 1000;
 

@@ -5,9 +5,8 @@ import Database from 'better-sqlite3';
 /**
  * How fast this host is running right now, so that rows measured in seconds (the copies, the
  * rebuild, the bulk load) can be read across runs. This machine is a 2-vCPU KVM guest whose speed
- * changes by up to 2× over a day with nothing of ours running: bare express answered 3,827 req/s
- * at 20:20 and 1,942 at 23:35 on 2026-11-28, and the same 1,000,000-event copy was visible after
- * 17.7 s one morning and 35.9 s the evening before (docs/benchmarks.md).
+ * changes by up to 2× over a day with nothing of ours running, for bare express as for the
+ * copies (docs/bench-history/2026-11-29.md, "the same code on a faster host").
  *
  * The probe is a fixed piece of the work the projections do: documents through JSON and SHA-1,
  * and rows into an in-memory SQLite table with an index. It runs three times and keeps the

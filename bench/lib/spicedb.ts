@@ -150,7 +150,7 @@ export async function loadSpiceDb(db: SpiceDb, data: Dataset): Promise<LoadedSpi
  * `pinned` (the warm process) asks for the token's own snapshot (`atExactSnapshot`), so every
  * check reads one snapshot and the cache holds. The warm process's 1 h window alone did not pin
  * it: windows are aligned to the clock, and a run whose checks crossed 12:00 read a new snapshot
- * from there, cold (145 checks/s in memory at 64 connections against 5,948 in the run before).
+ * from there, cold (docs/bench-history/2026-11-29.md, 11:42).
  */
 export const spicedbCheckBody = (token: string, c: Check, pinned = false) => ({
   consistency: pinned ? { atExactSnapshot: { token } } : { atLeastAsFresh: { token } },

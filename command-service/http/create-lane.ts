@@ -41,7 +41,7 @@ export interface CreateLaneRoute<Body> {
 /**
  * `POST` of one object to a facts or schema collection (a resource instance, a role assignment, a
  * relationship tuple) without express: the writes an application sends one at a time, for which
- * express's router and middleware chain cost about a third of the main thread (docs/benchmarks.md).
+ * express's router and middleware chain cost a large part of the main thread (docs/bench-history/design-choices.md).
  *
  * It takes what the `/allowed` lane takes (fast-lane.ts): a path exactly as the template reads, no
  * query, `Content-Type: application/json`, a plain body of known length, no `X-Min-Event-Position`

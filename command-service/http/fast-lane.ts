@@ -7,8 +7,8 @@ import { inRequestContext, requestTraceContext, tracedRequests } from '../../sha
 /**
  * A fast lane answers one hot request shape without express: no router, no middleware chain,
  * no body-parser, no zod. It exists for permission checks, where express's request path cost
- * more than the decision itself (a cached `POST /allowed` answered at 60% of a bare express
- * route; docs/benchmarks.md, "Every core").
+ * more than the decision itself (a cached `POST /allowed` answered well below a bare express
+ * route; docs/bench-history/design-choices.md).
  *
  * A lane looks at the request line and headers first and returns `false` for anything it does
  * not take: express then serves the request as if the lane did not exist. Once it has taken a

@@ -58,8 +58,8 @@ interface Block {
 const CACHED_SCOPES = 10_000;
 /**
  * Terms whose current postings are kept in memory (trimmed after each write); others are read back when they come again.
- * 5,000 replayed the rebuild's and the bulk load's logs as fast as 50,000, which held ~100 MiB more of the thread's
- * heap on the memory row's million tuples (docs/benchmarks.md); a live environment's hot terms are far fewer.
+ * A larger cache replayed the rebuild's and the bulk load's logs no faster and held far more of the thread's heap
+ * on the memory row's million tuples (docs/bench-history/design-choices.md); a live environment's hot terms are far fewer.
  */
 const CACHED_POSTINGS = 5_000;
 /** Postings used within this many batches are kept when the cache is trimmed, if older ones can go. */
@@ -86,7 +86,7 @@ const PREFIX_PAGE = 10_000;
  *   whole batches. The term starts a new document at this event without reading
  *   the last one back: its documents still follow one another (the new one
  *   starts after every stored run), only some hold fewer runs than they could.
- *   That read was 7% of the projection's work in a bulk load (docs/benchmarks.md).
+ *   That read was a visible part of the projection's work in a bulk load (docs/bench-history/design-choices.md).
  * - Not atomic (MongoDB), a crashed attempt may have left documents past the
  *   checkpoint, which a new document could straddle. The term's last document
  *   is read back (if the filter of stored prefixes may hold it) and cut back to

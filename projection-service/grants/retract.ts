@@ -234,9 +234,9 @@ const HELD_ROWS = 100;
  * whether the user holds more than HELD_ROWS of them: then every role there counts as possibly
  * held. Otherwise one read per role asks for the first grant with that role, SQLite stepping
  * through at most HELD_ROWS rows and returning one. (It used to return up to 101 of the user's
- * grants on the type, every role, per (user, type): 123 µs a call where an account's admins hold a
- * hundred folders, and a 1,000,000-event rebuild took 482 s with it, 295-313 s with one row per
- * role and no bound, 344 s with the bound.) Past HELD_LOOKUPS (user, type, role) lookups every
+ * grants on the type, every role, per (user, type), which made a rebuild much slower where an
+ * account's admins hold many folders; one row per role without the bound was a little faster, but
+ * unbounded: docs/bench-history/design-choices.md.) Past HELD_LOOKUPS (user, type, role) lookups every
  * rule counts as possibly held. Where a rule is possibly held, the tuples are read as before.
  */
 async function heldParentRoles(ctx: GrantContext, grants: GrantDoc[]): Promise<(user: string, entry: RuleEntry) => boolean> {

@@ -66,7 +66,7 @@ export interface SnapshotPolicy {
  * entry per event); at a fixed interval a large environment spent a share of
  * each event's cost comparable to deciding and appending it on serialising,
  * and left that garbage outside the V8 heap each time (figures in
- * docs/benchmarks.md). Spacing snapshots in proportion to the stream
+ * docs/bench-history/design-choices.md). Spacing snapshots in proportion to the stream
  * keeps their cost per event constant, and a restart after a crash still
  * folds at most a fifth of the stream (a shutdown saves a fresh one).
  */

@@ -14,7 +14,7 @@ import { WalCheckpointer } from './sqlite-wal-checkpointer';
  * `writerView()`, the projections' view, runs the transactions and reads and
  * writes inside them. (This used to follow the async context, through an
  * AsyncLocalStorage: that turns on Node's promise hooks for the whole process,
- * and every promise of every request paid for them, ~15% of a create's CPU.)
+ * and every promise of every request paid for them: docs/bench-history/design-choices.md.)
  *
  * A replica (`SqliteDocumentStore.replica`) is another process's read-only view of the same
  * file (the check workers of the one-process service, app/check-workers.ts): one read-only
@@ -62,7 +62,7 @@ export class SqliteDocumentStore implements DocumentStore {
     this.writer = writer;
     // The projection reads back index pages of the grants it writes at random places (a user's
     // grants, a grant's dependants), so a cache above SQLite's default pays off at benchmark scale
-    // while a larger one gained little more for its memory (docs/benchmarks.md). The cache only
+    // while a larger one gained little more for its memory (docs/bench-history/design-choices.md). The cache only
     // grows as far as it is used.
     writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
@@ -368,8 +368,8 @@ export const fieldColumn = (field: string) => `"f_${field}"`;
 
 /**
  * A find's limit, written into its SQL rather than bound: bound as a parameter, a LIMIT made
- * SQLite 3.53 take about twice as long over an indexed lookup of a few rows (7 against 14 µs
- * for a grant's holders on one instance, docs/benchmarks.md). Few distinct limits are asked,
+ * SQLite 3.53 take much longer over an indexed lookup of a few rows (a grant's holders on one
+ * instance, docs/bench-history/design-choices.md). Few distinct limits are asked,
  * so the statement cache keeps them all.
  */
 function limitLiteral(limit: number): string {

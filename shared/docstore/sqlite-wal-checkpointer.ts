@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
  * the WAL only when a write begins while no reader uses it, which under steady
  * load (a reader always busy) does not happen, so the WAL grew without bound in
  * the full benchmark, and every page lookup searches the WAL's index segment by
- * segment: commits grew an order of magnitude slower (docs/benchmarks.md). Once the WAL passes
+ * segment: commits grew many times slower (docs/bench-history/design-choices.md). Once the WAL passes
  * RESTART_ABOVE_BYTES, a RESTART checkpoint waits (briefly: it gives up after
  * RESTART_WAIT_MS and tries again later) for the readers to leave the log, so the
  * next write starts it from the beginning. Writers wait for that moment too;

@@ -79,8 +79,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * Wakes the subscribers of a polling store when an append is stored. A subscriber to a few
  * categories (the task relay follows `task`) is woken only by appends of one of them, not by every
- * write of facts only to find nothing of its own; the poll interval still bounds how late it sees
- * appends it is not told of (another process's).
+ * write of facts only to find nothing of its own (that read cost the main thread a share of every
+ * single create's CPU: docs/bench-history/design-choices.md); the poll interval still bounds how late
+ * it sees appends it is not told of (another process's).
  */
 export class AppendWakeups {
   private readonly emitter = new EventEmitter().setMaxListeners(0);

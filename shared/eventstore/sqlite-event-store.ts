@@ -73,7 +73,7 @@ const SQLITE_MAX_LENGTH = 1_000_000_000;
  * Appends are written by a worker thread with its own connection: a commit's
  * fsync takes milliseconds (far more on a busy disk), and on the event loop it
  * stalled every request, read model and check for that long (a large share of
- * the main thread's time under concurrent single writes: docs/benchmarks.md). Reads stay on this
+ * the main thread's time under concurrent single writes: docs/bench-history/design-choices.md). Reads stay on this
  * thread's connection; WAL lets them run while the writer commits, and a
  * commit is visible to them before its append resolves.
  *
@@ -125,7 +125,7 @@ export class SqliteEventStore implements EventStore {
       version: this.db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream_id = ?'),
       // A stream's versions are dense (each append takes the next ones), so `limit` events from `from` are the
       // versions below `from + limit`. Bounded so rather than by a bound LIMIT, a read of one event on a
-      // 1,000,000-event log took 10 µs instead of 19 (an audit-log page reads one per match; docs/benchmarks.md).
+      // large log costs markedly less (an audit-log page reads one per match; docs/bench-history/design-choices.md).
       readStream: this.db
         .prepare<[string, number, number], EventRow>(
           `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? AND stream_version < ? ORDER BY stream_version`,

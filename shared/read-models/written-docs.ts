@@ -4,8 +4,8 @@ import type { Collection, Filter, FindOptions } from '../docstore/port';
  * The documents the projections of one runner last wrote, by collection and id
  * (null: deleted), for the history: it copies each document an event changed
  * right after the core projections wrote it, and reading it back cost a lookup
- * and a parse per copy (about an eighth of a bulk load's history, see
- * docs/benchmarks.md). Records nothing until `enable` (the history turns it
+ * and a parse per copy (a good part of a bulk load's history, see
+ * docs/bench-history/design-choices.md). Records nothing until `enable` (the history turns it
  * on), so a runner without the history keeps nothing.
  *
  * What it answers is the document as last written through the tracked
@@ -36,7 +36,7 @@ export class WrittenDocs {
 
   clear(): void {
     // Once per event the history copies, over every tracked collection: V8's Map#clear allocates a new table even
-    // for an empty map, which made this 5% of a rebuild's projection thread (docs/benchmarks.md).
+    // for an empty map, which made this a visible part of a rebuild's projection thread (docs/bench-history/design-choices.md).
     for (const docs of this.byCollection.values()) if (docs.size > 0) docs.clear();
   }
 

@@ -6,8 +6,8 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
  * The SDK's AsyncLocalStorage context manager, switched on only while a span is being recorded.
  *
  * On Node 20 an AsyncLocalStorage, once it has run anything, turns on the promise hooks for the
- * whole process, and from then on every promise of every request pays for them (measured on a
- * cached check: a quarter more CPU; docs/tracing.md). Sampled at 1%, a trace needs them for its
+ * whole process, and from then on every promise of every request pays for them (a cached check
+ * costs clearly more CPU with them: docs/tracing.md). Sampled at 1%, a trace needs them for its
  * own requests only: the count of recorded spans still open (this is also the provider's span
  * processor, told of each start and end) turns the storage off when it drops to none, and the next
  * sampled request's first `context.with` turns it on again. Unsampled requests never enter a

@@ -141,7 +141,7 @@ async function hasDefaultTenant(store: EventStore, stream: string, version: numb
 /**
  * Whether a `default` tenant exists after `events`, given whether it did before them. Reads the
  * data of tenant events alone: a copied event's data is parsed when first read (SerialisedEvent),
- * and reading every event's here parsed the whole copy again (8% of the copying thread).
+ * and reading every event's here parsed the whole copy again (docs/bench-history/design-choices.md).
  */
 export function defaultTenantAfter(events: ReadonlyArray<{ type: string; data: unknown }>, existed: boolean): boolean {
   let exists = existed;

@@ -135,8 +135,8 @@ export function copiedEvent(source: RecordedEvent, targetEnvironmentId: string, 
  * copiedEvent for a source event read as its stored text (a copy without key
  * filters): an event whose copy differs from it by its own id alone, with the id
  * as the text's first key, becomes the same text with the new id, neither parsed
- * nor serialised again (those were half of the copying thread's time,
- * docs/benchmarks.md). Any other event is parsed and copied as copiedEvent does.
+ * nor serialised again (those were a large part of the copying thread's time,
+ * docs/bench-history/design-choices.md). Any other event is parsed and copied as copiedEvent does.
  */
 export function copiedEventFromText(source: StoredEventText, targetEnvironmentId: string, origin: CopyOrigin): NewEvent {
   const leading = idRemapping[source.type as EnvEvent['type']] === withNewId ? leadingId(source.json.data) : null;

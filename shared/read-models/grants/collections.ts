@@ -10,11 +10,11 @@ const grantsSpec: CollectionSpec = {
   indexes: [
     // holders of roles on an instance (tuple changes, /authorized_users pages), and a user's roles on
     // one instance (checks). A user's grants in instance order (/user-permissions pages) are a range
-    // of the id index (userGrantIds): an index of their own measured a fifth to a third of a fan-out's time.
+    // of the id index (userGrantIds): an index of their own cost a fan-out much of its time (docs/bench-history/design-choices.md).
     ['environment_id', 'instance', 'user'],
     // No index on from_grant: the retraction finds a grant's dependants through the tuples from
     // its instance (projection-service/grants/retract.ts). The index cost every grant written one
-    // more B-tree entry, at a random place (docs/benchmarks.md, "Grants without an index on their support").
+    // more B-tree entry, at a random place (docs/bench-history/design-choices.md).
   ],
   // The most written collection (a fan-out writes 100,000 at once): each field stored once. Every
   // grant holds all of them, as strings (from_grant: null for a direct grant).

@@ -7,7 +7,7 @@ import { instanceOfGrantId, type GrantDoc, type GrantReason } from './model';
  * fields already say. Its `from_grant` is the grant's `from_grant`; the tuple's subject is the
  * instance of that grant, its object the grant's instance, its relation the rule's (a rule
  * derives along tuples of its relation only). A grant row is written for every derived role
- * (100,000 in one fan-out), and these were about a third of its bytes.
+ * (100,000 in one fan-out), and these were a large part of its bytes.
  */
 interface StoredDerivation {
   kind: 'derivation';

@@ -114,7 +114,7 @@ interface VersionBatch<T> {
   pending: Array<{ id: string; doc: T | null; position: number }>;
 }
 
-/** Documents whose versions one query looks up (`$in`): one query per document was 5% of a rebuild's projection thread. */
+/** Documents whose versions one query looks up (`$in`): one query per document was a visible part of a rebuild's projection thread. */
 const LOOKUP_CHUNK = 500;
 
 /** Versions of one collection's documents. */
