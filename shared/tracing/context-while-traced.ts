@@ -18,6 +18,25 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 export class ContextWhileTraced extends AsyncLocalStorageContextManager implements SpanProcessor {
   private open = 0;
 
+  /**
+   * Work entered in a context while no span is recorded (the span processor's export, the HTTP
+   * client's request under it, both suppressing tracing) turns the storage on as well; without
+   * this it stayed on until the next sampled span ended, and every request in between paid. The
+   * work's synchronous part ran in its context; what it awaits finds no context, as above.
+   */
+  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    try {
+      return super.with(context, fn, thisArg, ...args);
+    } finally {
+      if (this.open === 0) this.disable();
+    }
+  }
+
   onStart(_span: Span, _parent: Context): void {
     this.open++;
   }

@@ -4,7 +4,7 @@ import { RandomIdGenerator, SamplingDecision, TraceIdRatioBasedSampler, type IdG
 /**
  * The sampling decision of a request that starts a trace (no `traceparent`), made before any span
  * exists. Starting a span only to learn that it is not sampled (ids, attributes, a non-recording
- * span, the SDK's sampler) costs a cached check several percent of its CPU, every request; here an
+ * span, the SDK's sampler) costs a cached check a measurable share of its CPU (docs/tracing.md); here an
  * unsampled new trace costs one trace id and the ratio test on it. The decision is the one the
  * SDK's root sampler (OTEL_TRACES_SAMPLER, settings.ts) would make for that trace id, and a sampled
  * trace keeps it: this is also the provider's id generator, and the root span started right after
