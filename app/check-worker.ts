@@ -13,7 +13,7 @@ import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import { createRootLogger } from '../shared/logger';
 import { Metrics, type MetricsSnapshot } from '../shared/metrics/metrics';
 import { ReadModels } from '../shared/read-models/read-models';
-import { grantsFeature } from './features/grants';
+import { checkWorkerFeatures } from './features';
 import { featureRoutes } from './feature';
 import { closeServer, takeConnection } from './http-server';
 import { forwardTo } from './forward-request';
@@ -79,7 +79,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
     keylessSecrets,
     false,
   );
-  const features = [grantsFeature()];
+  const features = checkWorkerFeatures();
   const app = createApp(services, featureRoutes(features, { config, logger, eventStore, documentStore, services }), { coreRoutes: false });
   const api = app.locals.api as ApiRegistry;
   const forward = forwardTo(upstreamPort, logger.child({ component: 'check-worker' }));

@@ -1,4 +1,5 @@
 import type { Feature } from './feature';
+import { checkWorkerFeatureNames, featureNames, type FeatureName } from './feature-registry';
 import { environmentCopyFeature } from './features/environment-copy';
 import { bulkFeature } from './features/bulk';
 import { grantsFeature } from './features/grants';
@@ -7,15 +8,27 @@ import { timeTravelFeature } from './features/time-travel';
 import { assertionsFeature } from './features/assertions';
 import { decisionLogFeature } from './features/decision-log';
 
-/** The features the embedded service runs. Permission checks and environment copy register here. */
+/**
+ * The module of each feature of the registry (app/feature-registry.ts), which names them, orders
+ * them and lists their projections: a feature registered without a module here, or one here that
+ * is not registered, does not compile.
+ */
+const featureModules: { readonly [Name in FeatureName]: () => Feature } = {
+  'environment-copy': () => environmentCopyFeature(),
+  'derived-grants': () => grantsFeature(),
+  'bulk-facts': bulkFeature,
+  'time-travel': timeTravelFeature,
+  'audit-log': auditLogFeature,
+  assertions: assertionsFeature,
+  'decision-log': decisionLogFeature,
+};
+
+/** The features the embedded service runs: every registered one, in the registry's order. */
 export function embeddedFeatures(): Feature[] {
-  return [
-    environmentCopyFeature(),
-    grantsFeature(),
-    bulkFeature(),
-    timeTravelFeature(),
-    auditLogFeature(),
-    assertionsFeature(),
-    decisionLogFeature(),
-  ];
+  return featureNames.map((name) => featureModules[name]());
+}
+
+/** The features whose routes a check worker serves (app/check-worker.ts). */
+export function checkWorkerFeatures(): Feature[] {
+  return checkWorkerFeatureNames.map((name) => featureModules[name]());
 }

@@ -60,6 +60,20 @@ export function readFirstBytes(socket: Socket, timeoutMs: number): Promise<First
  * Stops the socket's handle reading from the kernel. `pause()` does not: a paused socket keeps
  * reading into its buffer up to its high-water mark. This is what net.Socket's own `pause` does
  * for sockets given an `onread` buffer; its reading starts again on `resume()`.
+ *
+ * The handle and its `readStop` are private parts of Node, used on purpose: Node 20 has no public
+ * way to stop an accepted socket reading, and the front door must, to send the connection on with
+ * nothing read but the bytes it sends along. The public ways to share a port between processes
+ * (node:cluster, or the listening socket handed to each worker) choose the process before a byte
+ * is read: a connection that begins with a write or a list would land on a check worker about as
+ * often as its share, and each of its requests would then cost a second HTTP exchange, over
+ * loopback, to this process. The one public setting that makes a socket stop reading after a
+ * chunk, a server's `highWaterMark`, sets the writable mark too, of every connection this process
+ * serves, and with a writable mark of nothing node:http pauses each connection at every request
+ * until its answer is written. The bench's single-create rows measured a shared listening socket
+ * against this front door: each create cost the service more CPU, and fewer were answered (see
+ * the change that kept it). Should a later Node lack `readStop`, `stopped` is false and every
+ * connection is served here: slower, not wrong.
  */
 function stopReading(socket: Socket): boolean {
   const handle = (socket as unknown as { _handle?: StreamHandle | null })._handle;

@@ -8,7 +8,7 @@ import type { Projection } from '../shared/read-models/projection';
 import { ReadModels } from '../shared/read-models/read-models';
 import { ProjectionRunner } from '../projection-service/runner';
 import { coreProjections } from './feature';
-import { isShippedFeature, shippedProjections } from './shipped-projections';
+import { hasRegisteredProjections, registeredProjections } from './feature-registry';
 import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
 import { stopTracing } from '../shared/tracing/start';
 import { activeSpanIds, tracing } from '../shared/tracing/spans';
@@ -75,7 +75,10 @@ async function main(): Promise<void> {
 
 /** The core projections, then each feature's, in feature order (as buildProjections orders them). */
 function threadProjections(readModels: ReadModels, features: string[]): Projection[] {
-  return [...coreProjections(readModels), ...features.filter(isShippedFeature).flatMap((name) => shippedProjections[name](readModels))];
+  return [
+    ...coreProjections(readModels),
+    ...features.filter(hasRegisteredProjections).flatMap((name) => registeredProjections(name, readModels)),
+  ];
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : JSON.stringify(error));

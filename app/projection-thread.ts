@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import type { AppendObserver } from '../shared/eventstore/port';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
-import { isShippedFeature } from './shipped-projections';
+import { hasRegisteredProjections } from './feature-registry';
 import type { Feature } from './feature';
 import type { EmbeddedProjections } from './runner-freshness';
 import {
@@ -202,12 +202,14 @@ export class ProjectionThread implements EmbeddedProjections {
 }
 
 /**
- * The names of `features`, whose projections the thread builds again (shippedProjections): a feature with
+ * The names of `features`, whose projections the thread builds again (from app/feature-registry.ts): a feature with
  * projections that is not one of those (a test's own), or whose projections were built with
  * something of this process (a stats object), could not run there as given, so it is refused.
  */
 function threadFeatures(features: Feature[]): string[] {
-  const foreign = features.filter((f) => f.projections && (!isShippedFeature(f.name) || f.projectionsNeedThisThread)).map((f) => f.name);
+  const foreign = features
+    .filter((f) => f.projections && (!hasRegisteredProjections(f.name) || f.projectionsNeedThisThread))
+    .map((f) => f.name);
   if (foreign.length > 0)
     throw new Error(
       `the projection thread builds the embedded features' projections by name, as shipped; it cannot run those of ${foreign.join(', ')} as given: set PROJECTION_THREAD=false`,

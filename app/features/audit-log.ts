@@ -1,7 +1,7 @@
 import { AuditLog } from '../../command-service/audit/audit-log';
 import { AuditStreams } from '../../command-service/audit/event-stream';
 import { eventRoutes } from '../../command-service/routes/events';
-import { shippedProjections } from '../shipped-projections';
+import { featureRegistry } from '../feature-registry';
 import { AuditCollections } from '../../shared/read-models/audit-log';
 import type { Feature } from '../feature';
 
@@ -12,7 +12,7 @@ import type { Feature } from '../feature';
 export function auditLogFeature(): Feature {
   return {
     name: 'audit-log',
-    projections: (rm) => shippedProjections['audit-log'](rm),
+    projections: (rm) => featureRegistry['audit-log'].projections(rm),
     routes: (context) => {
       const log = new AuditLog(new AuditCollections(context.documentStore), context.eventStore, context.services.readModels);
       const streams = new AuditStreams(

@@ -8,7 +8,7 @@ import { TaskRelay } from '../../task-service/relay';
 import { TaskCompletion } from '../../shared/read-models/task-completion';
 import type { TaskEvent } from '../../shared/events';
 import { taskDecider, type TaskCommand, type TaskState } from '../../shared/domain/task/decider';
-import { shippedProjections } from '../shipped-projections';
+import { featureRegistry } from '../feature-registry';
 import { taskCollection } from '../../shared/read-models/tasks';
 import { CopyTaskWorker, type WorkerOptions } from '../../task-service/worker';
 
@@ -48,7 +48,7 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
   return {
     name: 'environment-copy',
     completion,
-    projections: (rm) => shippedProjections['environment-copy'](rm, completion),
+    projections: (rm) => featureRegistry['environment-copy'].projections(rm, completion),
     routes: (context) =>
       copyRoutes({
         tasks: taskCollection(context.documentStore),

@@ -3,7 +3,7 @@ import type { Feature } from '../feature';
 import { GrantCollections } from '../../shared/read-models/grants/collections';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
 import type { GrantStats } from '../../projection-service/grants/stats';
-import { shippedProjections } from '../shipped-projections';
+import { featureRegistry } from '../feature-registry';
 
 /**
  * Derived grants and permission checks: the projection that materialises every
@@ -13,7 +13,7 @@ import { shippedProjections } from '../shipped-projections';
 export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
   return {
     name: 'derived-grants',
-    projections: (rm) => shippedProjections['derived-grants'](rm, options.stats),
+    projections: (rm) => featureRegistry['derived-grants'].projections(rm, options.stats),
     projectionsNeedThisThread: options.stats !== undefined,
     routes: (context) => checkRoutes(GrantQueries.overStored(context.services.readModels, new GrantCollections(context.documentStore))),
   };

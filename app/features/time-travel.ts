@@ -1,5 +1,5 @@
 import type { Feature } from '../feature';
-import { shippedProjections } from '../shipped-projections';
+import { featureRegistry } from '../feature-registry';
 import { decisionHistoryRoutes } from '../../command-service/routes/checks/history';
 
 /**
@@ -11,7 +11,7 @@ import { decisionHistoryRoutes } from '../../command-service/routes/checks/histo
 export function timeTravelFeature(): Feature {
   return {
     name: 'time-travel',
-    projections: (rm) => shippedProjections['time-travel'](rm),
+    projections: (rm) => featureRegistry['time-travel'].projections(rm),
     routes:
       ({ eventStore }) =>
       ({ root }) =>

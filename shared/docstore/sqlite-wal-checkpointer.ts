@@ -1,7 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerModule } from '../threads/start-worker-module';
+import type { WalCheckpointerData } from './sqlite-wal-checkpointer-messages';
 
 /**
- * Runs the read-model database's WAL checkpoints on a worker thread.
+ * Runs the read-model database's WAL checkpoints on a worker thread (sqlite-wal-checkpointer-thread.ts).
  *
  * With SQLite's automatic checkpoints, the connection that commits copies the
  * write-ahead log into the database file inside its COMMIT, on the event loop:
@@ -29,7 +31,9 @@ export class WalCheckpointer {
    */
   static start(path: string, onFailure: () => void, intervalMs = 200): WalCheckpointer | null {
     try {
-      const worker = new Worker(SOURCE, { eval: true, workerData: { path, intervalMs, module: require.resolve('better-sqlite3') } });
+      const worker = startWorkerModule(__dirname, 'sqlite-wal-checkpointer-thread', {
+        workerData: { path, intervalMs } satisfies WalCheckpointerData,
+      });
       worker.unref();
       worker.on('error', onFailure);
       return new WalCheckpointer(worker);
@@ -43,22 +47,3 @@ export class WalCheckpointer {
     await this.worker.terminate();
   }
 }
-
-const RESTART_ABOVE_BYTES = 64 * 1024 * 1024;
-const RESTART_WAIT_MS = 50;
-
-const SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { statSync } = require('node:fs');
-const Database = require(workerData.module);
-const db = new Database(workerData.path);
-db.pragma('busy_timeout = 1000');
-const walBytes = () => { try { return statSync(workerData.path + '-wal').size; } catch { return 0; } };
-setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy: next time */ }
-  if (walBytes() <= ${RESTART_ABOVE_BYTES}) return;
-  db.pragma('busy_timeout = ${RESTART_WAIT_MS}');
-  try { db.pragma('wal_checkpoint(RESTART)'); } catch { /* readers stayed: next time */ }
-  db.pragma('busy_timeout = 1000');
-}, workerData.intervalMs);
-`;

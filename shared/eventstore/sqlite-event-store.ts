@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError, UnavailableError } from '../errors';
@@ -7,6 +7,8 @@ import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredE
 import { AppendWakeups, subscribeByPolling } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 import { activeSpanContext, endSpan, startSpanFor, type Span, type SpanContext } from '../tracing/spans';
+import { startWorkerModule } from '../threads/start-worker-module';
+import type { WriterAppend, WriterData, WriterMessage, WriterReply } from './sqlite-writer-messages';
 
 interface PendingAppend {
   streamId: string;
@@ -70,7 +72,7 @@ const SQLITE_MAX_LENGTH = 1_000_000_000;
  * Event store on one SQLite file in WAL mode with `synchronous=FULL`, so an
  * append is on disk (fsynced) before its promise resolves.
  *
- * Appends are written by a worker thread with its own connection: a commit's
+ * Appends are written by a worker thread (sqlite-writer-thread.ts) with its own connection: a commit's
  * fsync takes milliseconds (far more on a busy disk), and on the event loop it
  * stalled every request, read model and check for that long (a large share of
  * the main thread's time under concurrent single writes: docs/bench-history/design-choices.md). Reads stay on this
@@ -183,9 +185,8 @@ export class SqliteEventStore implements EventStore {
 
   private writerThread(): Worker {
     if (this.writer) return this.writer;
-    const writer = new Worker(WRITER_SOURCE, {
-      eval: true,
-      workerData: { path: this.path, module: require.resolve('better-sqlite3') },
+    const writer = startWorkerModule(__dirname, 'sqlite-writer-thread', {
+      workerData: { path: this.path } satisfies WriterData,
       // It keeps nothing between transactions: a small young generation (the default one grows large) keeps its RSS small.
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
@@ -340,20 +341,6 @@ function committedCategories(batch: PendingAppend[], reply: WriterReply): Set<st
   return categories;
 }
 
-/** One append as the writer takes it: `rows` holds type, data JSON and metadata JSON for each event. */
-interface WriterAppend {
-  streamId: string;
-  category: string;
-  expected: ExpectedVersion;
-  rows: string[];
-}
-/** One transaction for the writer, with the size limit it runs under. */
-interface WriterMessage {
-  appends: WriterAppend[];
-  maxBytes: number | null;
-}
-type WriterReply = { outcomes: Array<AppendResult | { conflict: number }> } | { error: { message: string; code?: string } };
-
 /**
  * SQLite result codes of a transaction that wrote nothing for a passing
  * reason: the disk (or the size limit) is full, or another process held the
@@ -388,75 +375,6 @@ function toWriterAppend(append: PendingAppend, maxEventBytes: number): WriterApp
   }
   return { streamId: append.streamId, category: streamCategory(append.streamId).category, expected: append.expected, rows };
 }
-
-/**
- * The writer thread. Each message is one transaction of appends; each append
- * is checked against its expected version and refused alone on a mismatch.
- * Events go 64 rows per INSERT (prepared once per row count): a bulk's
- * thousands of events cost a statement call per 64 rather than per event.
- * lastInsertRowid is the last row's position.
- */
-const WRITER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.module);
-const db = new Database(workerData.path);
-db.pragma('synchronous = FULL');
-db.pragma('busy_timeout = 10000');
-const COLUMNS = 6;
-const ROWS_PER_INSERT = 64;
-const version = db.prepare('SELECT version FROM streams WHERE stream_id = ?').pluck();
-const setVersion = db.prepare('INSERT INTO streams (stream_id, version) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version');
-const inserts = new Map();
-function insertStatement(rows) {
-  let statement = inserts.get(rows);
-  if (!statement) {
-    const row = '(' + new Array(COLUMNS).fill('?').join(', ') + ')';
-    statement = db.prepare('INSERT INTO events (stream_id, category, stream_version, type, data, metadata) VALUES ' + new Array(rows).fill(row).join(', '));
-    inserts.set(rows, statement);
-  }
-  return statement;
-}
-function appendOne(append) {
-  const current = version.get(append.streamId) ?? -1;
-  const expected = append.expected;
-  if (!(expected === 'any' || (expected === 'no_stream' ? current === -1 : current === expected))) return { conflict: current };
-  let streamVersion = current;
-  let position = 0;
-  const values = [];
-  const insert = () => {
-    position = Number(insertStatement(values.length / COLUMNS).run(values).lastInsertRowid);
-    values.length = 0;
-  };
-  for (let i = 0; i < append.rows.length; i += 3) {
-    streamVersion += 1;
-    values.push(append.streamId, append.category, streamVersion, append.rows[i], append.rows[i + 1], append.rows[i + 2]);
-    if (values.length === ROWS_PER_INSERT * COLUMNS) insert();
-  }
-  if (values.length > 0) insert();
-  if (append.rows.length > 0) setVersion.run(append.streamId, streamVersion);
-  return { streamVersion, position };
-}
-const write = db.transaction((appends) => appends.map(appendOne));
-// max_page_count as opened (the most SQLite allows): what "no limit" sets back.
-const unlimitedPages = db.pragma('max_page_count', { simple: true });
-let maxBytes = null;
-function limitSize(bytes) {
-  if (bytes === maxBytes) return;
-  const pages = bytes === null ? unlimitedPages : Math.max(1, Math.floor(bytes / db.pragma('page_size', { simple: true })));
-  db.pragma('max_page_count = ' + pages);
-  maxBytes = bytes;
-}
-parentPort.on('message', (message) => {
-  let reply;
-  try {
-    limitSize(message.maxBytes);
-    reply = { outcomes: write.immediate(message.appends) };
-  } catch (error) {
-    reply = { error: { message: String(error && error.message || error), code: error && error.code } };
-  }
-  parentPort.postMessage(reply);
-});
-`;
 
 function toStoredText(row: EventRow): StoredEventText {
   return { position: row[0], streamId: row[1], streamVersion: row[2], type: row[3], json: { data: row[4], metadata: row[5] } };
