@@ -16,16 +16,16 @@ const EXTENSION = extname(__filename);
 export function startWorkerModule(dir: string, name: string, options: WorkerOptions = {}): Worker {
   const file = join(dir, `${name}${EXTENSION}`);
   if (EXTENSION !== '.ts') return new Worker(file, options);
-  keepCompilerLoaded();
   return new Worker(join(__dirname, 'run-typescript-worker.js'), { ...options, argv: [file] });
 }
 
 /**
  * A native library is unloaded when the last thread that loaded it exits, and the compiler's
  * (@swc/core) crashes the process when a thread loads it again: this thread keeps it loaded (under
- * jest and the bench it already is).
+ * jest and the bench it already is). Loaded with this module, not when a thread starts: a store
+ * opened late (a test's service closing) may start one after jest has torn its module registry down.
  */
-function keepCompilerLoaded(): void {
+if (EXTENSION === '.ts') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- only run from the sources, where the compiler is installed
   require('@swc/core');
 }
