@@ -256,6 +256,8 @@ class AsOfCollection<T extends { id: string }> implements Collection<T> {
     private readonly current: Collection<Stamped<T>>,
     private readonly closed: Collection<Version<T>>,
     private readonly position: number,
+    /** The store's pages without a sort come in id order (DocumentStore.unsortedPagesById). */
+    private readonly pagesById: boolean,
   ) {}
 
   async get(id: string): Promise<T | null> {
@@ -268,10 +270,10 @@ class AsOfCollection<T extends { id: string }> implements Collection<T> {
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const { skip = 0, limit, sortBy, descending } = options;
-    const order = sortBy === undefined ? naturalOrder(this.spec, filter) : null;
-    // Each side read up to the end of the page (in the page's order), the whole of each when the
-    // order is the engine's own (merge.ts); again, further, when documents found on both sides left it short.
-    for (let want = limit === undefined || order ? undefined : skip + limit; ; want = want! * 2) {
+    const order = sortBy === undefined ? this.unsortedOrder(filter, options) : null;
+    // Each side read up to the end of the page, in the page's order (the history's indexes give its
+    // side the current side's order, merge.ts); again, further, when documents found on both sides left it short.
+    for (let want = limit === undefined ? undefined : skip + limit; ; want = want! * 2) {
       const bounded = want === undefined ? {} : { limit: want };
       const fields = options.fields ? [...new Set([...options.fields.filter((f) => f !== 'id'), ...(order ?? [])])] : undefined;
       const current = await this.current.find(withFields(filter, { _from: { $lte: this.position } }), {
@@ -317,6 +319,16 @@ class AsOfCollection<T extends { id: string }> implements Collection<T> {
       if (after === before) return before + closed;
       before = after;
     }
+  }
+
+  /**
+   * The order of a list without a sort: the current collection's for the same read. Where the
+   * store pages such a list by id, a page is in id order, and a whole list in the order the
+   * documents were written (each version's, as the history collection held them: `_from`).
+   */
+  private unsortedOrder(filter: Filter, options: FindOptions): string[] {
+    if (!this.pagesById) return naturalOrder(this.spec, filter);
+    return options.skip !== undefined ? [] : ['_from'];
   }
 
   private closedFilter(filter: Filter): Filter {
@@ -386,7 +398,8 @@ export class AsOfDocumentStore implements DocumentStore {
     const versioned = versionedByCollection.get(spec.name);
     if (versioned) {
       const current = this.store.collection<Stamped<T>>(versioned);
-      return new AsOfCollection(versioned, current, this.store.collection<Version<T>>(historySpec(versioned)), this.position);
+      const closed = this.store.collection<Version<T>>(historySpec(versioned));
+      return new AsOfCollection(versioned, current, closed, this.position, this.store.unsortedPagesById === true);
     }
     if (currentOnly.has(spec.name)) return this.store.collection<T>(spec);
     throw new Error(`collection ${spec.name} has no history`);
