@@ -357,8 +357,9 @@ export class ReadModels {
   readonly userInvites: Collection<UserInviteDoc>;
 
   /**
-   * What the projections last wrote to the versioned collections, for the history (null: not
-   * recorded, as on the read side). See `ReadModels.writer`.
+   * What the projections last wrote to the versioned collections, once something enables it (null:
+   * not recorded, as on the read side). The history used it to copy documents without reading them
+   * back; it keeps versions as the projections write now (`versioning`) and enables it no more.
    */
   readonly written: WrittenDocs | null;
 
@@ -400,7 +401,7 @@ export class ReadModels {
   /**
    * The read models as the projections of one runner use them: through the store's writer view
    * (their batches are its transactions), with what they write to the versioned collections
-   * recorded once the history asks for it (WrittenDocs), so it copies a document without reading it back.
+   * recordable (WrittenDocs, see `written`).
    */
   static writer(store: DocumentStore): ReadModels {
     return new ReadModels(store.writerView(), new WrittenDocs());
