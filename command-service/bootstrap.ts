@@ -16,6 +16,7 @@ import { deterministicId } from '../shared/ids';
 import { DuplicateEntityError } from '../shared/errors';
 import type { DocumentStore } from '../shared/docstore/port';
 import { ensureDir } from '../shared/data-dir';
+import { BOOTSTRAP_SEED_CHECKPOINT } from '../shared/read-models/layout';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
 
@@ -84,8 +85,8 @@ export async function bootstrapIfEmpty(
 
 /** A random seed for the bootstrap ids, stored by compare-and-set so that every replica uses the first one stored. */
 async function bootstrapSeed(store: DocumentStore): Promise<number> {
-  const saved = await store.saveCheckpoint('bootstrap-seed', null, randomInt(1, 2 ** 47));
-  const seed = saved.ok ? await store.loadCheckpoint('bootstrap-seed') : saved.current;
+  const saved = await store.saveCheckpoint(BOOTSTRAP_SEED_CHECKPOINT, null, randomInt(1, 2 ** 47));
+  const seed = saved.ok ? await store.loadCheckpoint(BOOTSTRAP_SEED_CHECKPOINT) : saved.current;
   if (seed === null) throw new Error('the bootstrap seed vanished from the document store');
   return seed;
 }

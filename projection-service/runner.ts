@@ -3,6 +3,7 @@ import type { DocumentStore } from '../shared/docstore/port';
 import type { RecordedEvent } from '../shared/events/envelope';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
 import { applyToProjections, type Projection } from '../shared/read-models/projection';
+import { ensureLayout } from '../shared/read-models/layout';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
 import { sleep } from '../shared/sleep';
 import { Yielder } from './yielder';
@@ -31,6 +32,9 @@ export interface ProjectionRunnerOptions {
 
 /** The runner's checkpoint unless told otherwise: what processes that follow the read models read (app/*-freshness.ts). */
 export const READ_MODELS_CHECKPOINT = 'read-models';
+
+/** Events between two lines of a replay's progress in the log. */
+const REPLAY_LOG_EVERY = 100_000;
 
 /** Steady-state batch: a write is visible once its batch commits, so a batch is not much longer than the writes waiting. */
 const BATCH_SIZE = 1000;
@@ -69,6 +73,8 @@ export class ProjectionRunner {
   private read = { after: -1, size: 0 };
   /** The last batch past the start head came back as large as asked: the log is ahead of the read models. */
   private behind = false;
+  /** The replay of the log that was there at start, while it runs: where it began, when, and the last position logged. */
+  private replay: { from: number; startedAt: number; logged: number } | null = null;
   /** `position` moves in this process right after each batch commits (Freshness.exact). */
   readonly exact = true;
 
@@ -93,6 +99,8 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     this.stopping = new AbortController();
+    // Read models an older release wrote in another layout are emptied here, and replayed below from the log's start.
+    await this.store.transaction(() => ensureLayout(this.store, this.checkpointName, this.logger));
     await this.store.transaction(async () => {
       for (const projection of this.projections) await projection.open?.();
     });
@@ -104,6 +112,7 @@ export class ProjectionRunner {
     this.resumedFrom = from;
     this.notifier.advance(from);
     this.logger.info({ from, head: this.startHead }, 'projections starting');
+    this.replay = from < this.startHead ? { from, startedAt: Date.now(), logged: from } : null;
     this.subscription = this.events.subscribe(
       {
         fromPosition: from,
@@ -224,8 +233,28 @@ export class ProjectionRunner {
     this.checkpoint = last;
     this.behind = this.read.after >= this.startHead && batch.length >= this.read.size;
     this.noteAppliedBy(batch);
+    this.logReplay(last);
     this.notifier.advance(last);
     this.options.onCommitted?.(last);
+  }
+
+  /**
+   * The replay's progress (a rebuild replays the whole log): every REPLAY_LOG_EVERY events, and once
+   * it reached the log's head as it was at start.
+   */
+  private logReplay(position: number): void {
+    const replay = this.replay;
+    if (!replay) return;
+    const done = position >= this.startHead;
+    if (!done && position - replay.logged < REPLAY_LOG_EVERY) return;
+    replay.logged = position;
+    const seconds = (Date.now() - replay.startedAt) / 1000;
+    const events = position - replay.from;
+    const perSecond = seconds > 0 ? Math.round(events / seconds) : null;
+    if (done) {
+      this.replay = null;
+      this.logger.info({ from: replay.from, head: this.startHead, events, seconds, perSecond }, 'projections replayed the log');
+    } else this.logger.info({ position, head: this.startHead, events, seconds, perSecond }, 'projections replaying the log');
   }
 
   /** After a batch committed: which projections it moved (lastAppliedBy). */

@@ -6,6 +6,7 @@ import type { EventStore, Subscription } from '../shared/eventstore/port';
 import type { TaskQueue } from '../shared/taskqueue/port';
 import { COPY_MESSAGE_TYPE } from './worker';
 import { sleep } from '../shared/sleep';
+import { TASK_RELAY_CHECKPOINT } from '../shared/read-models/layout';
 import { activeTraceCarrier, inSpanForCarriers } from '../shared/tracing/spans';
 
 /**
@@ -37,7 +38,7 @@ export class TaskRelay {
     private readonly store: DocumentStore,
     private readonly queue: TaskQueue,
     private readonly logger: Logger,
-    private readonly checkpointName = 'task-relay',
+    private readonly checkpointName = TASK_RELAY_CHECKPOINT,
   ) {}
 
   async start(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { EnvEvent, EventHandlers, RecordedEvent } from '../../shared/events';
-import { dispatch, eventTypes, handledTypes, isDomainEvent, streamCategory } from '../../shared/events';
+import { dispatch, eventTypes, handledTypes, isEventOf, streamCategory } from '../../shared/events';
 import type { Collection } from '../../shared/docstore/port';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
@@ -8,119 +8,90 @@ import {
   clockId,
   HistoryCollections,
   SINCE,
-  versionOf,
+  versionedSpecs,
   type ClockDoc,
-  type HistoryCollection,
   type VersionedName,
 } from '../../shared/read-models/history/history';
 
-/** What a history handler works with, for one event. */
-export interface HistoryScope {
-  rm: ReadModels;
-  history: HistoryCollections;
-  environmentId: string;
-  position: number;
-}
-
 /**
- * Copies the current document `id` of a versioned collection into its history
- * (as it is after this event: the core projections ran first), or closes its
- * version when the event removed it. The document is the one the core
- * projections just wrote, when the read models recorded it (WrittenDocs), and
- * is read back otherwise.
+ * A document of a versioned collection an event changes, named as the event names it: by id, or
+ * by key in its environment (the resource an action belongs to, the user a tenant role is listed on).
  */
-async function copy(scope: HistoryScope, name: VersionedName, id: string): Promise<void> {
-  const history = scope.history[name] as HistoryCollection<{ id: string }>;
-  const written = scope.rm.written?.get<{ id: string }>(name, id);
-  const doc = written !== undefined ? written : await (scope.rm[name] as Collection<{ id: string }>).get(id);
-  await history.record(id, doc, scope.position);
-}
+export type VersionTarget = { name: VersionedName; id: string } | { name: 'resources' | 'users'; key: string };
 
-/** As copy, for a document found by a filter (the user of an assignment, the resource of a relation): the one found. */
-async function copyFound(scope: HistoryScope, name: 'users' | 'resources', key: string): Promise<void> {
-  const doc = await scope.rm[name].findOne({ environment_id: scope.environmentId, key });
-  if (doc) await (scope.history[name] as HistoryCollection<{ id: string }>).record(doc.id, doc, scope.position);
-}
-
+const byId = (name: VersionedName, id: string): VersionTarget[] => [{ name, id }];
 const roleName = (resource: string | null) => (resource === null ? 'roles' : 'resourceRoles');
 
 /**
  * Which documents of the read model each environment event changes (see the
- * schema and facts projections): those are copied into the history after it.
- * A new event type fails to compile here until it says which.
+ * schema and facts projections): the versions the projections write are kept
+ * as they write them (versioning.ts); these are read for a batch at once,
+ * before its events are applied. A new event type fails to compile here until
+ * it says which.
  */
-export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Promise<void>> = {
-  ResourceCreated: (s, { data }) => copy(s, 'resources', data.id),
-  ResourceDeleted: (s, { data }) => copy(s, 'resources', data.id),
-  ResourceUpdated: (s, { data }) => copy(s, 'resources', data.id),
+export const historyProjectionHandlers: EventHandlers<EnvEvent, void, VersionTarget[]> = {
+  ResourceCreated: (_, { data }) => byId('resources', data.id),
+  ResourceDeleted: (_, { data }) => byId('resources', data.id),
+  ResourceUpdated: (_, { data }) => byId('resources', data.id),
   // A resource's parts live in its document.
-  ActionCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
-  ActionUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
-  ActionDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
-  AttributeCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
-  AttributeUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
-  AttributeDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
-  ActionGroupCreated: (s, { data }) => copyFound(s, 'resources', data.resource),
-  ActionGroupUpdated: (s, { data }) => copyFound(s, 'resources', data.resource),
-  ActionGroupDeleted: (s, { data }) => copyFound(s, 'resources', data.resource),
-  RoleCreated: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  RoleUpdated: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  RoleDerivationsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  ImplicitGrantAdded: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  ImplicitGrantRemoved: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  RoleExtendsReplaced: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  RoleDerivationConditionsSet: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  RoleDeleted: (s, { data }) => copy(s, roleName(data.resource), data.id),
-  async RelationCreated(s, { data }) {
-    await copy(s, 'relations', data.id);
-    await copyFound(s, 'resources', data.objectResource);
-  },
-  async RelationDeleted(s, { data }) {
-    await copy(s, 'relations', data.id);
-    await copyFound(s, 'resources', data.objectResource);
-  },
-  TenantCreated: (s, { data }) => copy(s, 'tenants', data.id),
-  TenantUpdated: (s, { data }) => copy(s, 'tenants', data.id),
-  TenantDeleted: (s, { data }) => copy(s, 'tenants', data.id),
-  UserCreated: (s, { data }) => copy(s, 'users', data.id),
-  UserUpdated: (s, { data }) => copy(s, 'users', data.id),
-  UserDeleted: (s, { data }) => copy(s, 'users', data.id),
-  ResourceInstanceCreated: (s, { data }) => copy(s, 'instances', data.id),
-  ResourceInstanceUpdated: (s, { data }) => copy(s, 'instances', data.id),
-  async ResourceInstanceDeleted(s, { data }) {
-    await copy(s, 'instances', data.id);
-    // The facts projection drops tuples an older log left on the instance; their versions end here too.
-    const ref = `${data.resource}:${data.key}`;
-    // Read from the store: what the batch kept back of the tuples goes out first.
-    await s.history.tuples.writePending();
-    for (const side of ['subject', 'object'] as const) {
-      const left = await s.history.tuples.versions.find({ environment_id: s.environmentId, [side]: ref, _to: { $gt: s.position } });
-      for (const version of left) await copy(s, 'tuples', version._oid);
-    }
-  },
-  async RoleAssigned(s, { data }) {
-    await copy(s, 'assignments', data.id);
-    // A tenant-level role is listed on the user document too.
-    if (data.resourceInstance === null) await copyFound(s, 'users', data.user);
-  },
-  async RoleUnassigned(s, { data }) {
-    await copy(s, 'assignments', data.id);
-    if (data.resourceInstance === null) await copyFound(s, 'users', data.user);
-  },
-  RelationshipTupleCreated: (s, { data }) => copy(s, 'tuples', data.id),
-  RelationshipTupleDeleted: (s, { data }) => copy(s, 'tuples', data.id),
-  ConditionSetCreated: (s, { data }) => copy(s, 'conditionSets', data.id),
-  ConditionSetUpdated: (s, { data }) => copy(s, 'conditionSets', data.id),
-  ConditionSetDeleted: (s, { data }) => copy(s, 'conditionSets', data.id),
-  SetRuleCreated: (s, { data }) => copy(s, 'setRules', data.id),
-  SetRuleDeleted: (s, { data }) => copy(s, 'setRules', data.id),
-  ProxyConfigCreated: (s, { data }) => copy(s, 'proxyConfigs', data.id),
-  ProxyConfigUpdated: (s, { data }) => copy(s, 'proxyConfigs', data.id),
-  ProxyConfigDeleted: (s, { data }) => copy(s, 'proxyConfigs', data.id),
-  UserInviteCreated: (s, { data }) => copy(s, 'userInvites', data.id),
-  UserInviteUpdated: (s, { data }) => copy(s, 'userInvites', data.id),
-  UserInviteApproved: (s, { data }) => copy(s, 'userInvites', data.id),
-  UserInviteDeleted: (s, { data }) => copy(s, 'userInvites', data.id),
+  ActionCreated: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  ActionUpdated: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  ActionDeleted: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  AttributeCreated: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  AttributeUpdated: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  AttributeDeleted: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  ActionGroupCreated: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  ActionGroupUpdated: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  ActionGroupDeleted: (_, { data }) => [{ name: 'resources', key: data.resource }],
+  RoleCreated: (_, { data }) => byId(roleName(data.resource), data.id),
+  RoleUpdated: (_, { data }) => byId(roleName(data.resource), data.id),
+  RoleDerivationsReplaced: (_, { data }) => byId(roleName(data.resource), data.id),
+  ImplicitGrantAdded: (_, { data }) => byId(roleName(data.resource), data.id),
+  ImplicitGrantRemoved: (_, { data }) => byId(roleName(data.resource), data.id),
+  RoleExtendsReplaced: (_, { data }) => byId(roleName(data.resource), data.id),
+  RoleDerivationConditionsSet: (_, { data }) => byId(roleName(data.resource), data.id),
+  RoleDeleted: (_, { data }) => byId(roleName(data.resource), data.id),
+  RelationCreated: (_, { data }) => [
+    { name: 'relations', id: data.id },
+    { name: 'resources', key: data.objectResource },
+  ],
+  RelationDeleted: (_, { data }) => [
+    { name: 'relations', id: data.id },
+    { name: 'resources', key: data.objectResource },
+  ],
+  TenantCreated: (_, { data }) => byId('tenants', data.id),
+  TenantUpdated: (_, { data }) => byId('tenants', data.id),
+  TenantDeleted: (_, { data }) => byId('tenants', data.id),
+  UserCreated: (_, { data }) => byId('users', data.id),
+  UserUpdated: (_, { data }) => byId('users', data.id),
+  UserDeleted: (_, { data }) => byId('users', data.id),
+  ResourceInstanceCreated: (_, { data }) => byId('instances', data.id),
+  ResourceInstanceUpdated: (_, { data }) => byId('instances', data.id),
+  // The facts projection also drops tuples an older log left on the instance (read when it does).
+  ResourceInstanceDeleted: (_, { data }) => byId('instances', data.id),
+  // A tenant-level role is listed on the user document too.
+  RoleAssigned: (_, { data }) => [
+    { name: 'assignments', id: data.id },
+    ...(data.resourceInstance === null ? [{ name: 'users' as const, key: data.user }] : []),
+  ],
+  RoleUnassigned: (_, { data }) => [
+    { name: 'assignments', id: data.id },
+    ...(data.resourceInstance === null ? [{ name: 'users' as const, key: data.user }] : []),
+  ],
+  RelationshipTupleCreated: (_, { data }) => byId('tuples', data.id),
+  RelationshipTupleDeleted: (_, { data }) => byId('tuples', data.id),
+  ConditionSetCreated: (_, { data }) => byId('conditionSets', data.id),
+  ConditionSetUpdated: (_, { data }) => byId('conditionSets', data.id),
+  ConditionSetDeleted: (_, { data }) => byId('conditionSets', data.id),
+  SetRuleCreated: (_, { data }) => byId('setRules', data.id),
+  SetRuleDeleted: (_, { data }) => byId('setRules', data.id),
+  ProxyConfigCreated: (_, { data }) => byId('proxyConfigs', data.id),
+  ProxyConfigUpdated: (_, { data }) => byId('proxyConfigs', data.id),
+  ProxyConfigDeleted: (_, { data }) => byId('proxyConfigs', data.id),
+  UserInviteCreated: (_, { data }) => byId('userInvites', data.id),
+  UserInviteUpdated: (_, { data }) => byId('userInvites', data.id),
+  UserInviteApproved: (_, { data }) => byId('userInvites', data.id),
+  UserInviteDeleted: (_, { data }) => byId('userInvites', data.id),
   // Kept in the command state, not in a read model.
   AssertionSaved: 'ignored',
   AssertionDeleted: 'ignored',
@@ -128,29 +99,28 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, HistoryScope, Pr
 
 const handles = handledTypes(eventTypes.env, historyProjectionHandlers);
 
-/** Documents copied per read when a history starts after the log did. */
-const COPY_PAGE = 1000;
+/** Documents stamped per read when a history starts after the log did. */
+const STAMP_PAGE = 1000;
 
 /**
- * Maintains the history read model. Runs after the core projections (it copies
- * what they wrote), in the same batch transaction, so the history is exactly as
- * far as the read models. Also keeps each environment's clock (event times to
- * positions, for `as_of` given as a time).
+ * Maintains the history read model: turns on the read models' versioning
+ * (`rm.versioning`: the projections' writes keep `_from` on the current
+ * documents and close the versions they replace, in the same batch
+ * transaction), tells it each event's position, reads at once what a batch
+ * will change, and keeps each environment's clock (event times to positions,
+ * for `as_of` given as a time).
  *
  * When it first runs on read models that are already at position N (the
  * feature was added to a running deployment), the history starts at N: every
- * current document becomes a version from N, and earlier positions are
- * refused by readers (rebuilding the read models from the log gives the whole
+ * current document is stamped as from N, and earlier positions are refused
+ * by readers (rebuilding the read models from the log gives the whole
  * history).
  */
 export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   const history = new HistoryCollections(rm.store);
-  // What the core projections write, handed over rather than read back (cleared as it is used, below).
-  rm.written?.enable();
+  rm.versioning.enable();
   let started = false;
   const clockHeads = new Map<string, ClockDoc | null>();
-  /** Position of the batch's last event this projection handles, where the versions it kept back go out; null: none kept. */
-  let batchEnd: number | null = null;
   /** Position of the last event applied, to tell a batch applied again after it failed. */
   let lastApplied = 0;
   return {
@@ -160,35 +130,65 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
       // A batch applied again after it failed: the clock heads it moved may be gone with it (rolled back on
       // SQLite, a write that never landed on MongoDB), and a head kept here would skip their events on replay.
       if (batch[0]!.position <= lastApplied) clockHeads.clear();
-      // Nothing a failed attempt wrote may be handed over (rolled back on SQLite; rewritten on replay elsewhere).
-      rm.written?.clear();
+      // Nothing a failed attempt wrote may be taken as stored (rolled back on SQLite; rewritten on replay elsewhere).
+      rm.versioning.beginBatch();
       if (!started) {
         if ((await history.since()) === null) {
           const since = batch[0]!.position - 1;
-          if (since > 0) await copyCurrentDocuments(rm, history, since);
+          if (since > 0) await stampCurrentDocuments(history, since);
           await history.meta.put({ id: SINCE, since });
         }
         started = true;
       }
-      // A document changed by several events of the batch is looked up once and its versions written at the end
-      // (what a failed batch kept back is dropped here: it was rolled back, or will be replayed).
-      batchEnd = batch.filter((event) => isDomainEvent(event) && handles.has(event.type as EnvEvent['type'])).at(-1)?.position ?? null;
-      if (batchEnd !== null) history.beginBatch();
+      await prefetch(rm, batch);
+    },
+    begin(event) {
+      rm.versioning.at(event.position);
     },
     async apply(event) {
-      const environmentId = streamCategory(event.streamId).id;
       lastApplied = event.position;
-      await tick(history, clockHeads, environmentId, event);
-      await dispatch(historyProjectionHandlers, event.type, { rm, history, environmentId, position: event.position }, event);
-      // Copied: kept no longer than the event that wrote it, so what is handed over stays small.
-      rm.written?.clear();
-      if (batchEnd !== null && event.position >= batchEnd) {
-        batchEnd = null;
-        await history.endBatch();
-      }
+      await tick(history, clockHeads, streamCategory(event.streamId).id, event);
     },
   };
 }
+
+/** Reads, many a query, the documents the batch's events change (what `historyProjectionHandlers` names). */
+async function prefetch(rm: ReadModels, batch: RecordedEvent[]): Promise<void> {
+  const ids = new Map<VersionedName, string[]>();
+  const keys = new Map<string, { name: 'resources' | 'users'; environmentId: string; keys: string[] }>();
+  for (const event of batch) {
+    if (!isEventOf('env', event)) continue;
+    const targets: VersionTarget[] | undefined = dispatch(historyProjectionHandlers, event.type, undefined, event as never);
+    if (!targets) continue;
+    const environmentId = streamCategory(event.streamId).id;
+    for (const target of targets) {
+      if ('id' in target) {
+        const list = ids.get(target.name) ?? [];
+        list.push(target.id);
+        ids.set(target.name, list);
+      } else {
+        const group = `${target.name} ${environmentId}`;
+        const found = keys.get(group) ?? { name: target.name, environmentId, keys: [] };
+        found.keys.push(target.key);
+        keys.set(group, found);
+      }
+    }
+  }
+  for (const { name, environmentId, keys: wanted } of keys.values()) {
+    const current = rm[name] as Collection<{ id: string }>;
+    const unique = [...new Set(wanted)];
+    for (let i = 0; i < unique.length; i += KEYS_PER_READ) {
+      const found = await current.find({ environment_id: environmentId, key: { $in: unique.slice(i, i + KEYS_PER_READ) } }, { fields: [] });
+      const list = ids.get(name) ?? [];
+      list.push(...found.map((doc) => doc.id));
+      ids.set(name, list);
+    }
+  }
+  for (const [name, list] of ids) await rm.versioning.prefetch(name, list);
+}
+
+/** Keys of one environment looked up by one query (`$in`). */
+const KEYS_PER_READ = 500;
 
 /**
  * Moves the environment's clock when this event is later than every event of
@@ -219,31 +219,21 @@ function utc(time: string): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
-async function copyCurrentDocuments(rm: ReadModels, history: HistoryCollections, since: number): Promise<void> {
-  const names: VersionedName[] = [
-    'resources',
-    'resourceRoles',
-    'roles',
-    'relations',
-    'tenants',
-    'users',
-    'instances',
-    'assignments',
-    'tuples',
-    'conditionSets',
-    'setRules',
-    'userInvites',
-  ];
-  for (const name of names) {
-    const current = rm[name] as Collection<{ id: string }>;
-    const versions = (history[name] as HistoryCollection<{ id: string }>).versions;
+/**
+ * Stamps every current document without `_from` as from `since` (the history starts there): it
+ * was what it is at least since then, and a read as of a position from `since` on finds it.
+ */
+async function stampCurrentDocuments(history: HistoryCollections, since: number): Promise<void> {
+  for (const name of Object.keys(versionedSpecs) as VersionedName[]) {
+    const current = history[name].current as Collection<{ id: string; _from?: number | null }>;
     for (let after: string | null = null; ;) {
-      const page: Array<{ id: string }> = await current.find(after === null ? {} : { id: { $gt: after } }, {
+      const page: Array<{ id: string; _from?: number | null }> = await current.find(after === null ? {} : { id: { $gt: after } }, {
         sortBy: 'id',
-        limit: COPY_PAGE,
+        limit: STAMP_PAGE,
       });
-      await versions.putMany(page.map((doc) => versionOf(doc, since)));
-      if (page.length < COPY_PAGE) break;
+      const unstamped = page.filter((doc) => typeof doc._from !== 'number');
+      if (unstamped.length > 0) await current.putMany(unstamped.map((doc) => ({ ...doc, _from: since })));
+      if (page.length < STAMP_PAGE) break;
       after = page.at(-1)!.id;
     }
   }

@@ -46,6 +46,7 @@ export interface MongoDocumentStoreOptions {
  */
 export class MongoDocumentStore implements DocumentStore {
   readonly atomicTransactions = false;
+  readonly unsortedPagesById = true;
   private readonly collections = new Map<string, MongoDocCollection<{ id: string }>>();
 
   private constructor(

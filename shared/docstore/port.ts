@@ -102,6 +102,12 @@ export interface DocumentStore {
    */
   transaction<R>(work: () => Promise<R>): Promise<R>;
   readonly atomicTransactions: boolean;
+  /**
+   * Whether a page without `sortBy` (a find with `skip`) comes in id order (MongoDB's adapter sorts
+   * it so); otherwise it comes in the order of the index the engine reads (SQLite). A read that
+   * merges two collections into one list (the history's reads as of a position) keeps that order.
+   */
+  readonly unsortedPagesById?: boolean;
 
   /**
    * The view of this store that the one writer of its read models uses (the

@@ -390,6 +390,10 @@ function defineTable(db: Database.Database, spec: CollectionSpec): void {
   const columns = spec.fields.map(fieldColumn).join(', ');
   const clustered = spec.clustered ? ' WITHOUT ROWID' : '';
   db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, ${columns}${columns ? ', ' : ''}doc TEXT NOT NULL)${clustered}`);
+  // A field declared since the table was made gets its column (null in the rows there: a layout
+  // that needs it filled has the read models rebuilt, shared/read-models/layout.ts).
+  const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => `"${c.name}"`));
+  for (const column of spec.fields.map(fieldColumn)) if (!present.has(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column}`);
   const declared = new Set<string>();
   spec.indexes.forEach((index) => {
     const name = `${table}__${index.join('_')}`;

@@ -24,6 +24,11 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
    */
   prepare?(batch: RecordedEvent[]): Promise<void>;
   /**
+   * Called with each event of the log, before any projection applies it (whether or not this one
+   * handles it): what the projections write next is as of its position (the history's versions).
+   */
+  begin?(event: RecordedEvent): void;
+  /**
    * Called once when the runner starts, before the first batch, inside a
    * transaction: to bring read models an older version of the projection wrote
    * to today's layout. Must be idempotent (it runs again after a crash part-way).
@@ -41,6 +46,7 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
  */
 export async function applyToProjections(projections: readonly Projection[], event: RecordedEvent): Promise<void> {
   if (!isDomainEvent(event)) return;
+  for (const projection of projections) projection.begin?.(event);
   for (const projection of projections) if (projection.handles.has(event.type)) await projection.apply(event);
 }
 

@@ -3,6 +3,8 @@ import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port
 import type { AttributeType } from '../events';
 import { WrittenDocs } from './written-docs';
 import { canonicalId } from '../ids';
+import { historySpec, type Version } from './history/versions';
+import { Versioning } from './history/versioning';
 
 /**
  * The read models, stored as the documents the API returns (Permit v2 read
@@ -259,28 +261,33 @@ export interface UserInviteDoc extends EnvScoped {
   _resource_instance: string | null;
 }
 
+/**
+ * The collections. Those the history versions (every environment-scoped one) declare `_from`: the
+ * position their current document became true at (history/versions.ts); null where the history is
+ * not kept (a compact collection's documents then read it back as null).
+ */
 const specs = {
   organizations: { name: 'organizations', fields: ['key'], indexes: [['key']] },
   projects: { name: 'projects', fields: ['organization_id', 'key'], indexes: [['organization_id', 'key']] },
   environments: { name: 'environments', fields: ['organization_id', 'project_id', 'key'], indexes: [['project_id', 'key']] },
   apiKeys: { name: 'api_keys', fields: ['_secret_hash', 'organization_id'], indexes: [['_secret_hash']] },
-  resources: { name: 'resources', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  resources: { name: 'resources', fields: ['environment_id', 'key', '_from'], indexes: [['environment_id', 'key']] },
   resourceRoles: {
     name: 'resource_roles',
-    fields: ['environment_id', 'resource', 'key'],
+    fields: ['environment_id', 'resource', 'key', '_from'],
     indexes: [['environment_id', 'resource', 'key']],
   },
-  roles: { name: 'roles', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  roles: { name: 'roles', fields: ['environment_id', 'key', '_from'], indexes: [['environment_id', 'key']] },
   relations: {
     name: 'relations',
-    fields: ['environment_id', 'object_resource', 'key'],
+    fields: ['environment_id', 'object_resource', 'key', '_from'],
     indexes: [['environment_id', 'object_resource', 'key']],
   },
-  tenants: { name: 'tenants', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
-  users: { name: 'users', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  tenants: { name: 'tenants', fields: ['environment_id', 'key', '_from'], indexes: [['environment_id', 'key']] },
+  users: { name: 'users', fields: ['environment_id', 'key', '_from'], indexes: [['environment_id', 'key']] },
   instances: {
     name: 'resource_instances',
-    fields: ['environment_id', 'resource', 'tenant', 'key'],
+    fields: ['environment_id', 'resource', 'tenant', 'key', '_from'],
     indexes: [
       ['environment_id', 'resource', 'key'],
       ['environment_id', 'tenant'],
@@ -289,7 +296,7 @@ const specs = {
   assignments: {
     name: 'role_assignments',
     // In document order: a compact collection reads id and these first.
-    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id'],
+    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', '_from'],
     indexes: [
       // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
       // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
@@ -304,7 +311,7 @@ const specs = {
   tuples: {
     name: 'relationship_tuples',
     // In document order: a compact collection reads id and these first.
-    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id'],
+    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', '_from'],
     indexes: [
       // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
       // large fan-out) and an object's tuples in subject order; they serve the listing filters too.
@@ -315,16 +322,16 @@ const specs = {
     // Written for every tuple (a million in a large import); every document holds these fields.
     compact: true,
   },
-  conditionSets: { name: 'condition_sets', fields: ['environment_id', 'key', 'type'], indexes: [['environment_id', 'key']] },
+  conditionSets: { name: 'condition_sets', fields: ['environment_id', 'key', 'type', '_from'], indexes: [['environment_id', 'key']] },
   setRules: {
     name: 'set_rules',
-    fields: ['environment_id', 'permission', 'user_set', 'resource_set'],
+    fields: ['environment_id', 'permission', 'user_set', 'resource_set', '_from'],
     indexes: [['environment_id', 'permission']],
   },
-  proxyConfigs: { name: 'proxy_configs', fields: ['environment_id', 'key'], indexes: [['environment_id', 'key']] },
+  proxyConfigs: { name: 'proxy_configs', fields: ['environment_id', 'key', '_from'], indexes: [['environment_id', 'key']] },
   userInvites: {
     name: 'user_invites',
-    fields: ['environment_id', 'key', '_role', 'role_id', '_tenant', 'tenant_id'],
+    fields: ['environment_id', 'key', '_role', 'role_id', '_tenant', 'tenant_id', '_from'],
     indexes: [['environment_id', 'key']],
   },
 } satisfies Record<string, CollectionSpec>;
@@ -350,40 +357,51 @@ export class ReadModels {
   readonly userInvites: Collection<UserInviteDoc>;
 
   /**
-   * What the projections last wrote to the versioned collections, for the history (null: not
-   * recorded, as on the read side). See `ReadModels.writer`.
+   * What the projections last wrote to the versioned collections, once something enables it (null:
+   * not recorded, as on the read side). The history used it to copy documents without reading them
+   * back; it keeps versions as the projections write now (`versioning`) and enables it no more.
    */
   readonly written: WrittenDocs | null;
+
+  /**
+   * The versions of the versioned collections, kept as the projections write them once the history
+   * projection enables it (docs/audit.md "Time travel"); until then writes go straight through.
+   */
+  readonly versioning = new Versioning();
 
   constructor(
     readonly store: DocumentStore,
     written: WrittenDocs | null = null,
   ) {
     this.written = written;
-    const tracked = <T extends { id: string }>(name: string, collection: Collection<T>) => written?.track(name, collection) ?? collection;
+    const versioned = <T extends { id: string }>(name: string, spec: CollectionSpec): Collection<T> => {
+      const current = store.collection<T>(spec);
+      const closed = () => store.collection<Version<T>>(historySpec(spec));
+      return this.versioning.wrap(name, written?.track(name, current) ?? current, closed);
+    };
     this.organizations = store.collection(specs.organizations);
     this.projects = store.collection(specs.projects);
     this.environments = store.collection(specs.environments);
     this.apiKeys = store.collection(specs.apiKeys);
-    this.resources = tracked('resources', store.collection(specs.resources));
-    this.resourceRoles = tracked('resourceRoles', store.collection(specs.resourceRoles));
-    this.roles = tracked('roles', store.collection(specs.roles));
-    this.relations = tracked('relations', store.collection(specs.relations));
-    this.tenants = tracked('tenants', store.collection(specs.tenants));
-    this.users = tracked('users', store.collection(specs.users));
-    this.instances = tracked('instances', store.collection(specs.instances));
-    this.assignments = tracked('assignments', store.collection(specs.assignments));
-    this.tuples = tracked('tuples', store.collection(specs.tuples));
-    this.conditionSets = tracked('conditionSets', store.collection(specs.conditionSets));
-    this.setRules = tracked('setRules', store.collection(specs.setRules));
-    this.proxyConfigs = tracked('proxyConfigs', store.collection(specs.proxyConfigs));
-    this.userInvites = tracked('userInvites', store.collection(specs.userInvites));
+    this.resources = versioned('resources', specs.resources);
+    this.resourceRoles = versioned('resourceRoles', specs.resourceRoles);
+    this.roles = versioned('roles', specs.roles);
+    this.relations = versioned('relations', specs.relations);
+    this.tenants = versioned('tenants', specs.tenants);
+    this.users = versioned('users', specs.users);
+    this.instances = versioned('instances', specs.instances);
+    this.assignments = versioned('assignments', specs.assignments);
+    this.tuples = versioned('tuples', specs.tuples);
+    this.conditionSets = versioned('conditionSets', specs.conditionSets);
+    this.setRules = versioned('setRules', specs.setRules);
+    this.proxyConfigs = versioned('proxyConfigs', specs.proxyConfigs);
+    this.userInvites = versioned('userInvites', specs.userInvites);
   }
 
   /**
    * The read models as the projections of one runner use them: through the store's writer view
    * (their batches are its transactions), with what they write to the versioned collections
-   * recorded once the history asks for it (WrittenDocs), so it copies a document without reading it back.
+   * recordable (WrittenDocs, see `written`).
    */
   static writer(store: DocumentStore): ReadModels {
     return new ReadModels(store.writerView(), new WrittenDocs());

@@ -2,11 +2,11 @@ import type { Collection, Filter, FindOptions } from '../docstore/port';
 
 /**
  * The documents the projections of one runner last wrote, by collection and id
- * (null: deleted), for the history: it copies each document an event changed
- * right after the core projections wrote it, and reading it back cost a lookup
- * and a parse per copy (a good part of a bulk load's history, see
- * docs/bench-history/design-choices.md). Records nothing until `enable` (the history turns it
- * on), so a runner without the history keeps nothing.
+ * (null: deleted). Made for the history when it copied each document an event
+ * changed right after the core projections wrote it (reading it back cost a
+ * lookup and a parse per copy); it keeps versions as the projections write now
+ * (history/versioning.ts) and no longer turns this on. Records nothing until
+ * `enable`.
  *
  * What it answers is the document as last written through the tracked
  * collections, with its undefined fields left out (the engines store them as

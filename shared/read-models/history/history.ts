@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, Filter, FindOptions } from '../../docstore/port';
 import {
   readModelSpecs,
@@ -16,45 +15,28 @@ import {
   type UserDoc,
 } from '../read-models';
 import { withFields } from '../../objects';
+import { documentOf, historySpec, OPEN, openVersionOf, type Stamped, type Version } from './versions';
+import { byteOrder, compareValues, matches, mergeNewestFirst, naturalOrder } from './merge';
+
+export { documentOf, historySpec, OPEN, sameDocument, versionId, versionOf, type Version, type Versioned } from './versions';
 
 /**
  * The history read model: every version of every environment-scoped document
  * (resources, roles, relations, tenants, users, instances, assignments,
- * tuples) with the interval of log positions it was current in,
- * `[_from, _to)`. A version is the document exactly as the read model held it
- * (the projection copies it after the core projections applied the event), so
- * a read "as of" a position answers what the current read model answered when
- * the log was there.
+ * tuples…) with the interval of log positions it was current in,
+ * `[_from, _to)`. A version is the document exactly as the read model held it,
+ * so a read "as of" a position answers what the current read model answered
+ * when the log was there.
  *
- * Each history collection is declared from its current collection: the same
- * fields plus `_oid` (the document's id), `_from` and `_to`; the same indexes
- * with `_from` appended, so a lookup that names every field of an index reads
- * "born at or before p" as a range of that index (and checks `_to > p` on the
- * few rows found), and a list orders its rows as the current list does (ties
- * in creation order); plus `(_oid, _from)` for reads by id.
+ * As SQL:2011's system-versioned tables keep them: the current document is the
+ * open version (it carries `_from`, the position it became true at), and each
+ * collection's history keeps the closed versions, written as the projections
+ * replace or delete documents (versioning.ts). A read as of `p` merges the
+ * current documents with `_from <= p` and the closed versions alive at `p`
+ * (`_from <= p < _to`): the current ones read first, a document found in both
+ * taken from the first (a batch can commit between the two reads, and closes a
+ * version before it replaces the document, so nothing is found in neither).
  */
-
-/** `_to` of the version that is current now. */
-export const OPEN = Number.MAX_SAFE_INTEGER;
-
-export interface Versioned {
-  /** The document's own id (`id` is the version's: `<_oid>@<_from>`). */
-  _oid: string;
-  /** Position of the event that made this version (inclusive). */
-  _from: number;
-  /** Position of the event that replaced or deleted it (exclusive); OPEN while current. */
-  _to: number;
-}
-export type Version<T> = T & Versioned;
-
-export function historySpec(spec: CollectionSpec): CollectionSpec {
-  return {
-    name: `history_${spec.name}`,
-    fields: [...spec.fields, '_oid', '_from', '_to'],
-    indexes: [...spec.indexes.map((index) => [...index, '_from']), ['_oid', '_from']],
-    ...(spec.compact ? { compact: true } : {}),
-  };
-}
 
 /** The read-model collections that are versioned: every environment-scoped one. */
 export const versionedSpecs = {
@@ -75,158 +57,100 @@ export const versionedSpecs = {
 export type VersionedName = keyof typeof versionedSpecs;
 const versionedByCollection = new Map<string, CollectionSpec>(Object.values(versionedSpecs).map((spec) => [spec.name, spec]));
 
-export const versionId = (oid: string, from: number): string => `${oid}@${from}`;
-
-export function versionOf<T extends { id: string }>(doc: T, from: number, to = OPEN): Version<T> {
-  // Once per version written: not a spread (shared/objects.ts).
-  return withFields(doc, { id: versionId(doc.id, from), _oid: doc.id, _from: from, _to: to }) as Version<T>;
-}
-
-/**
- * Whether two forms of a document hold the same: deeply equal, a top-level field that is null
- * counting as absent. A document read back has null where a compact collection's column was
- * left out, one handed over by the projection that wrote it (WrittenDocs) has nothing there.
- */
-export function sameDocument(a: object, b: object): boolean {
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  for (const key in left) if (!isDeepStrictEqual(left[key] ?? null, right[key] ?? null)) return false;
-  for (const key in right) if (!(key in left) && right[key] !== null && right[key] !== undefined) return false;
-  return true;
-}
-
-/** The document a version holds, as the current collection returns it. */
-export function documentOf<T extends { id: string }>(version: Version<T>): T {
-  const { _oid, _from: _f, _to: _t, ...rest } = version;
-  return { ...rest, id: _oid } as unknown as T;
-}
-
-/**
- * What one batch of the projection knows of a collection's versions: for each
- * document it recorded, the versions a lookup at its first position in the
- * batch found (those alive then), kept up to date by its own writes; those
- * writes, which go out together at the end of the batch; and the records not
- * yet applied, whose lookups are made together, many documents a query.
- */
-interface VersionBatch<T> {
-  alive: Map<string, Array<Version<T>>>;
-  writes: Map<string, Version<T>>;
-  pending: Array<{ id: string; doc: T | null; position: number }>;
-}
-
-/** Documents whose versions one query looks up (`$in`): one query per document was a visible part of a rebuild's projection thread. */
-const LOOKUP_CHUNK = 500;
-
-/** Versions of one collection's documents. */
+/** Versions of one collection's documents: its current documents (the open versions) and its history (the closed ones). */
 export class HistoryCollection<T extends { id: string }> {
+  /** The current documents, each with its `_from`. */
+  readonly current: Collection<Stamped<T>>;
+  /** The closed versions. */
+  readonly closed: Collection<Version<T>>;
+  /** Every version, the open ones included, read-only (`id` is the version's id; no filter on it). */
   readonly versions: Collection<Version<T>>;
-  private batch: VersionBatch<T> | null = null;
 
   constructor(store: DocumentStore, spec: CollectionSpec) {
-    this.versions = store.collection<Version<T>>(historySpec(spec));
-  }
-
-  /**
-   * From here until `endBatch`, `record` keeps what it is told until
-   * `writePending`, which looks up the versions of the documents it names
-   * together, then applies the records in order, a document seen earlier in
-   * the batch answered from memory, and writes their versions (a document
-   * changed by several events of a batch is looked up once, and its
-   * intermediate versions written once). Positions must rise until then. A
-   * batch begun again drops what the last one kept (it failed, and was rolled
-   * back or will be replayed).
-   */
-  beginBatch(): void {
-    this.batch = { alive: new Map(), writes: new Map(), pending: [] };
-  }
-
-  /** Applies and writes what the batch kept back (before anything reads `versions` directly, and at its end). */
-  async writePending(): Promise<void> {
-    if (!this.batch) return;
-    const { pending, writes } = this.batch;
-    if (pending.length > 0) {
-      this.batch.pending = [];
-      await this.lookUp(pending);
-      for (const { id, doc, position } of pending) await this.apply(id, doc, position);
-    }
-    if (writes.size === 0) return;
-    const docs = [...writes.values()];
-    writes.clear();
-    await this.versions.putMany(docs);
-  }
-
-  /** Writes what the batch kept back and goes back to writing each version at once. */
-  async endBatch(): Promise<void> {
-    await this.writePending();
-    this.batch = null;
-  }
-
-  /**
-   * Records that document `id` is `doc` from `position` on (null: it is gone).
-   * Idempotent and safe under replay: if a version of `id` starts at or after
-   * `position`, or one ended there or later, this event (or a later one) was
-   * recorded already and nothing changes; an unchanged document makes no new version.
-   */
-  async record(id: string, doc: T | null, position: number): Promise<void> {
-    if (this.batch) this.batch.pending.push({ id, doc, position });
-    else await this.apply(id, doc, position);
-  }
-
-  private async apply(id: string, doc: T | null, position: number): Promise<void> {
-    const alive = (await this.aliveAt(id, position)).filter((v) => v._to > position - 1);
-    if (alive.some((v) => v._from >= position || v._to !== OPEN)) return;
-    const open = alive[0];
-    if (open && doc && sameDocument(documentOf(open), doc)) return;
-    if (open) await this.write(id, { ...open, _to: position });
-    if (doc) await this.write(id, versionOf(doc, position));
-  }
-
-  /**
-   * The versions of `id` with `_to > position - 1`, or (in a batch, for a
-   * document seen before in it) a superset of them: those alive at its first
-   * position in the batch, which is lower, as this batch's writes left them.
-   */
-  private async aliveAt(id: string, position: number): Promise<Array<Version<T>>> {
-    const known = this.batch?.alive.get(id);
-    if (known) return known;
-    const found = await this.versions.find({ _oid: id, _to: { $gt: position - 1 } });
-    this.batch?.alive.set(id, found);
-    return found;
-  }
-
-  /**
-   * Looks up, many a query, the versions of the documents `records` name that the batch has not
-   * looked up yet: for each, those with `_to` past the first position of its chunk less one, a
-   * superset of those alive at its own first position (what `aliveAt` may answer).
-   */
-  private async lookUp(records: ReadonlyArray<{ id: string; position: number }>): Promise<void> {
-    const alive = this.batch!.alive;
-    const firstAt = new Map<string, number>();
-    for (const { id, position } of records) if (!alive.has(id) && !firstAt.has(id)) firstAt.set(id, position);
-    const ids = [...firstAt.keys()];
-    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
-      const chunk = ids.slice(i, i + LOOKUP_CHUNK);
-      const from = Math.min(...chunk.map((id) => firstAt.get(id)!));
-      for (const id of chunk) alive.set(id, []);
-      for (const version of await this.versions.find({ _oid: { $in: chunk }, _to: { $gt: from - 1 } }))
-        alive.get(version._oid)!.push(version);
-    }
-  }
-
-  private async write(id: string, version: Version<T>): Promise<void> {
-    if (!this.batch) return this.versions.put(version);
-    const alive = this.batch.alive.get(id)!;
-    const at = alive.findIndex((v) => v.id === version.id);
-    if (at >= 0) alive[at] = version;
-    else alive.push(version);
-    this.batch.writes.set(version.id, version);
+    this.current = store.collection<Stamped<T>>(spec);
+    this.closed = store.collection<Version<T>>(historySpec(spec));
+    this.versions = new AllVersions(this.current, this.closed);
   }
 
   /** The versions current at some point of `[from, to]` (positions), matching `filter`. */
-  overlapping(filter: Filter, from: number, to: number, options: FindOptions = {}): Promise<Array<Version<T>>> {
-    return this.versions.find(withFields(filter, { _from: { $lte: to }, _to: { $gt: from } }), options);
+  async overlapping(filter: Filter, from: number, to: number): Promise<Array<Version<T>>> {
+    const open = (await this.current.find(withFields(filter, { _from: { $lte: to } }))).map(openVersionOf);
+    const closed = await this.closed.find(withFields(filter, { _from: { $lte: to }, _to: { $gt: from } }));
+    return mergeNewestFirst(open, closed, (v) => v.id);
   }
 }
+
+/**
+ * Every version of a collection's documents as one read-only collection: the current documents as
+ * open versions, and the closed ones. Filters name the history's fields (`_oid`, `_from`, `_to`…)
+ * but not a version's `id`; sorts and pages are made over the two read whole.
+ */
+class AllVersions<T extends { id: string }> implements Collection<Version<T>> {
+  constructor(
+    private readonly current: Collection<Stamped<T>>,
+    private readonly closed: Collection<Version<T>>,
+  ) {}
+
+  async get(id: string): Promise<Version<T> | null> {
+    const at = id.lastIndexOf('@');
+    if (at < 0) return null;
+    return (await this.find({ _oid: id.slice(0, at), _from: Number(id.slice(at + 1)) }))[0] ?? null;
+  }
+
+  async findOne(filter: Filter): Promise<Version<T> | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Array<Version<T>>> {
+    if ('id' in filter) throw new Error('the versions of a collection are not filtered by version id');
+    const onCurrent = this.currentFilter(filter);
+    const open = onCurrent ? (await this.current.find(onCurrent)).map(openVersionOf) : [];
+    const all = mergeNewestFirst(open, await this.closed.find(filter), (v) => v.id);
+    const { sortBy = 'id', descending = false, skip = 0, limit } = options;
+    const direction = descending ? -1 : 1;
+    all.sort((a, b) => direction * (compareValues(field(a, sortBy), field(b, sortBy)) || byteOrder(a.id, b.id)));
+    const page = all.slice(skip, limit === undefined ? undefined : skip + limit);
+    if (!options.fields) return page;
+    return page.map((v) => {
+      const doc: Record<string, unknown> = { id: v.id };
+      for (const name of options.fields!) doc[name] = field(v, name) ?? null;
+      return doc as unknown as Version<T>;
+    });
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return (await this.find(filter)).length;
+  }
+
+  /** `filter` on the current documents (`_oid` is their id, `_to` is OPEN), or null when none can match it. */
+  private currentFilter(filter: Filter): Filter | null {
+    const onCurrent: Filter = {};
+    for (const [name, condition] of Object.entries(filter)) {
+      if (name === '_to') {
+        if (!matches(OPEN, condition)) return null;
+      } else onCurrent[name === '_oid' ? 'id' : name] = condition;
+    }
+    return onCurrent;
+  }
+
+  put(): Promise<void> {
+    return readOnly();
+  }
+  putMany(): Promise<void> {
+    return readOnly();
+  }
+  insertMissing(): Promise<Array<Version<T>>> {
+    return readOnly();
+  }
+  delete(): Promise<void> {
+    return readOnly();
+  }
+  deleteMany(): Promise<number> {
+    return readOnly();
+  }
+}
+
+const field = (doc: object, name: string): unknown => (doc as Record<string, unknown>)[name];
 
 /** Where the history starts. */
 export interface HistoryMetaDoc {
@@ -293,20 +217,6 @@ export class HistoryCollections {
     this.clock = store.collection<ClockDoc>(clockSpec);
   }
 
-  private versioned(): Array<HistoryCollection<{ id: string }>> {
-    return (Object.keys(versionedSpecs) as VersionedName[]).map((name) => this[name] as HistoryCollection<{ id: string }>);
-  }
-
-  /** `beginBatch` on every versioned collection. */
-  beginBatch(): void {
-    for (const collection of this.versioned()) collection.beginBatch();
-  }
-
-  /** `endBatch` on every versioned collection. */
-  async endBatch(): Promise<void> {
-    for (const collection of this.versioned()) await collection.endBatch();
-  }
-
   /** The position the history starts at, or null when no history is kept (the projection never ran). */
   async since(): Promise<number | null> {
     return (await this.meta.get(SINCE))?.since ?? null;
@@ -334,14 +244,20 @@ export const clockId = (environmentId: string, at: string): string => `${environ
 export const clockAfter = (environmentId: string, at: string) => ({ $gt: clockId(environmentId, at), $lt: `${environmentId}!` });
 
 /**
- * A read-only view of one history collection at one position: the versions
- * valid there, presented as the current documents were (their own ids). A
- * filter or sort on `id` means the document's id.
+ * A read-only view of one versioned collection at one position: the current documents born at or
+ * before it and the closed versions alive there, merged (the current first, each document once),
+ * presented as the current documents are (their own ids, no `_from`). A sort keeps its order (its
+ * field, then id); without one, the order is the one the engine lists the current collection in
+ * for the same filter (merge.ts, `naturalOrder`). Pages are cut from the merged list.
  */
 class AsOfCollection<T extends { id: string }> implements Collection<T> {
   constructor(
-    private readonly versions: Collection<Version<T>>,
+    private readonly spec: CollectionSpec,
+    private readonly current: Collection<Stamped<T>>,
+    private readonly closed: Collection<Version<T>>,
     private readonly position: number,
+    /** The store's pages without a sort come in id order (DocumentStore.unsortedPagesById). */
+    private readonly pagesById: boolean,
   ) {}
 
   async get(id: string): Promise<T | null> {
@@ -353,26 +269,71 @@ class AsOfCollection<T extends { id: string }> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const found = await this.versions.find(this.validFilter(filter), {
-      ...options,
-      ...(options.sortBy === 'id' ? { sortBy: '_oid' } : {}),
-      ...(options.fields ? { fields: [...options.fields.filter((f) => f !== 'id'), '_oid'] } : {}),
-    });
-    if (!options.fields) return found.map(documentOf);
-    return found.map((v) => {
-      const doc: Record<string, unknown> = { id: v._oid };
-      for (const field of options.fields!) if (field !== 'id') doc[field] = (v as unknown as Record<string, unknown>)[field];
-      return doc as T;
-    });
+    const { skip = 0, limit, sortBy, descending } = options;
+    const order = sortBy === undefined ? this.unsortedOrder(filter, options) : null;
+    // Each side read up to the end of the page, in the page's order (the history's indexes give its
+    // side the current side's order, merge.ts); again, further, when documents found on both sides left it short.
+    for (let want = limit === undefined ? undefined : skip + limit; ; want = want! * 2) {
+      const bounded = want === undefined ? {} : { limit: want };
+      const fields = options.fields ? [...new Set([...options.fields.filter((f) => f !== 'id'), ...(order ?? [])])] : undefined;
+      const current = await this.current.find(withFields(filter, { _from: { $lte: this.position } }), {
+        ...(sortBy === undefined ? {} : { sortBy, descending }),
+        ...(fields ? { fields: [...fields, '_from'] } : {}),
+        ...(options.byId ? { byId: true } : {}),
+        ...bounded,
+      });
+      const closed = await this.closed.find(this.closedFilter(filter), {
+        ...(sortBy === undefined ? {} : { sortBy: sortBy === 'id' ? '_oid' : sortBy, descending }),
+        ...(fields ? { fields: [...fields, '_oid', '_from'] } : {}),
+        ...bounded,
+      });
+      const found: object[] = mergeNewestFirst<object>(
+        current,
+        closed,
+        (doc) => (doc as { _oid?: string; id: string })._oid ?? (doc as { id: string }).id,
+      );
+      if (order) found.sort((a, b) => compareBy(order, a, b));
+      else if (sortBy !== undefined) {
+        const direction = descending ? -1 : 1;
+        const key = sortBy === 'id' ? idOf : (doc: object) => field(doc, sortBy);
+        found.sort((a, b) => direction * (compareValues(key(a), key(b)) || byteOrder(idOf(a), idOf(b))));
+      }
+      const short = want !== undefined && found.length < want && (current.length === want || closed.length === want);
+      if (short) continue;
+      const page = found.slice(skip, limit === undefined ? undefined : skip + limit);
+      return page.map((doc) => (options.fields ? only<T>(doc, options.fields) : documentOf(doc as Version<T>)));
+    }
   }
 
-  count(filter: Filter): Promise<number> {
-    return this.versions.count(this.validFilter(filter));
+  /**
+   * How many documents match at the position: those of each side, less those found on both (a
+   * batch committed between the reads); counted again until two counts of the current side
+   * agree around the count of the closed ones (then no document moved from one to the other).
+   */
+  async count(filter: Filter): Promise<number> {
+    const onCurrent = withFields(filter, { _from: { $lte: this.position } });
+    let before = await this.current.count(onCurrent);
+    for (;;) {
+      const closed = await this.closed.count(this.closedFilter(filter));
+      const after = await this.current.count(onCurrent);
+      if (after === before) return before + closed;
+      before = after;
+    }
   }
 
-  private validFilter(filter: Filter): Filter {
+  /**
+   * The order of a list without a sort: the current collection's for the same read. Where the
+   * store pages such a list by id, a page is in id order, and a whole list in the order the
+   * documents were written (each version's, as the history collection held them: `_from`).
+   */
+  private unsortedOrder(filter: Filter, options: FindOptions): string[] {
+    if (!this.pagesById) return naturalOrder(this.spec, filter);
+    return options.skip !== undefined ? [] : ['_from'];
+  }
+
+  private closedFilter(filter: Filter): Filter {
     const valid: Filter = {};
-    for (const [field, condition] of Object.entries(filter)) valid[field === 'id' ? '_oid' : field] = condition;
+    for (const [name, condition] of Object.entries(filter)) valid[name === 'id' ? '_oid' : name] = condition;
     valid._from = { $lte: this.position };
     valid._to = { $gt: this.position };
     return valid;
@@ -393,6 +354,25 @@ class AsOfCollection<T extends { id: string }> implements Collection<T> {
   deleteMany(): Promise<number> {
     return readOnly();
   }
+}
+
+/** Orders two documents by `fields` in turn (the order's last field is `_from`, then id). */
+function compareBy(fields: readonly string[], a: object, b: object): number {
+  for (const name of fields) {
+    const c = compareValues(field(a, name), field(b, name));
+    if (c !== 0) return c;
+  }
+  return byteOrder(idOf(a), idOf(b));
+}
+
+/** The document's own id: a closed version's `_oid`, a current document's `id`. */
+const idOf = (doc: object): string => (doc as { _oid?: string })._oid ?? (doc as { id: string }).id;
+
+/** A partial document (`fields`) as the current collection gives it: id and those fields, null where absent. */
+function only<T>(doc: object, fields: readonly string[]): T {
+  const out: Record<string, unknown> = { id: idOf(doc) };
+  for (const name of fields) if (name !== 'id') out[name] = field(doc, name) ?? null;
+  return out as T;
 }
 
 const readOnly = (): Promise<never> => Promise.reject(new Error('a read model as of a past position is read-only'));
@@ -416,7 +396,11 @@ export class AsOfDocumentStore implements DocumentStore {
 
   collection<T extends { id: string }>(spec: CollectionSpec): Collection<T> {
     const versioned = versionedByCollection.get(spec.name);
-    if (versioned) return new AsOfCollection(this.store.collection<Version<T>>(historySpec(versioned)), this.position);
+    if (versioned) {
+      const current = this.store.collection<Stamped<T>>(versioned);
+      const closed = this.store.collection<Version<T>>(historySpec(versioned));
+      return new AsOfCollection(versioned, current, closed, this.position, this.store.unsortedPagesById === true);
+    }
     if (currentOnly.has(spec.name)) return this.store.collection<T>(spec);
     throw new Error(`collection ${spec.name} has no history`);
   }
