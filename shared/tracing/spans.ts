@@ -66,18 +66,7 @@ function sampled(parent: Context): boolean {
  */
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>, parent?: Context): Promise<T> {
   if (!tracing.on || !sampled(parent ?? context.active())) return work(NO_SPAN);
-  const run = (span: Span) =>
-    work(span).then(
-      (value) => {
-        span.end();
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        span.end();
-        throw error;
-      },
-    );
+  const run = (span: Span) => endedWhenSettled(span, work(span));
   return parent === undefined ? tracer().startActiveSpan(name, options, run) : tracer().startActiveSpan(name, options, parent, run);
 }
 
@@ -130,6 +119,11 @@ export function inChildSpan<T>(
     span.end();
     throw error;
   }
+  return endedWhenSettled(span, running);
+}
+
+/** `running`, ending `span` when it settles: with an error status (and the exception) if it rejects. */
+function endedWhenSettled<T>(span: Span, running: Promise<T>): Promise<T> {
   return running.then(
     (value) => {
       span.end();
