@@ -1,7 +1,6 @@
 import type { SealedSecret } from '../secrets/sealed-secret';
 import type { Collection, CollectionSpec, DocumentStore } from '../docstore/port';
 import type { AttributeType } from '../events';
-import { WrittenDocs } from './written-docs';
 import { canonicalId } from '../ids';
 import { historySpec, type Version } from './history/versions';
 import { Versioning } from './history/versioning';
@@ -357,27 +356,16 @@ export class ReadModels {
   readonly userInvites: Collection<UserInviteDoc>;
 
   /**
-   * What the projections last wrote to the versioned collections, once something enables it (null:
-   * not recorded, as on the read side). The history used it to copy documents without reading them
-   * back; it keeps versions as the projections write now (`versioning`) and enables it no more.
-   */
-  readonly written: WrittenDocs | null;
-
-  /**
    * The versions of the versioned collections, kept as the projections write them once the history
    * projection enables it (docs/audit.md "Time travel"); until then writes go straight through.
    */
   readonly versioning = new Versioning();
 
-  constructor(
-    readonly store: DocumentStore,
-    written: WrittenDocs | null = null,
-  ) {
-    this.written = written;
+  constructor(readonly store: DocumentStore) {
     const versioned = <T extends { id: string }>(name: string, spec: CollectionSpec): Collection<T> => {
       const current = store.collection<T>(spec);
       const closed = () => store.collection<Version<T>>(historySpec(spec));
-      return this.versioning.wrap(name, written?.track(name, current) ?? current, closed);
+      return this.versioning.wrap(name, current, closed);
     };
     this.organizations = store.collection(specs.organizations);
     this.projects = store.collection(specs.projects);
@@ -398,13 +386,9 @@ export class ReadModels {
     this.userInvites = versioned('userInvites', specs.userInvites);
   }
 
-  /**
-   * The read models as the projections of one runner use them: through the store's writer view
-   * (their batches are its transactions), with what they write to the versioned collections
-   * recordable (WrittenDocs, see `written`).
-   */
+  /** The read models as the projections of one runner use them: through the store's writer view (their batches are its transactions). */
   static writer(store: DocumentStore): ReadModels {
-    return new ReadModels(store.writerView(), new WrittenDocs());
+    return new ReadModels(store.writerView());
   }
 
   /** Finds an environment-scoped object by key or by id. */
