@@ -30,16 +30,16 @@ export interface ConsoleBrowser {
 }
 
 /**
- * Starts `node dist/main.js` (as `npm start` runs it; `npm run build` first)
- * and Debian's chromium through playwright-core, with a profile of its own.
+ * Starts `node dist/main.js` (as `npm start` runs it; `npm run build` first), with `env` added to
+ * its environment, and Debian's chromium through playwright-core, with a profile of its own.
  */
-export async function startConsoleBrowser(): Promise<ConsoleBrowser> {
+export async function startConsoleBrowser(options: { env?: Record<string, string> } = {}): Promise<ConsoleBrowser> {
   if (!existsSync(join(ROOT, 'dist', 'ui', 'index.html')) || !existsSync(join(ROOT, 'dist', 'main.js')))
     throw new Error('the service is not built: run npm run build (npm run test:browser does)');
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
   const dataDir = mkdtempSync(join(tmpdir(), 'rebac-console-'));
   const profile = mkdtempSync(join(tmpdir(), 'rebac-chromium-'));
-  const server = await startChildServer({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, 'dist/main.js');
+  const server = await startChildServer({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env }, 'dist/main.js');
   const admin = new ApiClient(server.url, readFileSync(join(dataDir, 'admin-api-key'), 'utf8').trim());
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

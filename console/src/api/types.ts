@@ -191,6 +191,8 @@ export interface AuditEntry {
   correlation_id: string | null;
   causation_id: string | null;
   audit_metadata: unknown;
+  /** The OpenTelemetry trace of the request that wrote it, when that was traced (docs/tracing.md). */
+  trace_id?: string;
   data: Record<string, unknown>;
 }
 

@@ -271,6 +271,14 @@ export function TimelinePage({ ctx, params }: { ctx: Ctx; params: URLSearchParam
                 ) : (
                   '—'
                 )}
+                {e.trace_id ? (
+                  <div
+                    class="mono trace-id"
+                    title="the OpenTelemetry trace of the request that wrote this entry: look it up in your tracing backend (Jaeger: /trace/<id>)"
+                  >
+                    trace {e.trace_id}
+                  </div>
+                ) : null}
               </td>
               <td class="data-cell">
                 <span class="summary">{dataSummary(e.data)}</span> <JsonView value={e.data} collapsed />
