@@ -140,6 +140,7 @@ export class CopyTaskWorker {
     const stream = streams.task(request.taskId);
     const { environmentId, bound } = await resolveCopy(this.deps.eventStore, request, requested.position);
     let lastReport = 0;
+    const trace = activeTraceCarrier();
     const job: CopyJob = {
       request,
       sourceEnvironmentId: environmentId,
@@ -149,6 +150,7 @@ export class CopyTaskWorker {
         actor: requested.metadata.actor,
         requestId: requested.metadata.requestId,
         timestamp: requested.metadata.timestamp,
+        ...(trace ? { trace } : {}),
       },
       signal: this.shutdown.signal,
       progress: async (progress: CopyProgress) => {

@@ -169,6 +169,7 @@ async function ensureEnvironment(deps: CopyDependencies, job: CopyJob): Promise<
     causationId: `${streams.task(origin.taskId)}@0`,
     timestamp: origin.timestamp,
     schemaVersion: CURRENT_SCHEMA_VERSION,
+    ...origin.trace,
   };
   try {
     await deps.orgCommands.execute(

@@ -1,4 +1,5 @@
 import type { EnvEvent, EventHandlers, EventMetadata, NewEvent, RecordedEvent } from '../../shared/events';
+import type { TraceCarrier } from '../../shared/tracing/spans';
 import { CURRENT_SCHEMA_VERSION, dispatch, isEventOf } from '../../shared/events';
 import { attributeDefsOf, attributesData } from '../../shared/domain/env/attributes';
 import { copiedId } from '../../shared/ids';
@@ -96,6 +97,8 @@ export interface CopyOrigin {
   requestId?: string;
   /** When the copy was requested: the copied objects' created_at (stable across retries). */
   timestamp: string;
+  /** The copy task's trace context when it is traced: every event the copy writes carries it (docs/tracing.md). */
+  trace?: TraceCarrier;
 }
 
 /**
@@ -121,6 +124,8 @@ export function copyMetadata(origin: CopyOrigin, causationId?: string): EventMet
     timestamp: origin.timestamp,
     schemaVersion: CURRENT_SCHEMA_VERSION,
   };
+  if (origin.trace?.traceparent) metadata.traceparent = origin.trace.traceparent;
+  if (origin.trace?.tracestate) metadata.tracestate = origin.trace.tracestate;
   if (causationId) metadata.causationId = causationId;
   return metadata;
 }

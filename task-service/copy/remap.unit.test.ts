@@ -144,5 +144,16 @@ describe('copying an event', () => {
         expect(copied).toEqual(copiedEvent(parsed, 'target', origin));
       }
     });
+
+    it("carries the copy task's trace context in every copied event's metadata, parsed or copied as text", () => {
+      const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'vendor=1' };
+      const traced = { ...origin, trace };
+      const { text, parsed } = stored('UserCreated', { id: 'u1', key: 'alice', email: null, attributes: {} });
+      const asText = copiedEventFromText(text, 'target', traced);
+      expect(written(asText).metadata).toMatchObject(trace);
+      expect(copiedEvent(parsed, 'target', traced).metadata).toMatchObject(trace);
+      // Untraced, nothing of the kind.
+      expect(written(copiedEventFromText(text, 'target', origin)).metadata).not.toHaveProperty('traceparent');
+    });
   });
 });

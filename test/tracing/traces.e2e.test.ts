@@ -160,6 +160,10 @@ function describeTraces(endpoint: string, jaeger: JaegerQuery): void {
     for (const step of ['command StartAttempt', 'command Succeed']) expect(tree.parentOf(tree.one(TASK, step))).toBe(task);
     // And the projection service made the task's events visible in the same trace.
     await jaeger.waitForTrace(caller.traceId, (spans) => spans.some((s) => s.service === PROJECTION && s.name === 'projection batch'));
+    // Every event the copy wrote into the new environment names the trace in the audit log.
+    const copied = await copiedEntries(admin, 'traced-copy');
+    expect(copied.length).toBeGreaterThan(5);
+    expect(new Set(copied.map((entry) => entry.trace_id))).toEqual(new Set([caller.traceId]));
   });
 }
 
@@ -279,6 +283,16 @@ async function projectionBatchOf(jaeger: JaegerQuery, tree: SpanTree, route: Tra
 }
 
 /** The command service's JSON access-log line of the request traced as `traceId`. */
+/** The audit log of a copied environment once it shows its entries (a copy succeeds before its events are visible). */
+async function copiedEntries(admin: ApiClient, environment: string): Promise<Array<{ position: number; trace_id?: string }>> {
+  for (let tries = 0; ; tries++) {
+    const page = await admin.get(`/v2/events/default/${environment}?limit=200`);
+    const entries = (page.status === 200 ? page.body.data : []) as Array<{ position: number; trace_id?: string }>;
+    if (entries.length > 5 || tries >= 50) return entries;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 function accessLogLine(service: ServiceProcess, traceId: string): Record<string, unknown> | undefined {
   for (const line of service.output().split('\n')) {
     if (!line.includes(traceId)) continue;
