@@ -1,7 +1,8 @@
 import { inheritedPermissions } from '../../shared/domain/env/role-hierarchy';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
 import { typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
-import { byteOrder, decodeCursor, encodeCursor } from './cursor';
+import { byteOrder } from '../../shared/docstore/value-order';
+import { decodeCursor, encodeCursor } from './cursor';
 import { setRuleUsers } from './set-rule-lists';
 import type { AbacInputs } from './set-rules';
 import { mergedGroupPage } from './pages';

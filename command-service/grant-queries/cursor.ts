@@ -26,6 +26,3 @@ export function decodeCursor(cursor: string | undefined | null, query: unknown):
 function fingerprint(query: unknown): string {
   return createHash('sha256').update(JSON.stringify(query)).digest('base64url').slice(0, 12);
 }
-
-/** Orders strings as the stores do (by UTF-8 bytes), so pages split where the store's sort splits. */
-export const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));

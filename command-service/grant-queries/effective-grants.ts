@@ -10,7 +10,7 @@ import {
   type RuleEntry,
 } from '../../shared/read-models/grants/model';
 import { RuleIndex } from '../../shared/read-models/grants/rule-index';
-import { byteOrder } from './cursor';
+import { byteOrder } from '../../shared/docstore/value-order';
 import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
 import { chunks, unique } from './types';

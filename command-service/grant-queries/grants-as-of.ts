@@ -6,7 +6,7 @@ import { byRole, type RolePermissions } from './role-permissions';
 import { ReadOnlyGrants } from './read-only-grants';
 import { select } from './select';
 import { chunks, unique } from './types';
-import { byteOrder } from './cursor';
+import { byteOrder } from '../../shared/docstore/value-order';
 
 /**
  * Derived grants computed on the fly, for read models that have no

@@ -1,5 +1,5 @@
 import type { Collection, Filter } from '../../shared/docstore/port';
-import { byteOrder } from './cursor';
+import { byteOrder } from '../../shared/docstore/value-order';
 
 /** How groupPage reads a collection's documents in the order of their groups. */
 export interface GroupReads {

@@ -1,7 +1,7 @@
 import type { Filter } from '../../shared/docstore/port';
 import type { AttributeBag } from '../../shared/domain/abac';
 import type { InstanceDoc, TenantDoc } from '../../shared/read-models/read-models';
-import { byteOrder } from './cursor';
+import { byteOrder } from '../../shared/docstore/value-order';
 import { resourceAttributes, ruleGrants, tenantAttributes, userAttributes, type AbacInputs, type AbacPolicy } from './set-rules';
 import { DEFAULT_TENANT, unique, type QueryDeps } from './types';
 

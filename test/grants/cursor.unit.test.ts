@@ -1,4 +1,5 @@
-import { byteOrder, decodeCursor, encodeCursor } from '../../command-service/grant-queries/cursor';
+import { decodeCursor, encodeCursor } from '../../command-service/grant-queries/cursor';
+import { byteOrder } from '../../shared/docstore/value-order';
 import { ValidationError } from '../../shared/errors';
 
 describe('keyset cursors', () => {

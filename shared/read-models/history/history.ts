@@ -16,7 +16,8 @@ import {
 } from '../read-models';
 import { withFields } from '../../objects';
 import { documentOf, historySpec, OPEN, openVersionOf, type Stamped, type Version } from './versions';
-import { byteOrder, compareValues, matches, mergeNewestFirst, naturalOrder } from './merge';
+import { byteOrder, compareValues, matches } from '../../docstore/value-order';
+import { mergeNewestFirst, naturalOrder } from './merge';
 
 export { documentOf, historySpec, OPEN, sameDocument, versionId, versionOf, type Version, type Versioned } from './versions';
 

@@ -1,5 +1,6 @@
 import type { CollectionSpec } from '../../docstore/port';
-import { byteOrder, compareValues, matches, mergeNewestFirst, naturalOrder } from './merge';
+import { byteOrder, compareValues, matches } from '../../docstore/value-order';
+import { mergeNewestFirst, naturalOrder } from './merge';
 
 describe('merging the current documents with the closed versions', () => {
   it('keeps the first side of a document found on both, in order', () => {
