@@ -10,9 +10,8 @@ import {
   type RuleEntry,
 } from '../../shared/read-models/grants/model';
 import { RuleIndex } from '../../shared/read-models/grants/rule-index';
-import { byteOrder } from '../../shared/docstore/value-order';
+import { byteOrder, findInMemory } from '../../shared/docstore/value-order';
 import { ReadOnlyGrants } from './read-only-grants';
-import { select } from './select';
 import { chunks, unique } from './types';
 
 /**
@@ -387,12 +386,12 @@ function merged(stored: GrantDoc[], implied: GrantDoc[], filter: Filter, options
   }
   for (const g of stored) byId.delete(g.id);
   // The stored rows already match the filter (and may be partial, per `fields`); the implied ones are selected here.
-  const chosen = select([...byId.values()], filter, { ...options, limit: undefined, fields: undefined });
+  const chosen = findInMemory([...byId.values()], filter, { ...options, limit: undefined, fields: undefined });
   const all = [...stored.map((g) => ({ g, partial: true })), ...chosen.map((g) => ({ g, partial: false }))];
   const sortBy = options.sortBy ?? 'id';
   // Every field a grant query sorts by (id, instance, user) is a string.
   const key = (g: GrantDoc) => (g as unknown as Record<string, string | undefined>)[sortBy] ?? '';
   all.sort((a, b) => byteOrder(key(a.g), key(b.g)) || byteOrder(a.g.id, b.g.id));
   const page = options.limit === undefined ? all : all.slice(0, options.limit);
-  return page.map(({ g, partial }) => (partial ? g : select([g], {}, { fields: options.fields })[0]!));
+  return page.map(({ g, partial }) => (partial ? g : findInMemory([g], {}, { fields: options.fields })[0]!));
 }

@@ -4,9 +4,8 @@ import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/
 import type { AssignmentDoc, ReadModels, RoleDoc, TupleDoc } from '../../shared/read-models/read-models';
 import { byRole, type RolePermissions } from './role-permissions';
 import { ReadOnlyGrants } from './read-only-grants';
-import { select } from './select';
 import { chunks, unique } from './types';
-import { byteOrder } from '../../shared/docstore/value-order';
+import { byteOrder, findInMemory } from '../../shared/docstore/value-order';
 
 /**
  * Derived grants computed on the fly, for read models that have no
@@ -73,7 +72,7 @@ export class GrantsAsOf extends ReadOnlyGrants {
     } else {
       throw new Error('grants as of a position are read by user, by instance, or both');
     }
-    return select(candidates, filter, options);
+    return findInMemory(candidates, filter, options);
   }
 
   private memo(key: string, compute: () => Promise<GrantDoc[]>): Promise<GrantDoc[]> {

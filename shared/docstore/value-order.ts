@@ -1,4 +1,4 @@
-import type { FieldValue, Filter } from './port';
+import type { FieldValue, Filter, FindOptions } from './port';
 
 /**
  * The port's order of field values and its filter conditions, evaluated in memory: for code that
@@ -42,4 +42,24 @@ export function matches(value: FieldValue, condition: Filter[string]): boolean {
     ($lt === undefined || compareValues(value, $lt) < 0) &&
     ($lte === undefined || compareValues(value, $lte) <= 0)
   );
+}
+
+/**
+ * The documents of `docs` matching `filter`, sorted (by `sortBy`, `id` by default, then id; in
+ * descending order when asked), paged and projected as a store's `find` gives them.
+ */
+export function findInMemory<T extends { id: string }>(docs: readonly T[], filter: Filter, options: FindOptions = {}): T[] {
+  const valueOf = (doc: T, field: string): FieldValue => (doc as unknown as Record<string, FieldValue | undefined>)[field] ?? null;
+  const matching = docs.filter((doc) => Object.entries(filter).every(([field, condition]) => matches(valueOf(doc, field), condition)));
+  const sortBy = options.sortBy ?? 'id';
+  const direction = options.descending ? -1 : 1;
+  matching.sort((a, b) => direction * (compareValues(valueOf(a, sortBy), valueOf(b, sortBy)) || byteOrder(a.id, b.id)));
+  const from = options.skip ?? 0;
+  const page = matching.slice(from, options.limit === undefined ? undefined : from + options.limit);
+  if (!options.fields) return page;
+  return page.map((doc) => {
+    const partial: Record<string, unknown> = { id: doc.id };
+    for (const field of options.fields!) partial[field] = valueOf(doc, field);
+    return partial as unknown as T;
+  });
 }

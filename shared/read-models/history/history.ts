@@ -16,7 +16,7 @@ import {
 } from '../read-models';
 import { withFields } from '../../objects';
 import { documentOf, historySpec, OPEN, openVersionOf, type Stamped, type Version } from './versions';
-import { byteOrder, compareValues, matches } from '../../docstore/value-order';
+import { byteOrder, compareValues, findInMemory, matches } from '../../docstore/value-order';
 import { mergeNewestFirst, naturalOrder } from './merge';
 
 export { documentOf, historySpec, OPEN, sameDocument, versionId, versionOf, type Version, type Versioned } from './versions';
@@ -106,17 +106,11 @@ class AllVersions<T extends { id: string }> implements Collection<Version<T>> {
     if ('id' in filter) throw new Error('the versions of a collection are not filtered by version id');
     const onCurrent = this.currentFilter(filter);
     const open = onCurrent ? (await this.current.find(onCurrent)).map(openVersionOf) : [];
-    const all = mergeNewestFirst(open, await this.closed.find(filter), (v) => v.id);
-    const { sortBy = 'id', descending = false, skip = 0, limit } = options;
-    const direction = descending ? -1 : 1;
-    all.sort((a, b) => direction * (compareValues(field(a, sortBy), field(b, sortBy)) || byteOrder(a.id, b.id)));
-    const page = all.slice(skip, limit === undefined ? undefined : skip + limit);
-    if (!options.fields) return page;
-    return page.map((v) => {
-      const doc: Record<string, unknown> = { id: v.id };
-      for (const name of options.fields!) doc[name] = field(v, name) ?? null;
-      return doc as unknown as Version<T>;
-    });
+    return findInMemory(
+      mergeNewestFirst(open, await this.closed.find(filter), (v) => v.id),
+      {},
+      options,
+    );
   }
 
   async count(filter: Filter): Promise<number> {
