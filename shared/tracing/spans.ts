@@ -192,8 +192,7 @@ export function linksOfCarriers(carriers: Iterable<TraceCarrier | undefined>, ma
 
 /** The active span's ids, for log lines (shared/logger.ts); undefined when no span is active. */
 export function activeSpanIds(): { trace_id: string; span_id: string } | undefined {
-  const active = trace.getSpanContext(context.active());
-  return active && trace.isSpanContextValid(active) ? { trace_id: active.traceId, span_id: active.spanId } : undefined;
+  return spanIdsOf(context.active());
 }
 
 /** A span started now in the active context and ended by the caller (work that outlives one call: a queued command); undefined when off. */
@@ -258,14 +257,19 @@ export function inRouteSpan<T>(
   lane: 'express' | 'fast' = 'express',
 ): T | Promise<Awaited<T>> {
   if (!traced()) return work();
-  const server = context.active().getValue(SERVER_SPAN) as Span | undefined;
-  server?.updateName(`${method} ${template}`);
-  server?.setAttribute('http.route', template);
+  nameServerSpan(context.active(), method, template);
   return inSpan(
     `route ${method} ${template}`,
     { attributes: { 'http.route': template, 'rebac.lane': lane } },
     async (): Promise<Awaited<T>> => await work(),
   );
+}
+
+/** Names the request's server span (server-span.ts), kept in `request`, after the route that serves it. */
+function nameServerSpan(request: Context, method: string, template: string): void {
+  const server = request.getValue(SERVER_SPAN) as Span | undefined;
+  server?.updateName(`${method} ${template}`);
+  server?.setAttribute('http.route', template);
 }
 
 /**
@@ -280,9 +284,7 @@ export function inRouteSpanOf<T>(
   work: (context: Context | undefined) => Promise<T>,
 ): Promise<T> {
   if (parent === undefined) return work(undefined);
-  const server = parent.getValue(SERVER_SPAN) as Span | undefined;
-  server?.updateName(`${method} ${template}`);
-  server?.setAttribute('http.route', template);
+  nameServerSpan(parent, method, template);
   return inChildSpan(
     `route ${method} ${template}`,
     { attributes: { 'http.route': template, 'rebac.lane': 'fast' } },
