@@ -30,7 +30,13 @@ describe('projection runner', () => {
     const sizes: number[] = [];
     return {
       sizes,
-      projection: { name: 'sizes', handles: new Set(), apply: async () => undefined, prepare: async (b) => void sizes.push(b.length) },
+      projection: {
+        name: 'sizes',
+        version: 1,
+        handles: new Set(),
+        apply: async () => undefined,
+        prepare: async (b) => void sizes.push(b.length),
+      },
     };
   }
 
@@ -119,6 +125,7 @@ describe('projection runner', () => {
     // 3 ms of work per event: a 60 ms batch.
     const slow = {
       name: 'slow',
+      version: 1,
       handles: new Set(['ResourceInstanceCreated']),
       apply: async (event: { position: number }) => {
         const until = performance.now() + 3;
@@ -151,7 +158,7 @@ describe('projection runner', () => {
     const typed = (type: string, n: number) => Array.from({ length: n }, (_, i) => ({ type, data: { i }, metadata }));
     await eventStore.append('notes-1', [...typed('Noted', 3), ...typed('Other', 2)], 'no_stream');
     const projection = (name: string, type: string): Projection =>
-      ({ name, handles: new Set([type]), apply: async () => undefined }) as unknown as Projection;
+      ({ name, version: 1, handles: new Set([type]), apply: async () => undefined }) as unknown as Projection;
     const runner = new ProjectionRunner(
       eventStore,
       documentStore,

@@ -100,10 +100,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     this.stopping = new AbortController();
     // Read models an older release wrote in another layout are emptied here, and replayed below from the log's start.
-    await this.store.transaction(() => ensureLayout(this.store, this.checkpointName, this.logger));
-    await this.store.transaction(async () => {
-      for (const projection of this.projections) await projection.open?.();
-    });
+    await this.store.transaction(() => ensureLayout(this.store, this.checkpointName, this.projections, this.logger));
     this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
     this.startHead = await this.events.headPosition();
     this.read = { after: -1, size: 0 };

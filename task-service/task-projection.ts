@@ -60,6 +60,7 @@ export const taskProjectionHandlers: EventHandlers<TaskEvent, TaskScope, Promise
 export function taskProjection(rm: ReadModels, tasks: Collection<TaskDoc>, completion: TaskCompletion): Projection<TaskEvent> {
   return {
     name: 'tasks',
+    version: 1,
     handles: handledTypes(eventTypes.task, taskProjectionHandlers),
     async apply(event) {
       const scope = { rm, tasks, completion, at: event.metadata.timestamp, position: event.position };

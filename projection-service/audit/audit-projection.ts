@@ -24,7 +24,6 @@ import {
 import type { Projection } from '../../shared/read-models/projection';
 import { envAuditRefs, orgAuditRefs, taskAuditRefs, type AuditRefs } from './refs';
 import { PrefixFilter } from './prefix-filter';
-import { moveRunsToPostings } from './runs-to-postings';
 
 /** What the projection remembers of a scope between events. */
 interface ScopeState {
@@ -119,6 +118,7 @@ export interface AuditLogOptions {
 
 class AuditLogProjection implements Projection {
   readonly name = 'audit-log';
+  readonly version = 1;
   /** Every event: the log has no change an auditor may not see. */
   readonly handles: ReadonlySet<DomainEvent['type']> = new Set(streamKinds.flatMap((kind) => eventTypes[kind]));
 
@@ -151,11 +151,6 @@ class AuditLogProjection implements Projection {
      */
     private filter: PrefixFilter | null,
   ) {}
-
-  /** An index written before postings has its runs moved into them (runs-to-postings.ts). */
-  async open(): Promise<void> {
-    await moveRunsToPostings(this.store, this.c);
-  }
 
   async prepare(batch: RecordedEvent[]): Promise<void> {
     // What a failed batch left buffered was rolled back with it (or will be replayed).

@@ -117,6 +117,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const prefetched = new PrefetchedEdges(edges);
   return {
     name: 'derived-grants',
+    version: 1,
     handles,
     async prepare(batch) {
       await holders.prepare(batch);

@@ -125,6 +125,7 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   let lastApplied = 0;
   return {
     name: 'history',
+    version: 1,
     handles,
     async prepare(batch: RecordedEvent[]) {
       // A batch applied again after it failed: the clock heads it moved may be gone with it (rolled back on

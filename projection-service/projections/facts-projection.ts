@@ -217,6 +217,7 @@ export function factsProjection(rm: ReadModels): Projection<EnvEvent> {
   const keyIds = new KeyIds();
   return {
     name: 'facts',
+    version: 1,
     handles: handledTypes(eventTypes.env, factsProjectionHandlers),
     async apply(event) {
       keyIds.observe(event.position);

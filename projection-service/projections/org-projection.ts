@@ -94,6 +94,7 @@ export const orgProjectionHandlers: EventHandlers<OrgEvent, OrgScope, Promise<vo
 export function orgProjection(rm: ReadModels): Projection<OrgEvent> {
   return {
     name: 'org',
+    version: 1,
     handles: handledTypes(eventTypes.org, orgProjectionHandlers),
     async apply(event) {
       const scope = { rm, organizationId: streamCategory(event.streamId).id, at: event.metadata.timestamp };

@@ -218,6 +218,7 @@ export function schemaProjection(rm: ReadModels): Projection<EnvEvent> {
   const contexts = new EnvContextCache(rm);
   return {
     name: 'schema',
+    version: 1,
     handles: handledTypes(eventTypes.env, schemaProjectionHandlers),
     async apply(event) {
       const ctx = await contexts.of(event);

@@ -138,7 +138,7 @@ export interface AuditTaskDoc {
 }
 
 /** Read by ranges of ids only: no declared field, stored in id order. */
-export const keyOnly = (name: string): CollectionSpec => ({ name, fields: [], indexes: [], compact: true, clustered: true });
+const keyOnly = (name: string): CollectionSpec => ({ name, fields: [], indexes: [], compact: true, clustered: true });
 
 export class AuditCollections {
   readonly scopes: Collection<AuditScopeDoc>;
@@ -156,7 +156,7 @@ export class AuditCollections {
 
 /** Fixed-width base 36: ids sort as the positions they hold. */
 export const POSITION_WIDTH = 11;
-export const encodePosition = (position: number): string => position.toString(36).padStart(POSITION_WIDTH, '0');
+const encodePosition = (position: number): string => position.toString(36).padStart(POSITION_WIDTH, '0');
 export const decodePosition = (encoded: string): number => parseInt(encoded, 36);
 
 /** The scope code of a scope whose first event is at `position`. */
@@ -165,7 +165,7 @@ export const scopeCode = (position: number): string => position.toString(36);
 /** The id of the entry block that starts at `position`. */
 export const entryId = (code: string, position: number): string => `${code}|${encodePosition(position)}`;
 /** The position an entry block or postings id ends with. */
-export const positionOfId = (id: string): number => decodePosition(id.slice(-POSITION_WIDTH));
+const positionOfId = (id: string): number => decodePosition(id.slice(-POSITION_WIDTH));
 /** Every id of the scope's entry blocks lies strictly between these two. */
 export const entryBounds = (code: string) => ({ low: `${code}|`, high: `${code}|~` });
 

@@ -14,6 +14,12 @@ import type { ReadModels } from './read-models';
  */
 export interface Projection<E extends DomainEvent = DomainEvent> {
   readonly name: string;
+  /**
+   * The version of what it writes (shared/read-models/layout.ts): raised when its collections'
+   * fields or what their documents mean change, so that read models an older one wrote are
+   * rebuilt from the log. Starts at 1.
+   */
+  readonly version: number;
   /** Event types this projection reacts to; others are never passed to it. */
   readonly handles: ReadonlySet<E['type']>;
   apply(event: RecordedOf<E>): Promise<void>;
@@ -28,12 +34,6 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
    * handles it): what the projections write next is as of its position (the history's versions).
    */
   begin?(event: RecordedEvent): void;
-  /**
-   * Called once when the runner starts, before the first batch, inside a
-   * transaction: to bring read models an older version of the projection wrote
-   * to today's layout. Must be idempotent (it runs again after a crash part-way).
-   */
-  open?(): Promise<void>;
 }
 
 /**

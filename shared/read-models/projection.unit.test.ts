@@ -14,11 +14,13 @@ describe('applying an event to the projections', () => {
   const applied: string[] = [];
   const env: Projection<EnvEvent> = {
     name: 'env',
+    version: 1,
     handles: new Set(['RoleAssigned']),
     apply: async (event) => void applied.push(`env:${event.type}`),
   };
   const org: Projection<OrgEvent> = {
     name: 'org',
+    version: 1,
     handles: new Set(['ProjectCreated']),
     apply: async (event) => void applied.push(`org:${event.type}`),
   };

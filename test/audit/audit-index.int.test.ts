@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import { auditLogProjection } from '../../projection-service/audit/audit-projection';
-import { legacyRuns, moveRunsToPostings } from '../../projection-service/audit/runs-to-postings';
 import type { Collection, CollectionSpec, DocumentStore } from '../../shared/docstore/port';
-import { AuditCollections, decodePostings, encodePosition, POSITION_WIDTH } from '../../shared/read-models/audit-log';
+import { AuditCollections } from '../../shared/read-models/audit-log';
 import { checkRandomQueries, checkReplaysMatchOnePass, dump, index, random, randomLog, termPositions } from './support/index-checks';
 
 /**
@@ -128,51 +127,6 @@ describe('audit-log index on SQLite', () => {
     const clean = await open();
     await index(auditLogProjection(clean), log, clean);
     expect(await dump(store)).toEqual(await dump(clean));
-  });
-
-  it('moves an index written before postings (one document per run) into the postings a rebuild makes, across a crash part-way', async () => {
-    const rebuilt = await open();
-    const projection = auditLogProjection(rebuilt);
-    for (let i = 0; i < log.length; i += 500) await index(projection, log.slice(i, i + 500), rebuilt);
-
-    // The same index as the layout before postings kept it: its entries, scopes and tasks, and a document per run.
-    const upgraded = await open();
-    const before = new AuditCollections(rebuilt);
-    const after = new AuditCollections(upgraded);
-    await after.scopes.putMany(await before.scopes.find({}));
-    await after.entries.putMany(await before.entries.find({}));
-    await after.tasks.putMany(await before.tasks.find({}));
-    const legacy = legacyRuns(upgraded);
-    const runs = (await before.postings.find({})).flatMap((doc) => {
-      const flat = decodePostings(doc);
-      const prefix = doc.id.slice(0, -POSITION_WIDTH);
-      return Array.from({ length: flat.length / 2 }, (_, i) => ({
-        id: `${prefix}${encodePosition(flat[2 * i]!)}`,
-        e: flat[2 * i + 1]!,
-      }));
-    });
-    expect(runs.length).toBeGreaterThan((await before.postings.count({})) * 2);
-    await legacy.putMany(runs);
-
-    // A crash after some pages moved (no transaction here), then the start that moves the rest.
-    let deletes = 0;
-    const crashing = withCollection(upgraded, 'audit_runs', (collection) => ({
-      deleteMany: async (filter: Parameters<typeof collection.deleteMany>[0]) => {
-        if (++deletes === 3) throw new Error('crash');
-        return collection.deleteMany(filter);
-      },
-    }));
-    await expect(moveRunsToPostings(crashing, after, 200)).rejects.toThrow('crash');
-    expect(await legacy.count({})).toBeGreaterThan(0);
-    await auditLogProjection(upgraded).open!();
-
-    expect(await legacy.count({})).toBe(0);
-    expect(await dump(upgraded)).toEqual(await dump(rebuilt));
-    // And the projection goes on from there as on the rebuilt index.
-    const more = randomLog(8, 3400).slice(3000);
-    await index(auditLogProjection(upgraded), more, upgraded);
-    await index(auditLogProjection(rebuilt), more, rebuilt);
-    expect(await dump(upgraded)).toEqual(await dump(rebuilt));
   });
 
   it('answers random filters, ranges, orders and pages as filtering the log would', async () => {
