@@ -1,4 +1,5 @@
 import { openPostgresPool, type PostgresPool } from '../eventstore/postgres-connection';
+import { translateStoreError } from '../eventstore/postgres-errors';
 import {
   resourceName,
   type DecisionEntry,
@@ -37,7 +38,7 @@ export class PostgresDecisionLog implements DecisionLogStore {
       await define(sql, options.schema);
     } catch (error) {
       await sql.end({ timeout: 0 });
-      throw error;
+      throw translateStoreError(error, 'The decision log on PostgreSQL');
     }
     return new PostgresDecisionLog(sql, options.schema);
   }

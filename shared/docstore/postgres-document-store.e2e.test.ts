@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { UnavailableError } from '../errors';
 import { describeDocumentStoreContract } from '../testing/document-store-contract';
 import { describeFindFields } from '../testing/find-fields-contract';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres-database';
@@ -52,6 +53,16 @@ if (serverUrl) {
     afterAll(async () => {
       await store.close();
       await sql.end();
+    });
+
+    it('fails with UnavailableError (503) when the server cannot be reached', async () => {
+      const unreachable = PostgresDocumentStore.connect({
+        url: 'postgres://postgres@127.0.0.1:1/none',
+        schema: 'x',
+        connectTimeoutSeconds: 1,
+      });
+      await expect(unreachable).rejects.toBeInstanceOf(UnavailableError);
+      await expect(unreachable).rejects.toThrow(/read models on PostgreSQL cannot be reached/);
     });
 
     it('keeps keys any JSON may hold, and values exactly', async () => {

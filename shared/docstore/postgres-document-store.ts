@@ -1,5 +1,6 @@
 import type { TransactionSql } from 'postgres';
 import { openPostgresPool, type PostgresPool } from '../eventstore/postgres-connection';
+import { translateStoreError } from '../eventstore/postgres-errors';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore } from './port';
 import { PostgresCollection, type StatementRunner } from './postgres-collection';
 import { checkpointsTable, defineSchema, defineTable, emptyAllTables } from './postgres-tables';
@@ -63,7 +64,7 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
       await defineSchema(sql, options.schema);
     } catch (error) {
       await sql.end({ timeout: 0 });
-      throw error;
+      throw translateStoreError(error, STORE);
     }
     return new PostgresDocumentStore(sql, options.schema);
   }
@@ -78,7 +79,7 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
     if (!made) {
       made = defineTable(this.sql, this.schema, spec).catch((error: unknown) => {
         this.tables.delete(spec.name);
-        throw error;
+        throw translateStoreError(error, STORE);
       });
       this.tables.set(spec.name, made);
     }
@@ -146,7 +147,9 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
   }
 
   async dropAll(): Promise<void> {
-    await this.writing(() => emptyAllTables(this.sql, this.schema));
+    await this.writing(() => emptyAllTables(this.sql, this.schema)).catch((error: unknown) => {
+      throw translateStoreError(error, STORE);
+    });
   }
 
   async close(): Promise<void> {
@@ -236,13 +239,24 @@ function collectionOf<T extends { id: string }>(
   return existing as unknown as Collection<T>;
 }
 
+/** What a failure that is passing (the server down, restarting, read-only) says cannot be reached: answered 503. */
+const STORE = 'The read models on PostgreSQL';
+
 /** A statement's rows as arrays, prepared once per connection (its text is the same at every call). */
 async function runOn(connection: Runs, sql: string, parameters: unknown[]): Promise<unknown[][]> {
-  return await connection.unsafe(sql, parameters as never[], { prepare: true }).values();
+  try {
+    return await connection.unsafe(sql, parameters as never[], { prepare: true }).values();
+  } catch (error) {
+    throw translateStoreError(error, STORE);
+  }
 }
 
 async function countOn(connection: Runs, sql: string, parameters: unknown[]): Promise<number> {
-  return (await connection.unsafe(sql, parameters as never[], { prepare: true })).count;
+  try {
+    return (await connection.unsafe(sql, parameters as never[], { prepare: true })).count;
+  } catch (error) {
+    throw translateStoreError(error, STORE);
+  }
 }
 
 async function checkpointOn(connection: Runs, schema: string, name: string): Promise<number | null> {
