@@ -1,4 +1,5 @@
 import type { Collection, CollectionSpec, Filter, FindOptions } from './port';
+import { HOLD_AT_MOST, type HeldWrites, type SendWrites } from './postgres-write-buffer';
 import { fieldKey, fieldValue, keyColumns, NULL_KEY, numberColumn, tableName, textColumn, type FieldKey } from './postgres-tables';
 
 /** What a collection runs its statements through: the store, or its writer view (postgres-document-store.ts). */
@@ -10,6 +11,10 @@ export interface StatementRunner {
   runCount(sql: string, parameters: unknown[]): Promise<number>;
   /** Settles once the collection's table exists (made on first use). */
   defined(spec: CollectionSpec): Promise<void>;
+  /** The open transaction's writes held for `table` (postgres-write-buffer.ts), or null where writes go at once. */
+  held(table: string, send: SendWrites): HeldWrites | null;
+  /** Sends the writes held for `table`, before a statement that must see them. */
+  flush(table: string): Promise<void>;
 }
 
 /** Bytes of documents' JSON per statement of a batch write: one statement per batch, short of huge ones. */
@@ -30,6 +35,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     upsertMany: string;
     insertMissing: string;
     delete: string;
+    deleteMany: string;
   };
 
   constructor(
@@ -46,11 +52,12 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
       upsertMany: `INSERT INTO ${this.table} (id, doc) ${rows} ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
       insertMissing: `INSERT INTO ${this.table} (id, doc) ${rows} ON CONFLICT (id) DO NOTHING RETURNING id`,
       delete: `DELETE FROM ${this.table} WHERE id = $1`,
+      deleteMany: `DELETE FROM ${this.table} WHERE id = ANY($1::text[])`,
     };
   }
 
   async get(id: string): Promise<T | null> {
-    await this.runner.defined(this.spec);
+    await this.ready();
     const [row] = await this.runner.run(this.sql.get, [id]);
     return row ? (row[0] as T) : null;
   }
@@ -80,7 +87,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
       parameters.push(options.skip);
       sql += ` OFFSET $${parameters.length}`;
     }
-    await this.runner.defined(this.spec);
+    await this.ready();
     const rows = await this.runner.run(sql, parameters);
     if (!fields) return rows.map((row) => row[0] as T);
     return rows.map((row) => {
@@ -93,18 +100,19 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
   async count(filter: Filter): Promise<number> {
     const parameters: unknown[] = [];
     const where = this.where(filter, parameters);
-    await this.runner.defined(this.spec);
+    await this.ready();
     const [row] = await this.runner.run(`SELECT count(*) FROM ${this.table}${where}`, parameters);
     return row![0] as number;
   }
 
   async put(doc: T): Promise<void> {
+    if (await this.hold([doc])) return;
     await this.runner.defined(this.spec);
     await this.runner.run(this.sql.upsert, [doc.id, JSON.stringify(doc)], true);
   }
 
   async putMany(docs: T[]): Promise<void> {
-    if (docs.length === 0) return;
+    if (docs.length === 0 || (await this.hold(docs))) return;
     // One statement may not update a row twice: of a repeated id, the last version is the one sequential puts would leave.
     const last = new Map<string, T>();
     for (const doc of docs) {
@@ -120,7 +128,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     // Of a repeated id, the first is the one inserted (as sequential inserts would).
     const first = new Map<string, T>();
     for (const doc of docs) if (!first.has(doc.id)) first.set(doc.id, doc);
-    await this.runner.defined(this.spec);
+    await this.ready();
     const inserted = new Set<string>();
     for (const chunk of jsonChunks([...first.values()])) {
       for (const [id] of await this.runner.run(this.sql.insertMissing, [chunk.json], true)) inserted.add(id as string);
@@ -129,6 +137,12 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
   }
 
   async delete(id: string): Promise<void> {
+    const held = this.runner.held(this.spec.name, this.send);
+    if (held) {
+      held.delete(id);
+      held.set(id, null);
+      return;
+    }
     await this.runner.defined(this.spec);
     await this.runner.run(this.sql.delete, [id], true);
   }
@@ -136,9 +150,45 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
   async deleteMany(filter: Filter): Promise<number> {
     const parameters: unknown[] = [];
     const where = this.where(filter, parameters);
-    await this.runner.defined(this.spec);
+    await this.ready();
     return this.runner.runCount(`DELETE FROM ${this.table}${where}`, parameters);
   }
+
+  /** Before a statement that must see this transaction's writes: the table exists and holds them. */
+  private async ready(): Promise<void> {
+    await this.runner.defined(this.spec);
+    await this.runner.flush(this.spec.name);
+  }
+
+  /**
+   * Holds `docs` (the last version of each id) when the runner holds writes; says whether it did.
+   * Past HOLD_AT_MOST held, they are sent at once.
+   */
+  private async hold(docs: T[]): Promise<boolean> {
+    const held = this.runner.held(this.spec.name, this.send);
+    if (!held) return false;
+    for (const doc of docs) {
+      held.delete(doc.id);
+      held.set(doc.id, doc);
+    }
+    if (held.size >= HOLD_AT_MOST) await this.runner.flush(this.spec.name);
+    return true;
+  }
+
+  /** Writes held writes: the puts as one upsert (per BATCH_BYTES), the deletes as one DELETE, sent together. */
+  private readonly send = async (held: HeldWrites): Promise<void> => {
+    const puts: object[] = [];
+    const deletes: string[] = [];
+    for (const [id, doc] of held) {
+      if (doc === null) deletes.push(id);
+      else puts.push(doc);
+    }
+    await this.runner.defined(this.spec);
+    await Promise.all([
+      ...[...jsonChunks(puts)].map((chunk) => this.runner.run(this.sql.upsertMany, [chunk.json], true)),
+      ...(deletes.length > 0 ? [this.runner.run(this.sql.deleteMany, [deletes], true)] : []),
+    ]);
+  };
 
   private checkField(field: string): void {
     if (!this.fields.has(field)) throw new Error(`field ${field} is not declared on collection ${this.spec.name}`);

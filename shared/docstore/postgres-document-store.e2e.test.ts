@@ -168,6 +168,48 @@ if (serverUrl) {
       }
     });
 
+    it('holds the writes of a transaction until a read of their table needs them, then sends them as one statement per kind', async () => {
+      type Item = { id: string; n: number };
+      const writer = store.writerView();
+      const items = writer.collection<Item>({ name: 'held', fields: ['n'], indexes: [['n']] });
+      const others = writer.collection<Item>({ name: 'held_other', fields: [], indexes: [] });
+      await items.put({ id: 'before', n: -1 });
+      const run = jest.spyOn(writer as unknown as PostgresDocumentStore, 'run');
+      try {
+        await writer.transaction(async () => {
+          for (let i = 0; i < 100; i++) await items.put({ id: `i${i}`, n: i });
+          await items.put({ id: 'i0', n: 1000 });
+          await items.delete('i1');
+          await items.delete('before');
+          // Another table's read sends nothing of this one.
+          expect(await others.count({})).toBe(0);
+          expect(run.mock.calls.map(([text]) => text.split(' ')[0])).toEqual(['SELECT']);
+          expect(await items.count({})).toBe(99);
+          expect(await items.find({ n: { $gte: 99 } }, { sortBy: 'n', fields: ['n'] })).toEqual([
+            { id: 'i99', n: 99 },
+            { id: 'i0', n: 1000 },
+          ]);
+        });
+        expect(run.mock.calls.map(([text]) => text.split(' ')[0])).toEqual(['SELECT', 'INSERT', 'DELETE', 'SELECT', 'SELECT']);
+      } finally {
+        run.mockRestore();
+      }
+      expect(await store.collection<Item>({ name: 'held', fields: ['n'], indexes: [['n']] }).count({})).toBe(99);
+    });
+
+    it('fails the commit when a held write fails, and keeps none of the transaction', async () => {
+      const writer = store.writerView();
+      const items = writer.collection<{ id: string; text: string }>({ name: 'held_failing', fields: [], indexes: [] });
+      await expect(
+        writer.transaction(async () => {
+          await items.put({ id: 'fine', text: 'ok' });
+          // PostgreSQL's text cannot hold U+0000: refused when the held write reaches the server, at the commit.
+          await items.put({ id: 'refused', text: 'nul \u0000 inside' });
+        }),
+      ).rejects.toThrow();
+      expect(await store.collection<{ id: string }>({ name: 'held_failing', fields: [], indexes: [] }).count({})).toBe(0);
+    });
+
     it('lets exactly one of two racing first checkpoint saves win', async () => {
       const results = await Promise.all([store.saveCheckpoint('race', null, 1), store.saveCheckpoint('race', null, 2)]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);

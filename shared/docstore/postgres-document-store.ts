@@ -4,6 +4,7 @@ import { translateStoreError } from '../eventstore/postgres-errors';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore } from './port';
 import { PostgresCollection, type StatementRunner } from './postgres-collection';
 import { checkpointsTable, defineSchema, defineTable, emptyAllTables } from './postgres-tables';
+import { WriteBuffer, type HeldWrites } from './postgres-write-buffer';
 
 export interface PostgresDocumentStoreOptions {
   /** POSTGRES_URL: a libpq connection string (a URI or keywords; several hosts and target_session_attrs taken). */
@@ -26,7 +27,9 @@ type Runs = PostgresPool | TransactionSql<{ int8: number }>;
  * Transactions are atomic. The projections' view (`writerView()`) runs a transaction on one
  * connection reserved from the pool, and while it is open every statement of that view goes to
  * it, so its reads see its writes; the store itself reads through the pool, which sees committed
- * state only (read committed). A write through the store waits until the open transaction has
+ * state only (read committed). Inside the transaction, the view's writes are held and sent
+ * together when a read of their table, or the commit, needs them (postgres-write-buffer.ts): a
+ * projection batch would otherwise wait for a round trip per document. A write through the store waits until the open transaction has
  * ended, as on SQLite: a projection batch gives the event loop back with its transaction open,
  * and a write from elsewhere (the task relay's checkpoint) is then neither taken into the batch
  * nor left waiting on a row lock the batch holds. Checkpoints are a table, saved by
@@ -94,6 +97,13 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
   runCount(sql: string, parameters: unknown[]): Promise<number> {
     return this.writing(() => countOn(this.sql, sql, parameters));
   }
+
+  /** The store's writes go at once (they are not in a transaction of its own). */
+  held(): HeldWrites | null {
+    return null;
+  }
+
+  async flush(): Promise<void> {}
 
   /** Runs `write` once no transaction is open (at once if none is). */
   private async writing<R>(write: () => Promise<R>): Promise<R> {
@@ -170,6 +180,8 @@ class PostgresWriterView implements DocumentStore, StatementRunner {
   private readonly collections = new Map<string, Collection<{ id: string }>>();
   /** The open transaction's connection, or null. */
   private tx: Runs | null = null;
+  /** The open transaction's writes not sent yet (postgres-write-buffer.ts), or null. */
+  private buffer: WriteBuffer | null = null;
 
   constructor(private readonly store: PostgresDocumentStore) {}
 
@@ -201,9 +213,28 @@ class PostgresWriterView implements DocumentStore, StatementRunner {
     return countOn(this.connection, sql, parameters);
   }
 
+  held(table: string, send: (held: HeldWrites) => Promise<void>): HeldWrites | null {
+    return this.buffer?.heldFor(table, send) ?? null;
+  }
+
+  async flush(table: string): Promise<void> {
+    await this.buffer?.flush(table);
+  }
+
+  /** Its writes are held while the transaction runs, and sent before it commits (postgres-write-buffer.ts). */
   transaction<R>(work: () => Promise<R>): Promise<R> {
     if (this.tx) return Promise.reject(new Error('PostgresDocumentStore: a transaction is already open on the writer view'));
-    return this.store.runTransaction(work, (tx) => (this.tx = tx));
+    return this.store.runTransaction(
+      async () => {
+        const result = await work();
+        await this.buffer!.flushAll();
+        return result;
+      },
+      (tx) => {
+        this.tx = tx;
+        this.buffer = tx ? new WriteBuffer() : null;
+      },
+    );
   }
 
   loadCheckpoint(name: string): Promise<number | null> {
@@ -215,7 +246,8 @@ class PostgresWriterView implements DocumentStore, StatementRunner {
   }
 
   async dropAll(): Promise<void> {
-    // On the transaction's connection when one is open: emptied with the batch, or not at all.
+    // On the transaction's connection when one is open: emptied with the batch, or not at all; what it held goes too.
+    if (this.buffer) this.buffer = new WriteBuffer();
     await emptyAllTables(this.connection as PostgresPool, this.schema);
   }
 
