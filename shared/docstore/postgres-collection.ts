@@ -31,7 +31,6 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
   /** Named statements: each the same text at every call, so the client prepares it once per connection. */
   private readonly sql: {
     get: string;
-    upsert: string;
     upsertMany: string;
     insertMissing: string;
     delete: string;
@@ -44,13 +43,17 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
   ) {
     this.table = tableName(runner.schema, spec.name);
     this.fields = new Set(spec.fields);
-    // The documents of a batch as rows: `$1` is their JSON array (one parameter, one round trip).
-    const rows = `SELECT d ->> 'id', d FROM jsonb_array_elements($1::text::jsonb) AS d`;
+    // The rows of a batch: `$1` is their JSON array (one parameter, one round trip), each row the
+    // id, the document and its fields' keys (rowsJson), read with the columns' types.
+    const keys = spec.fields.flatMap((field) => [textColumn(field), numberColumn(field)]);
+    const columns = ['id', 'doc', ...keys].join(', ');
+    const types = ['id text', 'doc jsonb', ...spec.fields.flatMap((f) => [`${textColumn(f)} text`, `${numberColumn(f)} double precision`])];
+    const rows = `SELECT ${columns} FROM jsonb_to_recordset($1::text::jsonb) AS r(${types.join(', ')})`;
+    const replace = ['doc', ...keys].map((column) => `${column} = excluded.${column}`).join(', ');
     this.sql = {
       get: `SELECT doc FROM ${this.table} WHERE id = $1`,
-      upsert: `INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::text::jsonb) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
-      upsertMany: `INSERT INTO ${this.table} (id, doc) ${rows} ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
-      insertMissing: `INSERT INTO ${this.table} (id, doc) ${rows} ON CONFLICT (id) DO NOTHING RETURNING id`,
+      upsertMany: `INSERT INTO ${this.table} (${columns}) ${rows} ON CONFLICT (id) DO UPDATE SET ${replace}`,
+      insertMissing: `INSERT INTO ${this.table} (${columns}) ${rows} ON CONFLICT (id) DO NOTHING RETURNING id`,
       delete: `DELETE FROM ${this.table} WHERE id = $1`,
       deleteMany: `DELETE FROM ${this.table} WHERE id = ANY($1::text[])`,
     };
@@ -108,7 +111,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
   async put(doc: T): Promise<void> {
     if (await this.hold([doc])) return;
     await this.runner.defined(this.spec);
-    await this.runner.run(this.sql.upsert, [doc.id, JSON.stringify(doc)], true);
+    await this.runner.run(this.sql.upsertMany, this.rowsJson([doc]), true);
   }
 
   async putMany(docs: T[]): Promise<void> {
@@ -120,7 +123,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
       last.set(doc.id, doc);
     }
     await this.runner.defined(this.spec);
-    for (const chunk of jsonChunks([...last.values()])) await this.runner.run(this.sql.upsertMany, [chunk.json], true);
+    for (const rows of this.rowsJson([...last.values()])) await this.runner.run(this.sql.upsertMany, [rows], true);
   }
 
   async insertMissing(docs: T[]): Promise<T[]> {
@@ -130,8 +133,8 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     for (const doc of docs) if (!first.has(doc.id)) first.set(doc.id, doc);
     await this.ready();
     const inserted = new Set<string>();
-    for (const chunk of jsonChunks([...first.values()])) {
-      for (const [id] of await this.runner.run(this.sql.insertMissing, [chunk.json], true)) inserted.add(id as string);
+    for (const rows of this.rowsJson([...first.values()])) {
+      for (const [id] of await this.runner.run(this.sql.insertMissing, [rows], true)) inserted.add(id as string);
     }
     return [...first.values()].filter((doc) => inserted.has(doc.id));
   }
@@ -177,18 +180,48 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
 
   /** Writes held writes: the puts as one upsert (per BATCH_BYTES), the deletes as one DELETE, sent together. */
   private readonly send = async (held: HeldWrites): Promise<void> => {
-    const puts: object[] = [];
+    const puts: T[] = [];
     const deletes: string[] = [];
     for (const [id, doc] of held) {
       if (doc === null) deletes.push(id);
-      else puts.push(doc);
+      else puts.push(doc as T);
     }
     await this.runner.defined(this.spec);
     await Promise.all([
-      ...[...jsonChunks(puts)].map((chunk) => this.runner.run(this.sql.upsertMany, [chunk.json], true)),
+      ...this.rowsJson(puts).map((rows) => this.runner.run(this.sql.upsertMany, [rows], true)),
       ...(deletes.length > 0 ? [this.runner.run(this.sql.deleteMany, [deletes], true)] : []),
     ]);
   };
+
+  /**
+   * Documents as JSON arrays of their rows, `{id, doc, <field>: text, "<field>#n": number}`, each
+   * array at most BATCH_BYTES (one when they are fewer); the keys as fieldKey makes them (NaN and
+   * the infinities as strings, which PostgreSQL reads as those numbers: JSON has no word for them).
+   */
+  private rowsJson(docs: T[]): string[] {
+    const arrays: string[] = [];
+    let parts: string[] = [];
+    let bytes = 0;
+    for (const doc of docs) {
+      const record = doc as unknown as Record<string, unknown>;
+      const row: Record<string, unknown> = { id: doc.id, doc };
+      for (const field of this.spec.fields) {
+        const [text, number] = fieldKey(record[field]);
+        row[field] = text;
+        row[`${field}#n`] = Number.isFinite(number) ? number : String(number);
+      }
+      const json = JSON.stringify(row);
+      if (parts.length > 0 && bytes + json.length > BATCH_BYTES) {
+        arrays.push(`[${parts.join(',')}]`);
+        parts = [];
+        bytes = 0;
+      }
+      parts.push(json);
+      bytes += json.length;
+    }
+    if (parts.length > 0) arrays.push(`[${parts.join(',')}]`);
+    return arrays;
+  }
 
   private checkField(field: string): void {
     if (!this.fields.has(field)) throw new Error(`field ${field} is not declared on collection ${this.spec.name}`);
@@ -270,21 +303,4 @@ const RANGE_OPERATORS = [
 function limitLiteral(limit: number): string {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`find: limit must be a non-negative integer, not ${limit}`);
   return String(limit);
-}
-
-/** Documents as JSON arrays of at most BATCH_BYTES each (one when they are fewer). */
-function* jsonChunks<T>(docs: T[]): Generator<{ json: string }> {
-  let parts: string[] = [];
-  let bytes = 0;
-  for (const doc of docs) {
-    const json = JSON.stringify(doc);
-    if (parts.length > 0 && bytes + json.length > BATCH_BYTES) {
-      yield { json: `[${parts.join(',')}]` };
-      parts = [];
-      bytes = 0;
-    }
-    parts.push(json);
-    bytes += json.length;
-  }
-  if (parts.length > 0) yield { json: `[${parts.join(',')}]` };
 }

@@ -94,6 +94,10 @@ if (serverUrl) {
       const values: unknown[] = [null, undefined, -1.5, 0, 2, 10, true, false, '', '10', '2', 'a', 'b', 'é', 'Z'];
       const all = values.map((v, i) => (v === undefined ? { id: `d${i}` } : { id: `d${i}`, v })) as Doc[];
       await docs.putMany(all);
+      // The keys the adapter writes are the ones the schema's SQL functions compute from the documents.
+      const [disagree] = await sql`
+        SELECT count(*)::int AS n FROM extra.rm_mixed WHERE "v" <> extra.field_text(doc -> 'v') OR "v#n" <> extra.field_number(doc -> 'v')`;
+      expect(disagree).toEqual({ n: 0 });
       const ids = (found: Doc[]) => found.map((d) => d.id);
       const asPort = (filter: Filter, options: FindOptions = {}) => ids(findInMemory(all, filter, options));
       for (const descending of [false, true]) {

@@ -8,8 +8,8 @@ import type { CollectionSpec, FieldValue } from './port';
  * A collection is the table `<schema>.rm_<name>`:
  *   id       text COLLATE "C" PRIMARY KEY  -- the port compares strings by their bytes
  *   doc      jsonb NOT NULL                -- the document
- *   "<f>"    text COLLATE "C"              -- per declared field f, generated from doc (see below)
- *   "<f>#n"  double precision              -- the same field's number, generated from doc
+ *   "<f>"    text COLLATE "C"              -- per declared field f, its key's text (see below)
+ *   "<f>#n"  double precision              -- and its key's number
  * and each declared index is a btree on the two columns of each of its fields, then id.
  *
  * Why two columns per field: the port orders a field's values null first, then numbers, then
@@ -25,9 +25,12 @@ import type { CollectionSpec, FieldValue } from './port';
  * The text column holds the string as it is, so `WHERE "key" = 'alice'` is also how a person
  * queries a table by hand.
  *
- * A table's rows are written as documents only (`id`, `doc`): the field columns are generated,
- * so they cannot disagree with the document, and a field declared later is filled in for the
- * rows already there when its columns are added.
+ * The adapter writes a row's field columns with its document, computed from it as `fieldKey`
+ * does; the schema's functions `field_text(jsonb)` and `field_number(jsonb)` compute the same in
+ * SQL (a test checks they agree), and fill the columns of a field declared later for the rows
+ * already there. (Generated columns would compute them on the server instead, but PostgreSQL
+ * prepares their expressions again for every statement: a statement of one row paid for it more
+ * than for its insert.)
  */
 
 /** The table of a collection, schema-qualified and quoted. */
@@ -50,7 +53,7 @@ export type FieldKey = [text: string, number: number];
 /** The key of null (and of an absent field). */
 export const NULL_KEY: FieldKey = ['', -Infinity];
 
-/** The key of a field value, as the generated columns compute it from the document. */
+/** The key of a field value: what the field's two columns hold for it. */
 export function fieldKey(value: unknown): FieldKey {
   if (value === null || value === undefined) return NULL_KEY;
   if (typeof value === 'string') return [value, NaN];
@@ -78,7 +81,7 @@ export function checkName(kind: string, name: string): void {
 const DDL_LOCK = 0x7265_6261_6310; // "rebac" 10
 
 /**
- * The schema, the functions the generated columns use, and the checkpoints' table, when missing. Idempotent,
+ * The schema, the functions that compute a field's key in SQL, and the checkpoints' table, when missing. Idempotent,
  * under the DDL lock: several processes may start at once (and `CREATE ... IF NOT EXISTS` alone
  * races on PostgreSQL's catalogues).
  */
@@ -92,8 +95,8 @@ export async function defineSchema(sql: PostgresPool, schema: string): Promise<v
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${DDL_LOCK})`;
     await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    // The two halves of a field's key (see the file comment), computed from the document's value.
-    // IMMUTABLE, as a generated column needs; plain SQL, so PostgreSQL inlines them.
+    // The two halves of a field's key (see the file comment), computed from the document's value:
+    // to fill the columns of a field declared later, and for queries by hand.
     await tx.unsafe(`
 CREATE OR REPLACE FUNCTION "${schema}".field_text(value jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -156,13 +159,18 @@ async function missingDefinitions(sql: PostgresPool, schema: string, spec: Colle
   if (columns.length === 0) {
     statements.push(`CREATE TABLE ${table} (
   id  text COLLATE "C" PRIMARY KEY,
-  doc jsonb NOT NULL${spec.fields.flatMap((field) => fieldColumns(schema, field).map((c) => `,\n  ${c}`)).join('')}
+  doc jsonb NOT NULL${spec.fields.flatMap((field) => fieldColumns(field).map((c) => `,\n  ${c}`)).join('')}
 )`);
   } else {
     // A field declared since the table was made: its columns, computed for the rows already there.
     const present = new Set(columns.map((c) => c.name));
     for (const field of spec.fields) {
-      if (!present.has(field)) statements.push(`ALTER TABLE ${table} ADD COLUMN ${fieldColumns(schema, field).join(', ADD COLUMN ')}`);
+      if (present.has(field)) continue;
+      const [text, number] = [textColumn(field), numberColumn(field)];
+      statements.push(
+        `ALTER TABLE ${table} ADD COLUMN ${fieldColumns(field).join(', ADD COLUMN ')}`,
+        `UPDATE ${table} SET ${text} = "${schema}".field_text(doc -> '${field}'), ${number} = "${schema}".field_number(doc -> '${field}') WHERE doc ? '${field}'`,
+      );
     }
   }
   const existing = new Set(indexes.map((i) => i.name));
@@ -191,11 +199,11 @@ function indexName(collection: string, fields: string[]): string {
   return `${name.slice(0, 54)}_${(hash >>> 0).toString(36)}`;
 }
 
-/** The two generated columns of a declared field. */
-function fieldColumns(schema: string, field: string): string[] {
+/** The two columns of a declared field (see the file comment). */
+function fieldColumns(field: string): string[] {
   return [
-    `${textColumn(field)} text COLLATE "C" NOT NULL GENERATED ALWAYS AS ("${schema}".field_text(doc -> '${field}')) STORED`,
-    `${numberColumn(field)} double precision NOT NULL GENERATED ALWAYS AS ("${schema}".field_number(doc -> '${field}')) STORED`,
+    `${textColumn(field)} text COLLATE "C" NOT NULL DEFAULT ''`,
+    `${numberColumn(field)} double precision NOT NULL DEFAULT '-Infinity'`,
   ];
 }
 
