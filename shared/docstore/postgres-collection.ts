@@ -15,6 +15,8 @@ export interface StatementRunner {
   held(table: string, send: SendWrites): HeldWrites | null;
   /** Sends the writes held for `table`, before a statement that must see them. */
   flush(table: string): Promise<void>;
+  /** `rows` were sent to `table` (postgres-statistics.ts). */
+  wrote(table: string, rows: number): void;
 }
 
 /** Bytes of documents' JSON per statement of a batch write: one statement per batch, short of huge ones. */
@@ -112,6 +114,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     if (await this.hold([doc])) return;
     await this.runner.defined(this.spec);
     await this.runner.run(this.sql.upsertMany, this.rowsJson([doc]), true);
+    this.runner.wrote(this.spec.name, 1);
   }
 
   async putMany(docs: T[]): Promise<void> {
@@ -124,6 +127,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     }
     await this.runner.defined(this.spec);
     for (const rows of this.rowsJson([...last.values()])) await this.runner.run(this.sql.upsertMany, [rows], true);
+    this.runner.wrote(this.spec.name, last.size);
   }
 
   async insertMissing(docs: T[]): Promise<T[]> {
@@ -136,6 +140,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     for (const rows of this.rowsJson([...first.values()])) {
       for (const [id] of await this.runner.run(this.sql.insertMissing, [rows], true)) inserted.add(id as string);
     }
+    this.runner.wrote(this.spec.name, inserted.size);
     return [...first.values()].filter((doc) => inserted.has(doc.id));
   }
 
@@ -191,6 +196,7 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
       ...this.rowsJson(puts).map((rows) => this.runner.run(this.sql.upsertMany, [rows], true)),
       ...(deletes.length > 0 ? [this.runner.run(this.sql.deleteMany, [deletes], true)] : []),
     ]);
+    this.runner.wrote(this.spec.name, held.size);
   };
 
   /**

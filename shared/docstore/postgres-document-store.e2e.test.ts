@@ -214,6 +214,24 @@ if (serverUrl) {
       expect(await store.collection<{ id: string }>({ name: 'held_failing', fields: [], indexes: [] }).count({})).toBe(0);
     });
 
+    it('has PostgreSQL analyse a table once a transaction grew it past a thousand rows, not before', async () => {
+      const writer = store.writerView();
+      const items = writer.collection<{ id: string; n: number }>({ name: 'growing', fields: ['n'], indexes: [['n']] });
+      const analysed = async () => {
+        const [row] = await sql`
+          SELECT analyze_count + autoanalyze_count AS n FROM pg_stat_user_tables WHERE schemaname = 'extra' AND relname = 'rm_growing'`;
+        return Number(row?.n ?? 0);
+      };
+      await writer.transaction(() => items.putMany(Array.from({ length: 900 }, (_, i) => ({ id: `a${i}`, n: i }))));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await analysed()).toBe(0);
+      await writer.transaction(() => items.putMany(Array.from({ length: 200 }, (_, i) => ({ id: `b${i}`, n: i }))));
+      // In the background, and counted by the statistics collector once reported: waited for.
+      for (let waited = 0; (await analysed()) === 0 && waited < 10_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await analysed()).toBe(1);
+    });
+
     it('lets exactly one of two racing first checkpoint saves win', async () => {
       const results = await Promise.all([store.saveCheckpoint('race', null, 1), store.saveCheckpoint('race', null, 2)]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);

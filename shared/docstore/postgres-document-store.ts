@@ -3,7 +3,8 @@ import { openPostgresPool, type PostgresPool } from '../eventstore/postgres-conn
 import { translateStoreError } from '../eventstore/postgres-errors';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore } from './port';
 import { PostgresCollection, type StatementRunner } from './postgres-collection';
-import { checkpointsTable, defineSchema, defineTable, emptyAllTables } from './postgres-tables';
+import { checkpointsTable, defineSchema, defineTable, emptyAllTables, tableName } from './postgres-tables';
+import { TableGrowth } from './postgres-statistics';
 import { WriteBuffer, type HeldWrites } from './postgres-write-buffer';
 
 export interface PostgresDocumentStoreOptions {
@@ -47,6 +48,8 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
   private transactionEnded: Promise<void> | null = null;
   private view: PostgresWriterView | null = null;
   private closed = false;
+  /** Rows written per table, to have the planner's statistics follow a rebuild (postgres-statistics.ts). */
+  private readonly growth = new TableGrowth();
 
   private constructor(
     readonly sql: PostgresPool,
@@ -105,6 +108,20 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
 
   async flush(): Promise<void> {}
 
+  wrote(table: string, rows: number): void {
+    this.growth.wrote(table, rows);
+  }
+
+  /**
+   * Analyses the tables that grew enough (postgres-statistics.ts), in the background: ANALYZE
+   * blocks no reads nor writes, and a failure only leaves the statistics to autovacuum.
+   */
+  private analyseGrown(): void {
+    for (const table of this.growth.due()) {
+      void this.sql.unsafe(`ANALYZE ${tableName(this.schema, table)}`).catch(() => undefined);
+    }
+  }
+
   /** Runs `write` once no transaction is open (at once if none is). */
   private async writing<R>(write: () => Promise<R>): Promise<R> {
     while (this.transactionEnded !== null) await this.transactionEnded;
@@ -134,7 +151,7 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
       this.transactionEnded = new Promise((resolve) => (ended = resolve));
     });
     try {
-      return (await this.sql.begin(async (tx) => {
+      const result = (await this.sql.begin(async (tx) => {
         attach(tx);
         try {
           return await work();
@@ -142,6 +159,8 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
           attach(null);
         }
       })) as R;
+      this.analyseGrown();
+      return result;
     } finally {
       this.transactionEnded = null;
       ended();
@@ -219,6 +238,10 @@ class PostgresWriterView implements DocumentStore, StatementRunner {
 
   async flush(table: string): Promise<void> {
     await this.buffer?.flush(table);
+  }
+
+  wrote(table: string, rows: number): void {
+    this.store.wrote(table, rows);
   }
 
   /** Its writes are held while the transaction runs, and sent before it commits (postgres-write-buffer.ts). */
