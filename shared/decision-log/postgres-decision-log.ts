@@ -9,6 +9,9 @@ import {
   type DecisionPageRequest,
 } from './port';
 
+/** What a failure that is passing says cannot be reached. */
+const STORE = 'The decision log on PostgreSQL';
+
 /** An advisory lock key (its own 64-bit space per database) the table's creation serialises on. */
 const DDL_LOCK = 0x7265_6261_6311; // "rebac" 11
 
@@ -38,7 +41,7 @@ export class PostgresDecisionLog implements DecisionLogStore {
       await define(sql, options.schema);
     } catch (error) {
       await sql.end({ timeout: 0 });
-      throw translateStoreError(error, 'The decision log on PostgreSQL');
+      throw translateStoreError(error, STORE);
     }
     return new PostgresDecisionLog(sql, options.schema);
   }
@@ -46,7 +49,7 @@ export class PostgresDecisionLog implements DecisionLogStore {
   /** One statement for the batch: its rows from one JSON array; an entry appended again (a retried batch) is kept once. */
   async append(entries: readonly DecisionEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.sql.unsafe(
+    await this.run(
       `INSERT INTO ${this.table} (id, env, ts, api_key, query_type, "user", action, resource_type, resource, tenant, decision, entry)
        SELECT r.id, r.env, r.ts, r.api_key, r.query_type, r."user", r.action, r.resource_type, r.resource, r.tenant, r.decision, r.entry
        FROM json_to_recordset($1::text::json) AS r(
@@ -54,7 +57,6 @@ export class PostgresDecisionLog implements DecisionLogStore {
          resource_type text, resource text, tenant text, decision boolean, entry json)
        ON CONFLICT (id) DO NOTHING`,
       [JSON.stringify(entries.map(row))],
-      { prepare: true },
     );
   }
 
@@ -64,38 +66,42 @@ export class PostgresDecisionLog implements DecisionLogStore {
     const direction = page.order === 'newest' ? 'DESC' : 'ASC';
     const offset = (page.page - 1) * page.perPage;
     const [counted, found] = await Promise.all([
-      this.sql.unsafe(`SELECT count(*) FROM ${this.table} WHERE ${where}`, parameters as never[], { prepare: true }).values(),
-      this.sql
-        .unsafe(
-          `SELECT entry FROM ${this.table} WHERE ${where} ORDER BY ts ${direction}, id ${direction} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
-          [...parameters, page.perPage, offset] as never[],
-          { prepare: true },
-        )
-        .values(),
+      this.run(`SELECT count(*) FROM ${this.table} WHERE ${where}`, parameters),
+      this.run(
+        `SELECT entry FROM ${this.table} WHERE ${where} ORDER BY ts ${direction}, id ${direction} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+        [...parameters, page.perPage, offset],
+      ),
     ]);
-    return { entries: found.map((r) => r[0] as DecisionEntry), total: Number(counted[0]![0]) };
+    return { entries: found.rows.map((r) => r[0] as DecisionEntry), total: Number(counted.rows[0]![0]) };
   }
 
   async get(environmentId: string, id: string): Promise<DecisionEntry | null> {
-    const [found] = await this.sql
-      .unsafe(`SELECT entry FROM ${this.table} WHERE id = $1 AND env = $2`, [id, environmentId], { prepare: true })
-      .values();
+    const [found] = (await this.run(`SELECT entry FROM ${this.table} WHERE id = $1 AND env = $2`, [id, environmentId])).rows;
     return found ? (found[0] as DecisionEntry) : null;
   }
 
   async deleteOlderThan(timestamp: number): Promise<number> {
-    return (await this.sql.unsafe(`DELETE FROM ${this.table} WHERE ts < $1`, [timestamp], { prepare: true })).count;
+    return (await this.run(`DELETE FROM ${this.table} WHERE ts < $1`, [timestamp])).count;
   }
 
   /** The entries after the newest `max`, in (ts, id) order: those at or below the first of them, in one statement. */
   async keepNewest(max: number): Promise<number> {
-    const deleted = await this.sql.unsafe(
+    const deleted = await this.run(
       `DELETE FROM ${this.table}
        WHERE (ts, id) <= (SELECT ts, id FROM ${this.table} ORDER BY ts DESC, id DESC OFFSET $1 LIMIT 1)`,
       [max],
-      { prepare: true },
     );
     return deleted.count;
+  }
+
+  /** A statement, prepared once per connection; a server that cannot be reached fails it with UnavailableError (503). */
+  private async run(sql: string, parameters: unknown[]): Promise<{ rows: unknown[][]; count: number }> {
+    try {
+      const result = await this.sql.unsafe(sql, parameters as never[], { prepare: true }).values();
+      return { rows: result as unknown as unknown[][], count: result.count };
+    } catch (error) {
+      throw translateStoreError(error, STORE);
+    }
   }
 
   async close(): Promise<void> {
