@@ -1,6 +1,16 @@
 import type { Collection, CollectionSpec, Filter, FindOptions } from './port';
 import { HOLD_AT_MOST, type HeldWrites, type SendWrites } from './postgres-write-buffer';
-import { fieldKey, fieldValue, keyColumns, NULL_KEY, numberColumn, tableName, textColumn, type FieldKey } from './postgres-tables';
+import {
+  checkName,
+  fieldKey,
+  fieldValue,
+  keyColumns,
+  NULL_KEY,
+  numberColumn,
+  tableName,
+  textColumn,
+  type FieldKey,
+} from './postgres-tables';
 
 /** What a collection runs its statements through: the store, or its writer view (postgres-document-store.ts). */
 export interface StatementRunner {
@@ -43,6 +53,8 @@ export class PostgresCollection<T extends { id: string }> implements Collection<
     private readonly runner: StatementRunner,
     private readonly spec: CollectionSpec,
   ) {
+    checkName('collection', spec.name);
+    for (const field of spec.fields) checkName('field', field);
     this.table = tableName(runner.schema, spec.name);
     this.fields = new Set(spec.fields);
     // The rows of a batch: `$1` is their JSON array (one parameter, one round trip), each row the

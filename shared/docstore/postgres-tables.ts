@@ -75,6 +75,8 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function checkName(kind: string, name: string): void {
   if (!NAME.test(name) || name.length > 50) throw new Error(`invalid ${kind} name ${name}`);
+  // A field's text column is named as the field: `id` and `doc` are the table's own.
+  if (kind === 'field' && (name === 'id' || name === 'doc')) throw new Error(`a declared field may not be named ${name} on PostgreSQL`);
 }
 
 /** An advisory lock key (its own 64-bit space per database) that DDL of the read models serialises on. */
