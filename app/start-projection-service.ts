@@ -8,7 +8,7 @@ import { Metrics } from '../shared/metrics/metrics';
 import { startHealthServer } from './health-server';
 import { runUnderLease } from './lease';
 import type { RunningService } from './run-service';
-import { createDocumentStore, createEventStore } from './stores';
+import { createDocumentStore, createEventStore, sharedReadModels } from './stores';
 
 export interface ProjectionService extends RunningService {
   url: string;
@@ -20,13 +20,16 @@ export interface ProjectionService extends RunningService {
  * projection (core and features') from the stored checkpoint, plus /healthz
  * and /readyz.
  *
- * One runner per read-model store may be active. On a store without atomic
- * transactions (MongoDB) a second runner would write stale documents before
- * its checkpoint compare-and-set failed, so the runner starts only while this
+ * One runner per read-model store may be active. On a server that several
+ * replicas share (MongoDB, PostgreSQL) the runner starts only while this
  * process holds the `read-models` lease in the document store: extra replicas
  * stand by and take over within LEASE_TTL_MS of the holder's death (at once
- * after a graceful stop). On SQLite the batch and its checkpoint commit
- * together, so the compare-and-set alone keeps a second runner harmless.
+ * after a graceful stop). Without atomic transactions (MongoDB) a second runner
+ * would write stale documents before its checkpoint compare-and-set failed; with
+ * them (PostgreSQL) its batch would be rolled back, but it would then exit and
+ * restart, over and over, beside the active one. On SQLite (one machine's file)
+ * the batch and its checkpoint commit together, so the compare-and-set alone
+ * keeps a second runner harmless.
  *
  * A failed batch is applied again with backoff (the read-model store may be
  * back in a moment); only a runner that lost its checkpoint to another one
@@ -58,7 +61,7 @@ export async function startProjectionService(config: Config, logger: Logger, fea
     await runner.start();
     return { stop: () => runner.stop() };
   };
-  const lease = documentStore.atomicTransactions
+  const lease = !sharedReadModels(config)
     ? null
     : runUnderLease(documentStore, 'read-models', work, { ttlMs: config.LEASE_TTL_MS, logger, onLost: () => fail(1) });
   if (!lease) await work();

@@ -48,19 +48,37 @@ const documentStoreEngines = new Map<string, Factory<DocumentStore>>([
       return MongoDocumentStore.connect({ url: required(c.MONGODB_URL, 'MONGODB_URL'), database: c.MONGODB_DATABASE });
     },
   ],
+  [
+    'postgres',
+    async (c) => {
+      const { PostgresDocumentStore } = await import('../shared/docstore/postgres-document-store');
+      return PostgresDocumentStore.connect({
+        url: required(c.POSTGRES_URL, 'POSTGRES_URL'),
+        schema: c.POSTGRES_READ_MODELS_SCHEMA,
+        poolSize: c.POSTGRES_POOL_SIZE,
+      });
+    },
+  ],
 ]);
 
 /**
  * The decision log's store, on the read models' engine: a SQLite file of its own beside theirs,
- * or a collection of their MongoDB database.
+ * a collection of their MongoDB database, or a table in their PostgreSQL schema.
  */
 export async function createDecisionLogStore(c: Config): Promise<DecisionLogStore> {
+  if (c.READ_MODEL_STORE === 'postgres') {
+    const { PostgresDecisionLog } = await import('../shared/decision-log/postgres-decision-log');
+    return PostgresDecisionLog.connect({ url: required(c.POSTGRES_URL, 'POSTGRES_URL'), schema: c.POSTGRES_READ_MODELS_SCHEMA });
+  }
   if (c.READ_MODEL_STORE === 'mongodb') {
     const { MongoDecisionLog } = await import('../shared/decision-log/mongo-decision-log');
     return MongoDecisionLog.connect({ url: required(c.MONGODB_URL, 'MONGODB_URL'), database: c.MONGODB_DATABASE });
   }
   return new SqliteDecisionLog(c.DECISION_LOG_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'decision-log.sqlite'));
 }
+
+/** Whether the read models are on a server several machines' replicas share (anything but the SQLite file). */
+export const sharedReadModels = (c: Config): boolean => c.READ_MODEL_STORE !== 'sqlite';
 
 /** The SQLite event log's file (the embedded default). */
 export const sqliteEventsPath = (c: Config): string => c.EVENTS_SQLITE_PATH ?? join(ensureDir(c.DATA_DIR), 'events.sqlite');

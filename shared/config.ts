@@ -39,8 +39,16 @@ const configSchema = z.object({
   POSTGRES_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   /** SQLite event log path; default `${DATA_DIR}/events.sqlite`. Several processes may share it. */
   EVENTS_SQLITE_PATH: z.string().optional(),
-  /** Read-model engine: `sqlite` (embedded) or `mongodb`. */
-  READ_MODEL_STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  /** Read-model engine: `sqlite` (embedded), `mongodb`, or `postgres` (on POSTGRES_URL's server, docs/distributed.md). */
+  READ_MODEL_STORE: z.enum(['sqlite', 'mongodb', 'postgres']).default('sqlite'),
+  /**
+   * With READ_MODEL_STORE=postgres: the schema the read models' tables (and the decision log's)
+   * live in, made by the service; the event log's tables stay where the connection's search_path puts them.
+   */
+  POSTGRES_READ_MODELS_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,49}$/, 'a lower-case SQL name: letters, digits and _, not starting with a digit, at most 50')
+    .default('read_models'),
   READ_MODELS_SQLITE_PATH: z.string().optional(),
   MONGODB_URL: z.string().optional(),
   MONGODB_DATABASE: z.string().default('rebac'),
@@ -153,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING');
   if (config.EVENT_STORE === 'postgres' && !config.POSTGRES_URL) throw new Error('EVENT_STORE=postgres needs POSTGRES_URL');
   if (config.READ_MODEL_STORE === 'mongodb' && !config.MONGODB_URL) throw new Error('READ_MODEL_STORE=mongodb needs MONGODB_URL');
+  if (config.READ_MODEL_STORE === 'postgres' && !config.POSTGRES_URL) throw new Error('READ_MODEL_STORE=postgres needs POSTGRES_URL');
   if (config.PROJECTION_THREAD === 'true' && (config.EVENT_STORE !== 'sqlite' || config.READ_MODEL_STORE !== 'sqlite'))
     throw new Error('PROJECTION_THREAD=true needs the SQLite event log and read models (EVENT_STORE=sqlite, READ_MODEL_STORE=sqlite)');
   if (config.TASK_QUEUE === 'kafka' && !config.KAFKA_BROKERS) throw new Error('TASK_QUEUE=kafka needs KAFKA_BROKERS');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { buildProjections, type Feature } from '../../app/feature';
 import { ProjectionRunner, type ProjectionRunnerOptions } from '../../projection-service/runner';
+import type { DocumentStore } from '../../shared/docstore/port';
 import { SqliteDocumentStore } from '../../shared/docstore/sqlite-document-store';
 import { streams } from '../../shared/events';
 import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
@@ -96,19 +97,20 @@ export interface Replayed {
 }
 
 /**
- * Replays the whole log into a fresh read-model database at `path` with the core projections and
- * those of `features`, through a ProjectionRunner in this process, as the service rebuilds; its
- * cost is measured from the runner's start until it reaches the log's head (the bytes written: the
- * pages its COMMITs and checkpoints touch, this process alone once the service that wrote the log
- * has stopped).
+ * Replays the whole log into a fresh read-model database with the core projections and those of
+ * `features`, through a ProjectionRunner in this process, as the service rebuilds; its cost is
+ * measured from the runner's start until it reaches the log's head (the bytes written: the pages
+ * its COMMITs and checkpoints touch, this process alone once the service that wrote the log has
+ * stopped). `target`: a SQLite file's path (opened and closed here), or an empty store of another
+ * engine (the caller closes it; its server's work is not in this process's figures).
  */
 export async function replayLog(
   log: RebuildLog,
-  path: string,
+  target: string | DocumentStore,
   features: Feature[],
   options: ProjectionRunnerOptions = {},
 ): Promise<Replayed> {
-  const store = new SqliteDocumentStore(path);
+  const store = typeof target === 'string' ? new SqliteDocumentStore(target) : target;
   const runner = new ProjectionRunner(
     log.events,
     store,
@@ -130,6 +132,6 @@ export async function replayLog(
     return { wallS, cpuUs: used.user + used.system, writtenBytes };
   } finally {
     await runner.stop();
-    await store.close();
+    if (typeof target === 'string') await store.close();
   }
 }

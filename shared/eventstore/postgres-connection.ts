@@ -10,6 +10,7 @@
  * A keyword this adapter does not know is refused rather than dropped: a connection string
  * whose `sslmode` or `target_session_attrs` were ignored would connect, to the wrong place.
  */
+import postgres, { type Sql } from 'postgres';
 
 /** libpq's target_session_attrs values; `any` (libpq's default) is the client's default too. */
 const SESSION_ATTRS = new Set(['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby']);
@@ -180,4 +181,43 @@ function sslMode(value: string): NonNullable<PostgresTarget['options']['ssl']> {
 function seconds(value: string): number {
   if (!/^\d+$/.test(value)) throw new Error(`POSTGRES_URL: connect_timeout '${value}' is not a whole number of seconds`);
   return Number(value);
+}
+
+/** A pool of the `postgres` client with bigint columns read as numbers. */
+export type PostgresPool = Sql<{ int8: number }>;
+
+/** bigint columns as numbers: positions and versions stay below 2^53 (a log of 9e15 events). */
+const INT8_AS_NUMBER = { to: 20, from: [20], serialize: (value: number) => String(value), parse: (text: string) => Number(text) };
+
+export interface PostgresPoolOptions {
+  /** Connections at most. */
+  max: number;
+  /** Seconds to wait for a connection when POSTGRES_URL gives none (default 5). */
+  connectTimeoutSeconds?: number;
+  /** How the connections show in pg_stat_activity, unless POSTGRES_URL names one. */
+  applicationName: string;
+  /** Session settings of every connection (run-time parameters). */
+  connection?: Record<string, string>;
+}
+
+/**
+ * A pool on the server(s) POSTGRES_URL names, read as libpq reads it (parsePostgresUrl): the
+ * one way the event store and the read models connect, so both take the same connection strings.
+ */
+export function openPostgresPool(url: string, options: PostgresPoolOptions): PostgresPool {
+  const target = parsePostgresUrl(url);
+  const settings = {
+    ...target.options,
+    max: options.max,
+    connect_timeout: target.options.connect_timeout ?? options.connectTimeoutSeconds ?? 5,
+    onnotice: () => undefined,
+    types: { int8: INT8_AS_NUMBER },
+    connection: {
+      application_name: options.applicationName,
+      ...target.options.connection,
+      ...options.connection,
+    },
+  };
+  // The client takes host and port lists (a parsed multi-host string is one) where its typings say one of each.
+  return postgres(target.url ?? '', settings as unknown as postgres.Options<{ int8: typeof INT8_AS_NUMBER }>);
 }

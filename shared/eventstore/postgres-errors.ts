@@ -78,6 +78,16 @@ export function translateReadError(error: unknown): unknown {
   return new UnavailableError(`The event store cannot be read: ${reason}; retry later.`, { cause: errorText(error) });
 }
 
+/**
+ * A failure of another store on PostgreSQL (the read models, the decision log) as the caller gets
+ * it: UnavailableError (503, retry later) when passing, the error itself otherwise.
+ */
+export function translateStoreError(error: unknown, store: string): unknown {
+  const reason = unavailableReason(error);
+  if (!reason) return error;
+  return new UnavailableError(`${store} cannot be reached: ${reason}; retry later.`, { cause: errorText(error) });
+}
+
 function errorText(error: unknown): string {
   const { code, message } = error as { code?: unknown; message?: unknown };
   return `${typeof code === 'string' ? `${code}: ` : ''}${typeof message === 'string' ? message : String(error)}`;

@@ -1,4 +1,3 @@
-import postgres, { type Sql } from 'postgres';
 import type { NewEvent, RecordedEvent } from '../events/envelope';
 import { streamCategory } from '../events/envelope';
 import { StreamVersionConflictError } from '../errors';
@@ -6,7 +5,7 @@ import { activeSpanContext, endSpan, startSpanFor, type SpanContext } from '../t
 import { AppendWakeups, subscribeByPolling } from './catch-up-subscription';
 import { eventJson, sizeOver } from './event-json';
 import type { AppendObserver, AppendResult, EventStore, ExpectedVersion, StoredEventText, SubscribeOptions, Subscription } from './port';
-import { parsePostgresUrl } from './postgres-connection';
+import { openPostgresPool, type PostgresPool as Db } from './postgres-connection';
 import { translateReadError, translateWriteError } from './postgres-errors';
 import { APPEND_CHANNEL, migrate } from './postgres-schema';
 
@@ -59,12 +58,6 @@ const BATCH_BYTES = 32 * 1024 * 1024;
 /** `expected` as append_events takes it. */
 const ANY = -2;
 const NO_STREAM = -1;
-
-/** The client with bigint columns read as numbers. */
-type Db = Sql<{ int8: number }>;
-
-/** bigint columns as numbers: positions and versions stay below 2^53 (a log of 9e15 events). */
-const INT8_AS_NUMBER = { to: 20, from: [20], serialize: (value: number) => String(value), parse: (text: string) => Number(text) };
 
 /**
  * The event store on PostgreSQL (the `postgres` client).
@@ -335,22 +328,13 @@ export class PostgresEventStore implements EventStore {
 }
 
 function openPool(options: PostgresEventStoreOptions, max: number): Db {
-  const target = parsePostgresUrl(options.url);
-  const settings = {
-    ...target.options,
+  return openPostgresPool(options.url, {
     max,
-    connect_timeout: target.options.connect_timeout ?? options.connectTimeoutSeconds ?? 5,
-    onnotice: () => undefined,
-    types: { int8: INT8_AS_NUMBER },
-    connection: {
-      application_name: 'rebac-event-store',
-      ...target.options.connection,
-      // append_events reads the head after taking its lock, in a statement snapshot of its own: read committed.
-      default_transaction_isolation: 'read committed',
-    },
-  };
-  // The client takes host and port lists (a parsed multi-host string is one) where its typings say one of each.
-  return postgres(target.url ?? '', settings as unknown as postgres.Options<{ int8: typeof INT8_AS_NUMBER }>);
+    connectTimeoutSeconds: options.connectTimeoutSeconds,
+    applicationName: 'rebac-event-store',
+    // append_events reads the head after taking its lock, in a statement snapshot of its own: read committed.
+    connection: { default_transaction_isolation: 'read committed' },
+  });
 }
 
 /** Adds one append to a batch's arrays; returns its bytes of JSON. Throws, adding nothing, when an event cannot be stored. */
