@@ -106,7 +106,8 @@ export async function distributedScenarios(ctx: Ctx): Promise<ScenarioResult[]> 
     for (const deployment of deployments) runs.push({ deployment, api: await environmentKey(deployment.admin) });
 
     for (const m of runs) await bulkLoad(ctx, m, dataset);
-    const checks = dataset.checks(options.mode === 'quick' ? 5_000 : 20_000);
+    // Fewer than the check rows' 20,000: priming the cached load asks each once, and on FerretDB an uncached check takes 0.1 s or more.
+    const checks = dataset.checks(1_000);
     for (const m of runs) await verify(m, checks);
     for (const m of runs) m.uncached = await checkLoad(ctx, m, checks, true);
     for (const m of runs) m.cached = await checkLoad(ctx, m, checks, false);
@@ -138,7 +139,7 @@ async function bulkLoad(ctx: Ctx, m: Measured, dataset: Dataset): Promise<void> 
 }
 
 async function verify(m: Measured, checks: ReturnType<Dataset['checks']>): Promise<void> {
-  const sample = checks.slice(0, 1000);
+  const sample = checks.slice(0, 200);
   const answers = await m.api.ok('POST', '/allowed/bulk', sample.map(checkBody));
   const wrong = (answers.allow as Array<{ allow: boolean }>).filter((a, i) => a.allow !== sample[i]!.expected).length;
   if (wrong > 0) throw new Error(`${m.deployment.label}: ${wrong} of ${sample.length} answers differ from the reference`);
