@@ -4,9 +4,10 @@
  * `npm run bench -- --only=distributed` measured (its `dist-costs` row), and what stops each figure
  * (bench/lib/capacity.ts says how).
  *
- *   node -r @swc-node/register bench/distributed-capacity.ts [RESULTS.json] [--cores=2] [--replicas=1,2,4,8]
+ *   node -r @swc-node/register bench/distributed-capacity.ts [RESULTS.json] [--cores=2] [--replicas=1,2,4,8] [--postgres-appends=N]
  *
- * Without a file: the newest file in bench/results that has the row.
+ * Without a file: the newest file in bench/results that has the row. `--postgres-appends`: a ceiling of
+ * PostgreSQL's appends per second measured with bench/postgres-append-order.ts (its lock, not its CPU).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,8 @@ function main(): void {
   const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const cores = Number(flag('cores') ?? 2);
   const replicas = (flag('replicas') ?? '1,2,4,8').split(',').map(Number);
+  const appendsFlag = flag('postgres-appends');
+  const postgresAppends = appendsFlag === undefined ? undefined : Number(appendsFlag);
   const path = args.find((a) => !a.startsWith('--')) ?? newestWithCosts();
   const found = costsOf(path);
   if (!found) throw new Error(`${path} has no ${COSTS_ROW} row`);
@@ -53,17 +56,20 @@ function main(): void {
     `costs measured by ${path} (${results.startedAt}, commit ${results.commit}, load average ${results.machine.loadAvgAtStart.join(' ')})`,
   );
   const machines = `each command-service replica, PostgreSQL, the projection runner and the read-model server on a ${cores}-core machine of its own`;
-  table(`read models on FerretDB (as measured; ${machines})`, costs.ferretdb, replicas, cores, results.machine.cpus);
+  if (postgresAppends !== undefined)
+    console.log(`PostgreSQL's appends no more than ${postgresAppends}/s whatever its CPU (--postgres-appends)`);
+  table(`read models on FerretDB (as measured; ${machines})`, costs.ferretdb, replicas, cores, results.machine.cpus, postgresAppends);
   table(
     `read models on SQLite (the store's work inside the runner's and the replicas' CPU: a read-model store that keeps up; ${machines})`,
     costs.sqlite,
     replicas,
     cores,
     results.machine.cpus,
+    postgresAppends,
   );
 }
 
-function table(title: string, c: DistributedCosts, replicas: number[], cores: number, hostCores: number): void {
+function table(title: string, c: DistributedCosts, replicas: number[], cores: number, hostCores: number, postgresAppends?: number): void {
   console.log('');
   console.log(`${title}:`);
   console.log(
@@ -78,7 +84,7 @@ function table(title: string, c: DistributedCosts, replicas: number[], cores: nu
   console.log('');
   console.log('| replicas | checks/s, cached | checks/s, uncached | writes/s |');
   console.log('|---|---|---|---|');
-  for (const row of capacityTable(c, replicas, cores))
+  for (const row of capacityTable(c, replicas, cores, postgresAppends))
     console.log(`| ${row.replicas} | ${rate(row.cachedChecks)} | ${rate(row.uncachedChecks)} | ${rate(row.writes)} |`);
 }
 

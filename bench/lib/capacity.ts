@@ -52,7 +52,11 @@ export function processCeiling(totalUs: number, mainUs: number, cores: number): 
 /** The lowest of the limits (the first to stop the line). */
 const lowest = (...limits: Limit[]): Limit => limits.reduce((a, b) => (b.perS < a.perS ? b : a));
 
-export function capacityTable(costs: DistributedCosts, replicas: number[], cores = 2): CapacityRow[] {
+/**
+ * `postgresAppendsPerS`: a ceiling of PostgreSQL's appends measured apart (bench/postgres-append-order.ts):
+ * appends serialise on a lock held through each commit's flush, a limit that is not CPU.
+ */
+export function capacityTable(costs: DistributedCosts, replicas: number[], cores = 2, postgresAppendsPerS?: number): CapacityRow[] {
   const replica = (totalUs: number, mainUs: number, n: number): Limit => {
     const one = processCeiling(totalUs, mainUs, cores);
     return { perS: n * one.perS, bound: `${n} command replica${n === 1 ? '' : 's'} (${one.bound})` };
@@ -62,7 +66,9 @@ export function capacityTable(costs: DistributedCosts, replicas: number[], cores
     perS: (cores * 1e6) / costs.readModelStorePerUncachedCheckUs,
     bound: `read-model store (${cores} cores)`,
   };
-  const postgres: Limit = { perS: (cores * 1e6) / costs.postgresPerAppendUs, bound: `PostgreSQL (${cores} cores)` };
+  const postgresCpu: Limit = { perS: (cores * 1e6) / costs.postgresPerAppendUs, bound: `PostgreSQL (${cores} cores)` };
+  const postgres =
+    postgresAppendsPerS === undefined ? postgresCpu : lowest(postgresCpu, { perS: postgresAppendsPerS, bound: "PostgreSQL's append lock" });
   const runnerCeiling = processCeiling(costs.projectionPerEventUs, costs.projectionMainPerEventUs, cores);
   const runner: Limit = { perS: runnerCeiling.perS, bound: `projection runner (${runnerCeiling.bound})` };
   const readModelsForWrites: Limit = { perS: (cores * 1e6) / costs.readModelStorePerEventUs, bound: `read-model store (${cores} cores)` };

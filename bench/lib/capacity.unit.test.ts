@@ -47,5 +47,9 @@ describe('the distributed capacity on paper', () => {
     // Writes: the runner's main thread now allows 6,667/s; PostgreSQL's 2 cores 8,000/s; 8 replicas would do 13,333/s.
     expect(table.map((r) => Math.round(r.writes.perS))).toEqual([1_667, 3_333, 6_667, 6_667]);
     expect(table[3]!.writes.bound).toBe('projection runner (main thread)');
+    // A measured ceiling of PostgreSQL's appends below the runner's stops the line there instead.
+    const locked = capacityTable(onSqlite, [1, 2, 4, 8], 2, 5_000);
+    expect(locked.map((r) => Math.round(r.writes.perS))).toEqual([1_667, 3_333, 5_000, 5_000]);
+    expect(locked[3]!.writes.bound).toBe("PostgreSQL's append lock");
   });
 });
