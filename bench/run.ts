@@ -33,6 +33,7 @@ import { timeTravelScenarios } from './scenarios/time-travel';
 import { abacScenario } from './scenarios/abac';
 import { tracingScenarios } from './scenarios/tracing';
 import { decisionLogScenario } from './scenarios/decision-log';
+import { distributedScenarios } from './scenarios/distributed';
 import { cpuCounters, probeHost, stealPercentSince } from './lib/host-speed';
 
 const TITLES: Record<ScenarioName, string> = {
@@ -52,6 +53,7 @@ const TITLES: Record<ScenarioName, string> = {
   rebuild: 'rebuild every read model',
   tracing: 'tracing off vs on (1%, 100%)',
   'decision-log': 'decision log: checks, off vs full',
+  distributed: 'distributed mode (PostgreSQL, FerretDB, Kafka) vs one process',
 };
 
 async function main(): Promise<void> {
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
     if (want('abac')) await guarded('abac', () => abacScenario(standalone));
     if (want('rebuild')) await guarded('rebuild', () => rebuildScenario(standalone));
     if (want('tracing')) await guarded('tracing', () => tracingScenarios(standalone));
+    if (want('distributed')) await guarded('distributed', () => distributedScenarios(standalone));
   } finally {
     await service?.stop();
     await baseline?.stop();

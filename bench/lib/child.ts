@@ -86,7 +86,7 @@ export function processTree(pid: number): number[] {
  */
 export function cpuSecondsOf(pid: number): number | null {
   // With its check workers (children), as memoryOf.
-  const each = processTree(pid).map(cpuSecondsOfProcess);
+  const each = processTree(pid).map((p) => cpuSecondsOfProcess(p));
   return each.every((s) => s === null) ? null : each.reduce<number>((t, s) => t + (s ?? 0), 0);
 }
 
@@ -106,9 +106,18 @@ export function bytesWrittenOf(pid: number): number | null {
   return each.every(Number.isNaN) ? null : each.reduce((t, b) => t + (Number.isNaN(b) ? 0 : b), 0);
 }
 
-function cpuSecondsOfProcess(pid: number): number | null {
+/**
+ * CPU time of a process's main thread alone (its event loop: JavaScript, and the work nothing moves to
+ * another thread), in seconds, from /proc/PID/task/PID/stat: what bounds a Node process however many
+ * cores its machine has.
+ */
+export function mainThreadCpuSecondsOf(pid: number): number | null {
+  return cpuSecondsOfProcess(pid, `/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuSecondsOfProcess(pid: number, path = `/proc/${pid}/stat`): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // Fields after the command name (which may hold spaces), starting at field 3.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;

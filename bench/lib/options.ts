@@ -17,13 +17,17 @@ export const SCENARIOS = [
   'rebuild',
   'tracing',
   'decision-log',
+  'distributed',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** The peers of the `peer` scenario (each run as it ships and with its caches warm). */
 export const PEERS = ['spicedb-memory', 'spicedb-postgres', 'openfga-postgres'] as const;
 export type PeerName = (typeof PEERS)[number];
-/** Scenarios that run only when named with --only (the soak takes ten minutes on its own). */
-const OPT_IN: readonly ScenarioName[] = ['soak'];
+/**
+ * Scenarios that run only when named with --only: the soak takes ten minutes on its own; the
+ * distributed one needs Kafka, FerretDB and PostgreSQL installed (scripts/test-servers.sh install).
+ */
+const OPT_IN: readonly ScenarioName[] = ['soak', 'distributed'];
 
 export interface BenchOptions {
   mode: 'quick' | 'full';
@@ -36,7 +40,7 @@ export interface BenchOptions {
   connections: number;
   /** Documents under the one folder of the fan-out scenario. */
   fanoutFiles: number;
-  /** Events in the copied environment. */
+  /** Events in the copied environment (the copy rows and the distributed scenario's). */
   copyEvents: number;
   /** Tuples in the store for the memory and cold-start scenarios. */
   memoryTuples: number;
@@ -44,6 +48,13 @@ export interface BenchOptions {
   timeTravelEvents: number;
   /** Events in the log every read model is rebuilt from. */
   rebuildEvents: number;
+  /**
+   * The distributed scenario's scale: its data set (folders; nine documents and one user per folder)
+   * and the events of its copied environment. Smaller than the other rows': FerretDB, its read-model
+   * server, writes a few hundred documents a second (docs/benchmarks.md, "Distributed mode").
+   */
+  distributedFolders: number;
+  distributedCopyEvents: number;
   /** Items per bulk request when loading. */
   bulkChunk: number;
   /** Seconds of mixed load in the soak scenario. */
@@ -74,6 +85,8 @@ const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peers' | 'server
   memoryTuples: 1_000_000,
   timeTravelEvents: 1_000_000,
   rebuildEvents: 1_000_000,
+  distributedFolders: 200,
+  distributedCopyEvents: 20_000,
   bulkChunk: 5_000,
   soakDurationS: 600,
 };
@@ -91,11 +104,13 @@ const QUICK: typeof FULL = {
   memoryTuples: 50_000,
   timeTravelEvents: 100_000,
   rebuildEvents: 100_000,
+  distributedFolders: 50,
+  distributedCopyEvents: 2_000,
   bulkChunk: 5_000,
   soakDurationS: 60,
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--peers=a,b] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
+const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--copy-events=N] [--dist-folders=N] [--dist-copy-events=N] [--peers=a,b] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
 scenarios: ${SCENARIOS.join(', ')} (${OPT_IN.join(', ')} only with --only)
 peers: ${PEERS.join(', ')} (default all)`;
 
@@ -136,6 +151,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...base,
     durationS: number('duration', base.durationS),
     repeat: number('repeat', base.repeat),
+    copyEvents: number('copy-events', base.copyEvents),
+    distributedFolders: number('dist-folders', base.distributedFolders),
+    distributedCopyEvents: number('dist-copy-events', base.distributedCopyEvents),
     soakDurationS: number('soak-duration', base.soakDurationS),
     only: new Set((only.length > 0 ? only : SCENARIOS.filter((s) => !OPT_IN.includes(s))).filter((s) => !skip.has(s))),
     serverNodeOptions: typeof flags.get('server-node-options') === 'string' ? (flags.get('server-node-options') as string) : null,

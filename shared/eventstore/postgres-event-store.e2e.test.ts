@@ -185,6 +185,55 @@ if (serverUrl) {
       }
     });
 
+    it('replaces a pool whose connecting timed out, ends the old one, and listens for appends on its successor', async () => {
+      const proxy = await TcpProxy.start(firstHostOf(database.url));
+      try {
+        // Subscribers poll once a minute: within the test only a notification on the current reader pool wakes one.
+        const store = await open({
+          url: withHosts(database.url, `127.0.0.1:${proxy.port}`),
+          connectTimeoutSeconds: 1,
+          pollIntervalMs: 60_000,
+        });
+        const pools = () => ({
+          reader: Reflect.get(store, 'reader') as postgres.Sql,
+          writer: Reflect.get(store, 'writer') as postgres.Sql,
+        });
+        const stream = `renew${Date.now()}`;
+        await store.append(stream, [event(1)], 'no_stream');
+        const before = pools();
+
+        // Every connection dies (a request may still be sent on it and fail), and connecting again hangs until
+        // connect_timeout (CONNECT_TIMEOUT): a 503 each time, and the pool that timed out is replaced.
+        await proxy.stall();
+        for (let i = 0; i < 2; i++) {
+          await expect(store.append(stream, [event(2)], 0)).rejects.toBeInstanceOf(UnavailableError);
+          await expect(store.readStream(stream)).rejects.toBeInstanceOf(UnavailableError);
+        }
+        const after = pools();
+        expect(after.writer).not.toBe(before.writer);
+        expect(after.reader).not.toBe(before.reader);
+        for (const old of [before.writer, before.reader]) await expect(old`select 1`).rejects.toMatchObject({ code: 'CONNECTION_ENDED' });
+
+        // The successors connect once the server answers again: they take writes and hear of others' appends.
+        await proxy.restore();
+        await expect(store.append(stream, [event(3)], 0)).resolves.toMatchObject({ streamVersion: 1 });
+        const from = await store.headPosition();
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribe({ fromPosition: from }, async (batch) => {
+          seen.push(...batch);
+        });
+        const direct = await open();
+        await direct.append(stream, [event(4)], 1);
+        const deadline = Date.now() + 5000;
+        while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        await subscription.stop();
+        expect(seen.map((e) => e.data)).toEqual([{ i: 4 }]);
+        expect(pools()).toEqual(after);
+      } finally {
+        await proxy.close();
+      }
+    });
+
     it('answers appends with UnavailableError on a read-only server, and stores nothing', async () => {
       const readOnly = `${database.url}${database.url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c default_transaction_read_only=on')}`;
       const writable = await open();

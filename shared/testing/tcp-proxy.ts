@@ -3,11 +3,13 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 /**
  * A TCP proxy on loopback in front of a real server, which a test can cut (every connection
  * dropped, new ones refused: the server is unreachable, as when it is down or the network
- * fails) and restore on the same port.
+ * fails), stall (every connection dropped, new ones accepted and never answered: a connect
+ * that hangs until the client's timeout) and restore on the same port.
  */
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  private stalled = false;
   private constructor(
     readonly port: number,
     private readonly target: { host: string; port: number },
@@ -24,10 +26,23 @@ export class TcpProxy {
     return proxy;
   }
 
-  /** Listens again (after cut). */
+  /** Forwards again (after cut or stall). */
   async restore(): Promise<void> {
+    this.stalled = false;
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
     if (this.server) return;
     const server = createServer((client) => {
+      if (this.stalled) {
+        // Accepted and left unanswered (the client's bytes are read and dropped).
+        this.sockets.add(client);
+        client.on('close', () => this.sockets.delete(client));
+        client.on('error', () => client.destroy());
+        client.resume();
+        return;
+      }
       const upstream = createConnection(this.target);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
@@ -53,6 +68,14 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
     if (server) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /** Drops every connection; new ones are accepted and never answered until restore. */
+  async stall(): Promise<void> {
+    this.stalled = true;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await this.listen();
   }
 
   async close(): Promise<void> {

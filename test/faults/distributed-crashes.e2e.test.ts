@@ -2,7 +2,7 @@ import { streams } from '../../shared/events';
 import type { EventStore } from '../../shared/eventstore/port';
 import { firstHostOf } from '../../shared/testing/tcp-proxy';
 import { parseCausation } from '../../task-service/copy/remap';
-import { Cluster, type ServiceProcess } from '../distributed/support/cluster';
+import { Cluster, type ServiceProcess } from '../support/cluster';
 import { rebuild, snapshot } from '../distributed/support/read-models';
 import { ApiClient, loadFolderFileExample } from '../support/embedded-server';
 import { bulkAllowed, checksOfFiles, countWrites, freshServiceOn, readWholeLog, storedWrites } from './support/log-audit';

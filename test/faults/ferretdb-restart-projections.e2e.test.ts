@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_SCHEMA_VERSION } from '../../shared/events';
-import { Cluster, type ServiceProcess } from '../distributed/support/cluster';
+import { Cluster, type ServiceProcess } from '../support/cluster';
 import { rebuild, snapshot } from '../distributed/support/read-models';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
 import { ensureRunning, expectManagedServer, serverScript, sleep, until } from './support/servers';

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster, type ServiceProcess } from '../distributed/support/cluster';
+import { Cluster, type ServiceProcess } from '../support/cluster';
 import { startChildServer, type ChildServer } from '../support/child-server';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
 import { callerTraceparent, JaegerQuery, SpanTree, type TracedSpan } from '../support/jaeger';

@@ -5,7 +5,7 @@ import { embeddedFeatures } from '../../../app/features';
 import { ReadModels } from '../../../shared/read-models/read-models';
 import { ProjectionRunner } from '../../../projection-service/runner';
 import { MongoDocumentStore } from '../../../shared/docstore/mongo-document-store';
-import type { Cluster } from './cluster';
+import type { Cluster } from '../../support/cluster';
 
 /** Every read-model document of a database, by collection, sorted by id (checkpoints and leases left out). */
 export async function snapshot(url: string, database: string): Promise<Record<string, Array<{ id: string }>>> {

@@ -3,13 +3,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
-import type { EventStore } from '../../../shared/eventstore/port';
-import { PostgresEventStore } from '../../../shared/eventstore/postgres-event-store';
-import { SqliteEventStore } from '../../../shared/eventstore/sqlite-event-store';
-import { createTestDatabase, withHosts, type TestDatabase } from '../../../shared/testing/postgres-database';
-import { freePort } from '../../support/child-server';
+import type { EventStore } from '../../shared/eventstore/port';
+import { PostgresEventStore } from '../../shared/eventstore/postgres-event-store';
+import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
+import { createTestDatabase, withHosts, type TestDatabase } from '../../shared/testing/postgres-database';
+import { freePort } from './child-server';
 
-const ROOT = resolve(__dirname, '../../..');
+const ROOT = resolve(__dirname, '../..');
 
 export type ServiceKind = 'command' | 'projection' | 'task';
 
@@ -41,20 +41,33 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
+/** How a deployment differs from the tests' default; the bench (bench/scenarios/distributed.ts) sets them. */
+export interface ClusterOptions {
+  /** Run the services from `dist/` (default: when E2E_USE_DIST=1). */
+  fromDist?: boolean;
+  /** `sqlite`: the read models in one SQLite file of the data directory the processes share, the log still on PostgreSQL. */
+  readModels?: 'mongodb' | 'sqlite';
+  /** Variables of every service, over the deployment's. */
+  env?: Record<string, string>;
+}
+
 /**
- * One distributed deployment on this machine for a test: the three services
- * as separate processes with their event log in a fresh database of the
- * PostgreSQL at POSTGRES_URL (what .ci/e2e.sh runs; without POSTGRES_URL, a
- * SQLite file on disk shared by the processes), read models in a fresh
- * database of the MongoDB-protocol server at MONGODB_URL, and tasks on a fresh
- * topic of the Kafka at KAFKA_BROKERS.
+ * One distributed deployment on this machine, for a test or the bench: the
+ * three services as separate processes with their event log in a fresh
+ * database of the PostgreSQL at POSTGRES_URL (what .ci/e2e.sh runs; without
+ * POSTGRES_URL, a SQLite file on disk shared by the processes), read models in
+ * a fresh database of the MongoDB-protocol server at MONGODB_URL, and tasks on
+ * a fresh topic of the Kafka at KAFKA_BROKERS.
  *
  * Services run from `dist/` when E2E_USE_DIST=1 (what CI does after `npm run
  * build`), otherwise from the TypeScript sources through @swc-node/register.
  */
+let clustersMade = 0;
+
 export class Cluster {
   readonly dataDir = mkdtempSync(join(tmpdir(), 'rebac-distributed-'));
-  readonly run = `${Date.now()}${process.pid}`;
+  // Unique per cluster, also for two made in the same millisecond by one process (the bench runs two at once).
+  readonly run = `${Date.now()}${process.pid}${clustersMade++}`;
   readonly database = `e2e_${this.run}`;
   readonly adminKey = 'distributed-e2e-admin-key-0123456789';
   readonly eventsPath = join(this.dataDir, 'events.sqlite');
@@ -70,6 +83,7 @@ export class Cluster {
     readonly kafkaBrokers: string,
     /** The PostgreSQL server for the event log; null: a SQLite file shared by the processes. */
     readonly postgresUrl: string | null = process.env.POSTGRES_URL ?? null,
+    readonly options: ClusterOptions = {},
   ) {}
 
   static fromEnvironment(): Cluster {
@@ -128,9 +142,9 @@ export class Cluster {
     return {
       DATA_DIR: this.dataDir,
       ...this.logEnv(),
-      READ_MODEL_STORE: 'mongodb',
-      MONGODB_URL: this.mongoUrl,
-      MONGODB_DATABASE: this.database,
+      ...(this.options.readModels === 'sqlite'
+        ? { READ_MODEL_STORE: 'sqlite' }
+        : { READ_MODEL_STORE: 'mongodb', MONGODB_URL: this.mongoUrl, MONGODB_DATABASE: this.database }),
       TASK_QUEUE: 'kafka',
       KAFKA_BROKERS: this.kafkaBrokers,
       KAFKA_TOPIC_PREFIX: `e2e${this.run}`,
@@ -144,6 +158,7 @@ export class Cluster {
       SECRETS_KEY: Buffer.alloc(32, 'e2e').toString('base64'),
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
       HOST: '127.0.0.1',
+      ...this.options.env,
     };
   }
 
@@ -155,7 +170,7 @@ export class Cluster {
     await this.prepareEventLog();
     const port = await freePort();
     // A TypeScript entry of the test's own (a service with a test seam) always runs from source.
-    const useDist = process.env.E2E_USE_DIST === '1' && !options.tsEntry;
+    const useDist = (this.options.fromDist ?? process.env.E2E_USE_DIST === '1') && !options.tsEntry;
     const entry = options.tsEntry
       ? join(ROOT, options.tsEntry)
       : useDist
