@@ -66,4 +66,36 @@ describe('KafkaTaskQueue', () => {
     await queue.close();
     expect(seen).toEqual(['invalid-message', 'environment-copy']);
   }, 60_000);
+
+  it('keeps the groups of two queues apart when they share a group name and a cluster (two deployments on one Kafka)', async () => {
+    const options = (topic: string): KafkaTaskQueueOptions => ({
+      brokers: brokers.split(','),
+      topic,
+      partitions: 3,
+      sessionTimeoutMs: 6000,
+      heartbeatIntervalMs: 300,
+      redeliveryDelayMs: 100,
+      logger,
+    });
+    const queues = [await KafkaTaskQueue.connect(options(`${run}-a.tasks`)), await KafkaTaskQueue.connect(options(`${run}-b.tasks`))];
+    const seen: string[][] = [[], []];
+    try {
+      // The same group name in both, as every deployment's task service uses.
+      for (const [i, queue] of queues.entries())
+        await queue.consume({ group: `${run}-task-service` }, async (d) => {
+          seen[i]!.push(d.message.key);
+          await d.ack();
+        });
+      for (const [i, queue] of queues.entries())
+        for (const n of [1, 2, 3, 4, 5, 6]) await queue.publish({ key: `${'ab'[i]}${n}`, type: 'environment-copy', body: {} });
+      const deadline = Date.now() + 30_000;
+      while (seen.flat().length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      for (const queue of queues) await queue.close();
+    }
+    expect(seen.map((keys) => keys.sort())).toEqual([
+      ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'],
+      ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'],
+    ]);
+  }, 90_000);
 });

@@ -124,6 +124,15 @@ export class KafkaTaskQueue implements TaskQueue {
   }
 }
 
+/**
+ * The Kafka consumer group of `group` on `topic`: named after the topic too, because a group is
+ * the cluster's, not the topic's. Two deployments on one cluster (each its own KAFKA_TOPIC_PREFIX,
+ * so its own topic) whose task services both joined `task-service` would be one group across both
+ * topics, and the broker would hand one deployment's partitions to the other's members, which do
+ * not read that topic: its tasks would never run.
+ */
+const groupIdOf = (topic: string, group: string): string => `${topic}.${group}`;
+
 /** One member of a consumer group. */
 class KafkaTaskConsumer implements TaskConsumer {
   private readonly consumer: Consumer;
@@ -141,7 +150,7 @@ class KafkaTaskConsumer implements TaskConsumer {
     private readonly onStopped: () => void,
   ) {
     this.consumer = kafka.consumer({
-      groupId: options.group,
+      groupId: groupIdOf(queue.topic, options.group),
       sessionTimeout: queue.sessionTimeoutMs,
       heartbeatInterval: queue.heartbeatIntervalMs,
       rebalanceTimeout: queue.rebalanceTimeoutMs,
