@@ -87,7 +87,7 @@ function table(title: string, c: DistributedCosts, replicas: number[], cores: nu
   console.log('');
   console.log(`${title}:`);
   console.log(
-    `  per check: command service ${us(c.commandPerCheckUs)} cached (main thread ${us(c.commandMainPerCheckUs)}), ${us(c.commandPerUncachedCheckUs)} uncached (main thread ${us(c.commandMainPerUncachedCheckUs)}), read-model server ${us(c.readModelStorePerUncachedCheckUs)} uncached`,
+    `  per check: command service ${us(c.commandPerCheckUs)} cached (main thread ${us(c.commandMainPerCheckUs)}), ${us(c.commandPerUncachedCheckUs)} uncached (main thread ${us(c.commandMainPerUncachedCheckUs)}), read-model server ${us(c.readModelStorePerUncachedCheckUs)} uncached, ${c.readModelStorePerCachedCheckUs === undefined ? 'not measured' : us(c.readModelStorePerCachedCheckUs)} cached`,
   );
   console.log(
     `  per write: command service ${us(c.commandPerCreateUs)} (main thread ${us(c.commandMainPerCreateUs)}), PostgreSQL ${us(c.postgresPerAppendUs)}, projection runner ${us(c.projectionPerEventUs)} per event (main thread ${us(c.projectionMainPerEventUs)}), read-model server ${us(c.readModelStorePerEventUs)} per event`,

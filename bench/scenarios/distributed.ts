@@ -382,7 +382,7 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
   const costs: Record<string, DistributedCosts> = {};
   for (const m of distributedRuns) costs[COSTS_KEYS[m.deployment.id]!] = measuredCosts(m);
   const text = (c: DistributedCosts) =>
-    `per create: command ${round(c.commandPerCreateUs)} µs (main thread ${round(c.commandMainPerCreateUs)}), PostgreSQL ${round(c.postgresPerAppendUs)} µs, projection runner ${round(c.projectionPerEventUs)} µs (main thread ${round(c.projectionMainPerEventUs)}), read-model server ${round(c.readModelStorePerEventUs)} µs; per check: command ${round(c.commandPerCheckUs)} µs cached, ${round(c.commandPerUncachedCheckUs)} uncached (+ read-model server ${round(c.readModelStorePerUncachedCheckUs)} µs)`;
+    `per create: command ${round(c.commandPerCreateUs)} µs (main thread ${round(c.commandMainPerCreateUs)}), PostgreSQL ${round(c.postgresPerAppendUs)} µs, projection runner ${round(c.projectionPerEventUs)} µs (main thread ${round(c.projectionMainPerEventUs)}), read-model server ${round(c.readModelStorePerEventUs)} µs; per check: command ${round(c.commandPerCheckUs)} µs cached (+ read-model server ${round(c.readModelStorePerCachedCheckUs ?? 0)} µs), ${round(c.commandPerUncachedCheckUs)} uncached (+ read-model server ${round(c.readModelStorePerUncachedCheckUs)} µs)`;
   out.push({
     id: 'dist-costs',
     title: 'distributed: measured CPU costs (bench/distributed-capacity.ts)',
@@ -420,6 +420,7 @@ function measuredCosts(m: Measured): DistributedCosts {
     commandPerUncachedCheckUs: per(uncached.spent, 'command', uncached.sent),
     commandMainPerUncachedCheckUs: per(uncached.spent, 'commandMainThread', uncached.sent),
     readModelStorePerUncachedCheckUs: store(m, uncached.spent, uncached.sent),
+    readModelStorePerCachedCheckUs: store(m, cached.spent, cached.sent),
     commandPerCreateUs: per(creates.spent, 'command', creates.sent),
     commandMainPerCreateUs: per(creates.spent, 'commandMainThread', creates.sent),
     postgresPerAppendUs: per(creates.spent, 'postgres', creates.sent),
