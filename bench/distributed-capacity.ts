@@ -16,9 +16,13 @@ import { RESULTS_DIR, type BenchResults } from './lib/results';
 
 const COSTS_ROW = 'dist-costs';
 
-/** The costs measured with read models on FerretDB and on SQLite (the log on PostgreSQL in both). */
+/**
+ * The costs measured with read models on FerretDB, on SQLite and (runs since it was added) on
+ * PostgreSQL, the log on PostgreSQL in each.
+ */
 interface Costs {
   ferretdb: DistributedCosts;
+  postgres?: DistributedCosts;
   sqlite: DistributedCosts;
 }
 
@@ -58,6 +62,16 @@ function main(): void {
   const machines = `each command-service replica, PostgreSQL, the projection runner and the read-model server on a ${cores}-core machine of its own`;
   if (postgresAppends !== undefined)
     console.log(`PostgreSQL's appends no more than ${postgresAppends}/s whatever its CPU (--postgres-appends)`);
+  // The deployment of two kinds of server, when the run measured it, first: the one to size by.
+  if (costs.postgres)
+    table(
+      `read models on PostgreSQL (as measured; the log's server is the read-model server: its CPU per write has the append and the projected event together; ${machines})`,
+      costs.postgres,
+      replicas,
+      cores,
+      results.machine.cpus,
+      postgresAppends,
+    );
   table(`read models on FerretDB (as measured; ${machines})`, costs.ferretdb, replicas, cores, results.machine.cpus, postgresAppends);
   table(
     `read models on SQLite (the store's work inside the runner's and the replicas' CPU: a read-model store that keeps up; ${machines})`,
@@ -73,7 +87,7 @@ function table(title: string, c: DistributedCosts, replicas: number[], cores: nu
   console.log('');
   console.log(`${title}:`);
   console.log(
-    `  per check: command service ${us(c.commandPerCheckUs)} cached (main thread ${us(c.commandMainPerCheckUs)}), ${us(c.commandPerUncachedCheckUs)} uncached (main thread ${us(c.commandMainPerUncachedCheckUs)}), read-model server ${us(c.readModelStorePerUncachedCheckUs)} uncached`,
+    `  per check: command service ${us(c.commandPerCheckUs)} cached (main thread ${us(c.commandMainPerCheckUs)}), ${us(c.commandPerUncachedCheckUs)} uncached (main thread ${us(c.commandMainPerUncachedCheckUs)}), read-model server ${us(c.readModelStorePerUncachedCheckUs)} uncached, ${c.readModelStorePerCachedCheckUs === undefined ? 'not measured' : us(c.readModelStorePerCachedCheckUs)} cached`,
   );
   console.log(
     `  per write: command service ${us(c.commandPerCreateUs)} (main thread ${us(c.commandMainPerCreateUs)}), PostgreSQL ${us(c.postgresPerAppendUs)}, projection runner ${us(c.projectionPerEventUs)} per event (main thread ${us(c.projectionMainPerEventUs)}), read-model server ${us(c.readModelStorePerEventUs)} per event`,

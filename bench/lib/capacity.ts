@@ -14,6 +14,11 @@ export interface DistributedCosts {
   commandMainPerUncachedCheckUs: number;
   /** The read-model store's (FerretDB's) CPU per uncached check (0 with read models on SQLite, as above). */
   readModelStorePerUncachedCheckUs: number;
+  /**
+   * The read-model store's CPU per cached check: a request the decision cache answers still reads
+   * the store. Absent from results files written before the bench measured it (counted as none).
+   */
+  readModelStorePerCachedCheckUs?: number;
   commandPerCreateUs: number;
   commandMainPerCreateUs: number;
   /** PostgreSQL's CPU per single create: its append, and the reads of the log that follow it (the projection runner's, the relay's). */
@@ -66,6 +71,10 @@ export function capacityTable(costs: DistributedCosts, replicas: number[], cores
     perS: (cores * 1e6) / costs.readModelStorePerUncachedCheckUs,
     bound: `read-model store (${cores} cores)`,
   };
+  const readModelsForCachedChecks: Limit = {
+    perS: (cores * 1e6) / (costs.readModelStorePerCachedCheckUs ?? 0),
+    bound: `read-model store (${cores} cores)`,
+  };
   const postgresCpu: Limit = { perS: (cores * 1e6) / costs.postgresPerAppendUs, bound: `PostgreSQL (${cores} cores)` };
   const postgres =
     postgresAppendsPerS === undefined ? postgresCpu : lowest(postgresCpu, { perS: postgresAppendsPerS, bound: "PostgreSQL's append lock" });
@@ -74,7 +83,7 @@ export function capacityTable(costs: DistributedCosts, replicas: number[], cores
   const readModelsForWrites: Limit = { perS: (cores * 1e6) / costs.readModelStorePerEventUs, bound: `read-model store (${cores} cores)` };
   return replicas.map((n) => ({
     replicas: n,
-    cachedChecks: replica(costs.commandPerCheckUs, costs.commandMainPerCheckUs, n),
+    cachedChecks: lowest(replica(costs.commandPerCheckUs, costs.commandMainPerCheckUs, n), readModelsForCachedChecks),
     uncachedChecks: lowest(replica(costs.commandPerUncachedCheckUs, costs.commandMainPerUncachedCheckUs, n), readModelsForChecks),
     writes: lowest(replica(costs.commandPerCreateUs, costs.commandMainPerCreateUs, n), postgres, runner, readModelsForWrites),
   }));

@@ -33,6 +33,14 @@ describe('the distributed capacity on paper', () => {
     expect(table[0]!.writes.bound).toBe('1 command replica (main thread)');
   });
 
+  it('lets the read-model store stop cached checks when each one reads it, and counts none when a run did not measure it', () => {
+    const reading = capacityTable({ ...costs, readModelStorePerCachedCheckUs: 50 }, [1, 2, 4, 8]);
+    // 12,500/s a replica (main thread) until the store's 40,000/s on two cores.
+    expect(reading.map((r) => Math.round(r.cachedChecks.perS))).toEqual([12_500, 25_000, 40_000, 40_000]);
+    expect(reading[3]!.cachedChecks.bound).toBe('read-model store (2 cores)');
+    expect(reading[1]!.cachedChecks.bound).toBe('2 command replicas (main thread)');
+  });
+
   it('lets PostgreSQL or the runner stop the line when the read-model store costs nothing of its own', () => {
     const onSqlite = {
       ...costs,

@@ -14,7 +14,7 @@ export type CpuByPart = Record<string, number>;
 
 /** One deployment the distributed scenario measures, as its rows see it. */
 export interface Deployment {
-  /** `embedded`, `distributed`, `distributed-sqlite` (read models on SQLite). */
+  /** `embedded`, `distributed` (read models on FerretDB), `distributed-sqlite`, `distributed-postgres`. */
   id: string;
   label: string;
   /** The API (the command service, or the one process). */
@@ -31,6 +31,16 @@ export interface Deployment {
 
 /** What `npm run bench` gives every service it starts: bulk bodies of 5,000 items, writes that wait for slow read models. */
 const BENCH_ENV = { ...npmStartEnv(), MAX_BODY_BYTES: String(8 * 1024 * 1024), READ_YOUR_WRITES_TIMEOUT_MS: '300000', LOG_LEVEL: 'warn' };
+
+/** Where a distributed deployment keeps its read models. */
+export type ReadModels = 'mongodb' | 'postgres' | 'sqlite';
+
+const DEPLOYMENT_IDS: Record<ReadModels, string> = {
+  mongodb: 'distributed',
+  postgres: 'distributed-postgres',
+  sqlite: 'distributed-sqlite',
+};
+const STORE_NAMES: Record<ReadModels, string> = { mongodb: 'FerretDB', postgres: 'PostgreSQL', sqlite: 'SQLite' };
 
 /** Waits until the read models, as the API's process reports them, reach `position`. */
 export async function waitForProjection(deployment: Deployment, position: number, timeoutMs: number): Promise<void> {
@@ -78,13 +88,15 @@ export async function startEmbeddedDeployment(): Promise<Deployment> {
  * The distributed deployment: the command, projection and task services as three processes (run
  * from dist/, as `npm run start:command` etc. run them) through the same launcher as the e2e tests
  * (test/support/cluster.ts), the log on PostgreSQL, tasks on Kafka, and the read models on the
- * MongoDB-protocol server (FerretDB here) or, `readModels: 'sqlite'`, in one SQLite file the three
- * processes share (to show the log's own cost where FerretDB bounds a row). PostgreSQL and FerretDB
- * may serve several deployments (a database each); each needs a Kafka broker of its own.
+ * MongoDB-protocol server (FerretDB here), or `readModels: 'postgres'` in a schema of the log's own
+ * database (the deployment of two kinds of server: PostgreSQL and Kafka), or `readModels: 'sqlite'`
+ * in one SQLite file the three processes share (to show the log's own cost where the read-model
+ * server bounds a row). PostgreSQL and FerretDB may serve several deployments (a database each);
+ * each needs a Kafka broker of its own.
  */
 export async function startDistributedDeployment(
   servers: DistributedServers,
-  readModels: 'mongodb' | 'sqlite',
+  readModels: ReadModels,
   /** Which of the servers' brokers (one per deployment). */
   broker: number,
 ): Promise<Deployment> {
@@ -105,11 +117,8 @@ export async function startDistributedDeployment(
   const cpu = (service: ServiceProcess) => cpuSecondsOf(service.process.pid!) ?? NaN;
   const mainThread = (service: ServiceProcess) => mainThreadCpuSecondsOf(service.process.pid!) ?? NaN;
   return {
-    id: readModels === 'sqlite' ? 'distributed-sqlite' : 'distributed',
-    label:
-      readModels === 'sqlite'
-        ? 'three processes, log on PostgreSQL, read models on SQLite'
-        : 'three processes, log on PostgreSQL, read models on FerretDB, tasks on Kafka',
+    id: DEPLOYMENT_IDS[readModels],
+    label: `three processes, log on PostgreSQL, read models on ${STORE_NAMES[readModels]}, tasks on Kafka`,
     url: command.url,
     admin: new HttpClient(command.url, cluster.adminKey),
     cpu: () => ({
@@ -118,7 +127,8 @@ export async function startDistributedDeployment(
       projection: cpu(projection),
       projectionMainThread: mainThread(projection),
       task: cpu(task),
-      // Shared by both distributed deployments of a run: read it while only one is loaded.
+      // Shared by the distributed deployments of a run: read it while only one is loaded. With read
+      // models on PostgreSQL, their reads and writes are in it too.
       postgres: servers.postgres.cpuSeconds(),
       ...(readModels === 'mongodb' ? { ferretdb: servers.ferretdb.cpuSeconds() } : {}),
       kafka: servers.kafka[broker]!.cpuSeconds(),

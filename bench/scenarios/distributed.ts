@@ -9,6 +9,7 @@ import {
   waitForProjection,
   type CpuByPart,
   type Deployment,
+  type ReadModels,
 } from '../lib/deployments';
 import type { HttpClient } from '../lib/http';
 import { repeatLoad, type Repeated } from '../lib/load';
@@ -82,8 +83,15 @@ function busy(spent: Spent): string {
 
 /** µs of `part`'s CPU per unit of work. */
 const per = (spent: Spent, part: string, units: number) => ((spent.cpu[part] ?? NaN) * 1e6) / units;
-/** The read-model server's (FerretDB's) µs per unit; none with read models on SQLite, whose work is the services' own CPU. */
-const store = (spent: Spent, units: number) => (spent.cpu.ferretdb === undefined ? 0 : per(spent, 'ferretdb', units));
+/**
+ * The read-model server's µs per unit: FerretDB's; PostgreSQL's with read models on PostgreSQL (the
+ * log's server, whose CPU then has both); none with read models on SQLite, whose work is the
+ * services' own CPU.
+ */
+function store(m: Measured, spent: Spent, units: number): number {
+  if (m.deployment.id === 'distributed-postgres') return per(spent, 'postgres', units);
+  return spent.cpu.ferretdb === undefined ? 0 : per(spent, 'ferretdb', units);
+}
 
 interface Measured {
   deployment: Deployment;
@@ -95,6 +103,16 @@ interface Measured {
   copy?: { events: number; seconds: number; spent: Spent };
 }
 
+/** The distributed deployments, by where their read models are, in the rows' order (the first is `dist-costs`' value). */
+const READ_MODELS: ReadModels[] = ['mongodb', 'postgres', 'sqlite'];
+
+/** Each distributed deployment's rows: id suffix and title suffix (none for FerretDB's, the rows earlier runs have). */
+const VARIANTS: Record<string, { suffix: string; title: string }> = {
+  distributed: { suffix: '', title: '' },
+  'distributed-postgres': { suffix: '-postgres', title: ', read models on PostgreSQL' },
+  'distributed-sqlite': { suffix: '-sqlite', title: ', read models on SQLite' },
+};
+
 const rotate = <T>(items: T[]) => {
   let i = 0;
   return () => items[i++ % items.length]!;
@@ -102,24 +120,24 @@ const rotate = <T>(items: T[]) => {
 
 /**
  * The distributed deployment (command, projection and task services as three processes; the log
- * on PostgreSQL, read models on FerretDB, tasks on Kafka) against the one-process service, on the
- * same machine in one run, and the same distributed deployment with its read models on SQLite
- * (the log still on PostgreSQL), which shows the log's own cost where FerretDB bounds a row. The
- * three stay up together and each load runs on each in turn, so a change in the host's load falls
- * on all three. Rows: the bulk load (until visible), uncached and cached checks, single creates
- * with the log's append p50/p99, and a copy until visible; each row's notes say which process was
- * busiest. The last row carries the measured CPU costs from which bench/distributed-capacity.ts
- * works out replicas on paper.
+ * on PostgreSQL, tasks on Kafka) against the one-process service, on the same machine in one run,
+ * with its read models in three places: on FerretDB (the MongoDB protocol, as CI tests it), on
+ * PostgreSQL (a schema beside the log: the deployment of two kinds of server), and on SQLite (one
+ * file the processes share, a one-machine stand-in that shows the log's own cost where the
+ * read-model server bounds a row). The four stay up together and each load runs on each in turn,
+ * so a change in the host's load falls on all of them. Rows: the bulk load (until visible),
+ * uncached and cached checks, single creates with the log's append p50/p99, and a copy until
+ * visible; each row's notes say which process was busiest. The last row carries the measured CPU
+ * costs from which bench/distributed-capacity.ts works out replicas on paper.
  */
 export async function distributedScenarios(ctx: Ctx): Promise<ScenarioResult[]> {
   const { options, log } = ctx;
-  const servers = await startDistributedServers(2, log);
+  const servers = await startDistributedServers(READ_MODELS.length, log);
   const deployments: Deployment[] = [];
   try {
-    log('distributed: starting the one-process service and two distributed deployments');
+    log(`distributed: starting the one-process service and ${READ_MODELS.length} distributed deployments`);
     deployments.push(await startEmbeddedDeployment());
-    deployments.push(await startDistributedDeployment(servers, 'mongodb', 0));
-    deployments.push(await startDistributedDeployment(servers, 'sqlite', 1));
+    for (const [i, readModels] of READ_MODELS.entries()) deployments.push(await startDistributedDeployment(servers, readModels, i));
     const folders = options.distributedFolders;
     const dataset = new Dataset({ folders, documents: 9 * folders, users: folders });
     const runs: Measured[] = [];
@@ -248,7 +266,8 @@ async function copy(ctx: Ctx, m: Measured): Promise<void> {
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
-  const [embedded, distributed, sqliteReadModels] = runs as [Measured, Measured, Measured];
+  const [embedded, ...distributedRuns] = runs as [Measured, ...Measured[]];
+  const variant = (m: Measured) => VARIANTS[m.deployment.id]!;
   const out: ScenarioResult[] = [];
   /** A row of a distributed deployment, with the one-process service's figure as its baseline (the ratio column). */
   const row = (
@@ -261,10 +280,9 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
     extra: (x: Measured) => Partial<ScenarioResult>,
   ): ScenarioResult => {
     const base = value(embedded);
-    const suffix = m === sqliteReadModels ? '-sqlite' : '';
     return {
-      id: `dist-${id}${suffix}`,
-      title: `${title}${m === sqliteReadModels ? ', read models on SQLite' : ''}`,
+      id: `dist-${id}${variant(m).suffix}`,
+      title: `${title}${variant(m).title}`,
       value: value(m),
       unit,
       better,
@@ -272,7 +290,7 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
       ...extra(m),
     };
   };
-  for (const m of [distributed, sqliteReadModels]) {
+  for (const m of distributedRuns) {
     out.push(
       row(
         m,
@@ -291,7 +309,7 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
     ['check-uncached', (x: Measured) => x.uncached!],
     ['check', (x: Measured) => x.cached!],
   ] as const) {
-    for (const m of [distributed, sqliteReadModels]) {
+    for (const m of distributedRuns) {
       out.push(
         row(
           m,
@@ -304,13 +322,13 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
             p50Ms: pick(x).load.median.p50Ms,
             p99Ms: pick(x).load.median.p99Ms,
             runs: pick(x).load.runs.map((r) => r.rps),
-            notes: `${ctx.options.connections} conns; CPU per check: command service ${round(per(pick(x).spent, 'command', pick(x).sent))} µs${pick(x).spent.cpu.ferretdb === undefined ? '' : `, FerretDB ${round(per(pick(x).spent, 'ferretdb', pick(x).sent))} µs`}, one process ${round(per(pick(embedded).spent, 'service', pick(embedded).sent))} µs; cores busy: ${busy(pick(x).spent)}`,
+            notes: `${ctx.options.connections} conns; CPU per check: command service ${round(per(pick(x).spent, 'command', pick(x).sent))} µs${storeNote(x, pick(x))}, one process ${round(per(pick(embedded).spent, 'service', pick(embedded).sent))} µs; cores busy: ${busy(pick(x).spent)}`,
           }),
         ),
       );
     }
   }
-  for (const m of [distributed, sqliteReadModels]) {
+  for (const m of distributedRuns) {
     out.push(
       row(
         m,
@@ -346,7 +364,7 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
       ),
     );
   }
-  for (const m of [distributed, sqliteReadModels]) {
+  for (const m of distributedRuns) {
     out.push(
       row(
         m,
@@ -361,22 +379,37 @@ function rows(ctx: Ctx, runs: Measured[]): ScenarioResult[] {
       ),
     );
   }
-  const costs = { ferretdb: measuredCosts(distributed), sqlite: measuredCosts(sqliteReadModels) };
+  const costs: Record<string, DistributedCosts> = {};
+  for (const m of distributedRuns) costs[COSTS_KEYS[m.deployment.id]!] = measuredCosts(m);
   const text = (c: DistributedCosts) =>
-    `per create: command ${round(c.commandPerCreateUs)} µs (main thread ${round(c.commandMainPerCreateUs)}), PostgreSQL ${round(c.postgresPerAppendUs)} µs, projection runner ${round(c.projectionPerEventUs)} µs (main thread ${round(c.projectionMainPerEventUs)}), read-model server ${round(c.readModelStorePerEventUs)} µs; per check: command ${round(c.commandPerCheckUs)} µs cached, ${round(c.commandPerUncachedCheckUs)} uncached (+ read-model server ${round(c.readModelStorePerUncachedCheckUs)} µs)`;
+    `per create: command ${round(c.commandPerCreateUs)} µs (main thread ${round(c.commandMainPerCreateUs)}), PostgreSQL ${round(c.postgresPerAppendUs)} µs, projection runner ${round(c.projectionPerEventUs)} µs (main thread ${round(c.projectionMainPerEventUs)}), read-model server ${round(c.readModelStorePerEventUs)} µs; per check: command ${round(c.commandPerCheckUs)} µs cached (+ read-model server ${round(c.readModelStorePerCachedCheckUs ?? 0)} µs), ${round(c.commandPerUncachedCheckUs)} uncached (+ read-model server ${round(c.readModelStorePerUncachedCheckUs)} µs)`;
   out.push({
     id: 'dist-costs',
     title: 'distributed: measured CPU costs (bench/distributed-capacity.ts)',
-    value: costs.ferretdb.commandPerCreateUs,
+    value: costs.ferretdb!.commandPerCreateUs,
     unit: 'µs',
     better: 'lower',
-    notes: `FerretDB: ${text(costs.ferretdb)}; read models on SQLite: ${text(costs.sqlite)}`,
+    notes: `FerretDB: ${text(costs.ferretdb!)}; read models on PostgreSQL (its read-model server is the log's: PostgreSQL's whole CPU): ${text(costs.postgres!)}; read models on SQLite: ${text(costs.sqlite!)}`,
     details: { costs },
   });
   return out;
 }
 
-/** A distributed deployment's CPU per request and per event, for the capacity on paper. */
+/** `dist-costs`' keys (bench/distributed-capacity.ts reads them). */
+const COSTS_KEYS: Record<string, string> = { distributed: 'ferretdb', 'distributed-postgres': 'postgres', 'distributed-sqlite': 'sqlite' };
+
+/** The read-model server's CPU per check, for the check rows' notes (none with read models on SQLite). */
+function storeNote(m: Measured, load: { spent: Spent; sent: number }): string {
+  if (m.deployment.id === 'distributed-postgres') return `, PostgreSQL ${round(per(load.spent, 'postgres', load.sent))} µs`;
+  return load.spent.cpu.ferretdb === undefined ? '' : `, FerretDB ${round(per(load.spent, 'ferretdb', load.sent))} µs`;
+}
+
+/**
+ * A distributed deployment's CPU per request and per event, for the capacity on paper. With read
+ * models on PostgreSQL, one server has the log and the read models: its CPU per create (append and
+ * projected event together) is PostgreSQL's, and the read-model store's own per event is none, so
+ * the paper does not count it twice.
+ */
 function measuredCosts(m: Measured): DistributedCosts {
   const creates = m.creates!;
   const cached = m.cached!;
@@ -386,13 +419,14 @@ function measuredCosts(m: Measured): DistributedCosts {
     commandMainPerCheckUs: per(cached.spent, 'commandMainThread', cached.sent),
     commandPerUncachedCheckUs: per(uncached.spent, 'command', uncached.sent),
     commandMainPerUncachedCheckUs: per(uncached.spent, 'commandMainThread', uncached.sent),
-    readModelStorePerUncachedCheckUs: store(uncached.spent, uncached.sent),
+    readModelStorePerUncachedCheckUs: store(m, uncached.spent, uncached.sent),
+    readModelStorePerCachedCheckUs: store(m, cached.spent, cached.sent),
     commandPerCreateUs: per(creates.spent, 'command', creates.sent),
     commandMainPerCreateUs: per(creates.spent, 'commandMainThread', creates.sent),
     postgresPerAppendUs: per(creates.spent, 'postgres', creates.sent),
     projectionPerEventUs: per(creates.spent, 'projection', creates.sent),
     projectionMainPerEventUs: per(creates.spent, 'projectionMainThread', creates.sent),
-    readModelStorePerEventUs: store(creates.spent, creates.sent),
+    readModelStorePerEventUs: m.deployment.id === 'distributed-postgres' ? 0 : store(m, creates.spent, creates.sent),
     measured: {
       cachedChecksPerS: cached.load.median.rps,
       uncachedChecksPerS: uncached.load.median.rps,

@@ -45,8 +45,12 @@ export interface ServiceProcess {
 export interface ClusterOptions {
   /** Run the services from `dist/` (default: when E2E_USE_DIST=1). */
   fromDist?: boolean;
-  /** `sqlite`: the read models in one SQLite file of the data directory the processes share, the log still on PostgreSQL. */
-  readModels?: 'mongodb' | 'sqlite';
+  /**
+   * `sqlite`: the read models in one SQLite file of the data directory the processes share, the log
+   * still on PostgreSQL. `postgres`: in the schema `read_models` of the event log's database (needs
+   * the log on PostgreSQL), the deployment of two kinds of server.
+   */
+  readModels?: 'mongodb' | 'sqlite' | 'postgres';
   /** Variables of every service, over the deployment's. */
   env?: Record<string, string>;
 }
@@ -138,13 +142,24 @@ export class Cluster {
     return { EVENT_STORE: 'sqlite', EVENTS_SQLITE_PATH: this.eventsPath };
   }
 
+  private readModelEnv(): Record<string, string> {
+    switch (this.options.readModels) {
+      case 'sqlite':
+        return { READ_MODEL_STORE: 'sqlite' };
+      case 'postgres':
+        // POSTGRES_URL is the log's (logEnv): the read models get a schema of their own beside it.
+        if (!this.postgresUrl) throw new Error('read models on PostgreSQL need the event log on PostgreSQL (POSTGRES_URL)');
+        return { READ_MODEL_STORE: 'postgres', POSTGRES_READ_MODELS_SCHEMA: 'read_models' };
+      default:
+        return { READ_MODEL_STORE: 'mongodb', MONGODB_URL: this.mongoUrl, MONGODB_DATABASE: this.database };
+    }
+  }
+
   env(): Record<string, string> {
     return {
       DATA_DIR: this.dataDir,
       ...this.logEnv(),
-      ...(this.options.readModels === 'sqlite'
-        ? { READ_MODEL_STORE: 'sqlite' }
-        : { READ_MODEL_STORE: 'mongodb', MONGODB_URL: this.mongoUrl, MONGODB_DATABASE: this.database }),
+      ...this.readModelEnv(),
       TASK_QUEUE: 'kafka',
       KAFKA_BROKERS: this.kafkaBrokers,
       KAFKA_TOPIC_PREFIX: `e2e${this.run}`,
