@@ -253,10 +253,15 @@ const readyz = (service: ServiceProcess): Promise<Readiness> =>
         const events = await cluster.openEventLog({ pollIntervalMs: 20 });
         try {
           const phaseCopies = [...copies].filter(([key]) => key.startsWith('task-')).map(([, id]) => id);
+          // Killed while a copy is started and not finished (not merely started: on a loaded host a poll
+          // can come round after a small copy has already ended, and the kill would test nothing).
           await until(
             'a copy to be under way',
             async () => {
-              for (const id of phaseCopies) if ((await taskTypes(events, id)).includes('TaskStarted')) return true;
+              for (const id of phaseCopies) {
+                const types = await taskTypes(events, id);
+                if (types.includes('TaskStarted') && !types.includes('TaskSucceeded') && !types.includes('TaskFailed')) return true;
+              }
               return undefined;
             },
             60_000,
