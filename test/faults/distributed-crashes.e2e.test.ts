@@ -26,8 +26,11 @@ import { statusCounts, WriteLoad, type WriteAttempt } from './support/write-load
 jest.setTimeout(240_000);
 
 const postgresUrl = process.env.POSTGRES_URL;
-/** Each append of a copy to its target waits this long in the task services, so a kill lands mid-copy. */
-const SLOW_COPY_APPEND_MS = '1000';
+/**
+ * Each append of a copy to its target waits this long in the task services, so a kill lands
+ * mid-copy: the copies here are one or two appends, and a poll of a loaded host can take a second.
+ */
+const SLOW_COPY_APPEND_MS = '3000';
 
 let cluster: Cluster;
 let commands: ServiceProcess[] = [];
