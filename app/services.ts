@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Freshness, Services } from '../command-service/http/services';
+import { systemClock, type Clock } from '../shared/clock';
 import type { Config } from '../shared/config';
 import type { Secrets } from '../shared/secrets/secret-box';
 import { CommandPipeline, type SnapshotPolicy } from '../shared/cqrs/command-pipeline';
@@ -28,6 +29,8 @@ export function buildServices(
   secrets: Secrets,
   /** Whether this process applies the decision log's retention bound (a check worker leaves it to the main process). */
   decisionLogRetention = true,
+  /** "Now" (shared/clock.ts): the system's, or a test's. */
+  clock: Clock = systemClock,
 ): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0
@@ -44,6 +47,7 @@ export function buildServices(
     metrics,
     secrets,
     decisionLog: decisionRecorder(config, logger, metrics, decisionLogRetention),
+    clock,
   };
 }
 

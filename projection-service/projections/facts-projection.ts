@@ -152,6 +152,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       project_id: ctx.project_id,
       environment_id: env,
       created_at: at,
+      expires_at: d.expiresAt ?? null,
       _resource: d.resource,
     });
     if (user && d.resourceInstance === null && !user.roles.some((r) => r.role === d.role && r.tenant === d.tenant)) {
@@ -159,13 +160,16 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
     }
   },
-  async RoleUnassigned({ rm, ctx }, { data: d }) {
-    await rm.assignments.delete(d.id);
-    const user = d.resourceInstance === null ? await rm.users.findOne({ environment_id: ctx.environment_id, key: d.user }) : null;
-    if (user) {
-      user.roles = user.roles.filter((r) => !(r.role === d.role && r.tenant === d.tenant));
-      await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
-    }
+  async RoleUnassigned(scope, { data: d }) {
+    await unassigned(scope, d);
+  },
+  async RoleAssignmentExpirySet({ rm }, { data: d }) {
+    const assignment = await rm.assignments.get(d.id);
+    // An assignment keeps `created_at`; its versions in the history tell when its end moved.
+    if (assignment) await rm.assignments.put({ ...assignment, expires_at: d.expiresAt });
+  },
+  async RoleAssignmentExpired(scope, { data: d }) {
+    await unassigned(scope, d);
   },
   async RelationshipTupleCreated(scope, { data: d }) {
     const { rm, keyIds, common } = scope;
@@ -189,10 +193,18 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       object_id: objectId,
       relation_id: relationId,
       tenant_id: tid,
+      expires_at: d.expiresAt ?? null,
       ...common,
     });
   },
   async RelationshipTupleDeleted({ rm }, { data: d }) {
+    await rm.tuples.delete(d.id);
+  },
+  async RelationshipTupleExpirySet({ rm, at }, { data: d }) {
+    const tuple = await rm.tuples.get(d.id);
+    if (tuple) await rm.tuples.put({ ...tuple, expires_at: d.expiresAt, updated_at: at });
+  },
+  async RelationshipTupleExpired({ rm }, { data: d }) {
     await rm.tuples.delete(d.id);
   },
   // Condition sets and set rules are the schema projection's (abac-projection.ts).
@@ -225,6 +237,19 @@ export function factsProjection(rm: ReadModels): Projection<EnvEvent> {
       await dispatch(factsProjectionHandlers, event.type, { rm, keyIds, ctx, at, common: createdFields(ctx, at) }, event);
     },
   };
+}
+
+/** An assignment gone (unassigned, or expired): a tenant-level role leaves the user's roles too. */
+async function unassigned(
+  { rm, ctx }: FactsScope,
+  d: { id: string; user: string; role: string; tenant: string; resourceInstance: string | null },
+) {
+  await rm.assignments.delete(d.id);
+  const user = d.resourceInstance === null ? await rm.users.findOne({ environment_id: ctx.environment_id, key: d.user }) : null;
+  if (user) {
+    user.roles = user.roles.filter((r) => !(r.role === d.role && r.tenant === d.tenant));
+    await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
+  }
 }
 
 /** A schema object was deleted: its dependants' keys may go with it. */

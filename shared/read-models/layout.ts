@@ -7,8 +7,9 @@ import type { DocumentStore } from '../docstore/port';
  * on read models of an older layout rebuilds them from the log instead of migrating them in code.
  *
  * 2: the history keeps only closed versions; a current document carries `_from` (history/versions.ts).
+ * 3: role assignments, relationship tuples and derived grants carry `expires_at` (docs/expiring-access.md).
  */
-export const READ_MODELS_LAYOUT = 2;
+export const READ_MODELS_LAYOUT = 3;
 
 /** The checkpoint row the layout is kept in (with the consumers' positions, so a rebuild empties it too). */
 export const LAYOUT_CHECKPOINT = 'read-models-layout';

@@ -182,6 +182,8 @@ export interface AssignmentDoc {
   project_id: string;
   environment_id: string;
   created_at: string;
+  /** When the assignment ends (an ISO instant, UTC); null: never. */
+  expires_at: string | null;
   /** Resource type of the role (null for a top-level role). */
   _resource: string | null;
 }
@@ -194,6 +196,8 @@ export interface TupleDoc extends EnvScoped {
   object_id: string;
   tenant: string;
   tenant_id: string;
+  /** When the tuple ends (an ISO instant, UTC); null: never. */
+  expires_at: string | null;
 }
 
 /** Permit's ConditionSetRead (ABAC, docs/abac.md). */
@@ -295,7 +299,7 @@ const specs = {
   assignments: {
     name: 'role_assignments',
     // In document order: a compact collection reads id and these first.
-    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', '_from'],
+    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', 'expires_at', '_from'],
     indexes: [
       // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
       // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
@@ -303,6 +307,9 @@ const specs = {
       ['environment_id', 'role'],
       ['environment_id', 'resource_instance'],
       ['environment_id', 'tenant'],
+      // No index on expires_at: `expires_before` narrows what an environment index selects. One
+      // led SQLite to plan the unfiltered list on it, in another order than before (the expiry
+      // scheduler reads the ends of its own collection: docs/expiring-access.md).
     ],
     // Written for every assignment; every document holds these fields (resource_instance null for a tenant role).
     compact: true,
@@ -310,7 +317,7 @@ const specs = {
   tuples: {
     name: 'relationship_tuples',
     // In document order: a compact collection reads id and these first.
-    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', '_from'],
+    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', 'expires_at', '_from'],
     indexes: [
       // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
       // large fan-out) and an object's tuples in subject order; they serve the listing filters too.

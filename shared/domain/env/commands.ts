@@ -200,6 +200,12 @@ export type EnvCommand =
       role: string;
       tenant: string | null;
       resourceInstance: string | null;
+      /**
+       * `expires_at` as sent (an ISO instant in UTC, checked to be in the future by the route):
+       * absent, the write is Permit's (an existing assignment is a duplicate); given (null: no
+       * end), an existing assignment takes it as its end (docs/expiring-access.md).
+       */
+      expiresAt?: string | null;
     }
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
   | {
@@ -212,6 +218,8 @@ export type EnvCommand =
       /** Ids for the subject and object instances if the tuple creates them (they do not exist, and a tenant is given). */
       newSubjectId?: string;
       newObjectId?: string;
+      /** As AssignRole's `expiresAt`. */
+      expiresAt?: string | null;
     }
   | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
   | {

@@ -89,8 +89,11 @@ export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
   const events: EnvEvent[] = [];
   const target = assignmentTarget(s, c, events);
   const assignment = { id: c.id, user, ...target };
-  if (s.assignments.has(assignmentKey(assignment))) {
-    throw new DuplicateEntityError(`User '${user}' already has role '${target.role}' ${describeTarget(target)}`);
+  const existing = s.assignments.get(assignmentKey(assignment));
+  if (existing) {
+    if (c.expiresAt === undefined)
+      throw new DuplicateEntityError(`User '${user}' already has role '${target.role}' ${describeTarget(target)}`);
+    return [{ type: 'RoleAssignmentExpirySet', data: { ...existing, expiresAt: c.expiresAt } }];
   }
   if (!s.users.has(user)) {
     events.push({
@@ -98,7 +101,7 @@ export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
       data: { id: c.newUserId, key: c.user, email: null, firstName: null, lastName: null, attributes: {} },
     });
   }
-  events.push({ type: 'RoleAssigned', data: assignment });
+  events.push({ type: 'RoleAssigned', data: withEnd(assignment, c.expiresAt) });
   return events;
 }
 
@@ -168,8 +171,12 @@ export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
     object: instanceRef(object.resource, object.key),
     tenant: subject.tenant,
   };
-  if (s.tuples.has(tupleKey(tuple))) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
-  return [...created, { type: 'RelationshipTupleCreated', data: tuple }];
+  const existing = s.tuples.get(tupleKey(tuple));
+  if (existing) {
+    if (c.expiresAt === undefined) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
+    return [{ type: 'RelationshipTupleExpirySet', data: { ...existing, expiresAt: c.expiresAt } }];
+  }
+  return [...created, { type: 'RelationshipTupleCreated', data: withEnd(tuple, c.expiresAt) }];
 }
 
 export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
@@ -178,4 +185,12 @@ export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
   const existing = s.tuples.get(key);
   if (!existing) throw new NotFoundError(`Relationship tuple '${key}' not found`);
   return [{ type: 'RelationshipTupleDeleted', data: { ...existing } }];
+}
+
+/**
+ * A new fact with its end, when it has one (an event without `expiresAt` is a fact that never
+ * ends, as every event written before ends existed).
+ */
+function withEnd<T extends object>(fact: T, expiresAt: string | null | undefined): T & { expiresAt?: string } {
+  return expiresAt === null || expiresAt === undefined ? fact : { ...fact, expiresAt };
 }
