@@ -11,6 +11,7 @@ import { orgDecider } from '../shared/domain/org/decider';
 import type { EventStore } from '../shared/eventstore/port';
 import type { Metrics } from '../shared/metrics/metrics';
 import type { ReadModels } from '../shared/read-models/read-models';
+import { inForceAt } from '../shared/read-models/in-force';
 import { TimeTravel } from '../command-service/time-travel/time-travel';
 import { DecisionRecorder } from '../shared/decision-log/recorder';
 import { createDecisionLogStore } from './stores';
@@ -39,11 +40,12 @@ export function buildServices(
   return {
     config,
     logger,
-    readModels,
+    // What the API reads is what is in force at the clock's instant (ends: docs/expiring-access.md).
+    readModels: inForceAt(readModels, () => clock.now()),
     envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' }), undefined, snapshots),
     orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
     freshness,
-    timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config }),
+    timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config, clock }),
     metrics,
     secrets,
     decisionLog: decisionRecorder(config, logger, metrics, decisionLogRetention),

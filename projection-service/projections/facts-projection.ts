@@ -1,4 +1,5 @@
 import { splitRef } from '../../shared/refs';
+import { endsColumn } from '../../shared/read-models/in-force';
 import type { EnvEvent, EventHandlers } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import { associatedTenants, type ReadModels } from '../../shared/read-models/read-models';
@@ -153,6 +154,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       environment_id: env,
       created_at: at,
       expires_at: d.expiresAt ?? null,
+      _ends: endsColumn(d.expiresAt),
       _resource: d.resource,
     });
     if (user && d.resourceInstance === null && !user.roles.some((r) => r.role === d.role && r.tenant === d.tenant)) {
@@ -166,7 +168,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   async RoleAssignmentExpirySet({ rm }, { data: d }) {
     const assignment = await rm.assignments.get(d.id);
     // An assignment keeps `created_at`; its versions in the history tell when its end moved.
-    if (assignment) await rm.assignments.put({ ...assignment, expires_at: d.expiresAt });
+    if (assignment) await rm.assignments.put({ ...assignment, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt) });
   },
   async RoleAssignmentExpired(scope, { data: d }) {
     await unassigned(scope, d);
@@ -194,6 +196,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       relation_id: relationId,
       tenant_id: tid,
       expires_at: d.expiresAt ?? null,
+      _ends: endsColumn(d.expiresAt),
       ...common,
     });
   },
@@ -202,7 +205,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   },
   async RelationshipTupleExpirySet({ rm, at }, { data: d }) {
     const tuple = await rm.tuples.get(d.id);
-    if (tuple) await rm.tuples.put({ ...tuple, expires_at: d.expiresAt, updated_at: at });
+    if (tuple) await rm.tuples.put({ ...tuple, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt), updated_at: at });
   },
   async RelationshipTupleExpired({ rm }, { data: d }) {
     await rm.tuples.delete(d.id);

@@ -184,6 +184,8 @@ export interface AssignmentDoc {
   created_at: string;
   /** When the assignment ends (an ISO instant, UTC); null: never. */
   expires_at: string | null;
+  /** expires_at, or NEVER_ENDS for none (in-force.ts): absent from what the API reads. */
+  _ends?: string;
   /** Resource type of the role (null for a top-level role). */
   _resource: string | null;
 }
@@ -198,6 +200,8 @@ export interface TupleDoc extends EnvScoped {
   tenant_id: string;
   /** When the tuple ends (an ISO instant, UTC); null: never. */
   expires_at: string | null;
+  /** As AssignmentDoc's. */
+  _ends?: string;
 }
 
 /** Permit's ConditionSetRead (ABAC, docs/abac.md). */
@@ -299,7 +303,8 @@ const specs = {
   assignments: {
     name: 'role_assignments',
     // In document order: a compact collection reads id and these first.
-    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', 'expires_at', '_from'],
+    // `_ends`: expires_at, or a far instant for none (in-force.ts), which reads in force at an instant narrow on.
+    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', 'expires_at', '_ends', '_from'],
     indexes: [
       // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
       // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
@@ -317,7 +322,7 @@ const specs = {
   tuples: {
     name: 'relationship_tuples',
     // In document order: a compact collection reads id and these first.
-    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', 'expires_at', '_from'],
+    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', 'expires_at', '_ends', '_from'],
     indexes: [
       // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
       // large fan-out) and an object's tuples in subject order; they serve the listing filters too.
