@@ -157,6 +157,7 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       _ends: endsColumn(d.expiresAt),
       _resource: d.resource,
     });
+    await keepEnd(scope, d.id, 'assignment', d.expiresAt);
     if (user && d.resourceInstance === null && !user.roles.some((r) => r.role === d.role && r.tenant === d.tenant)) {
       user.roles.push({ role: d.role, tenant: d.tenant });
       await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
@@ -165,10 +166,12 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
   async RoleUnassigned(scope, { data: d }) {
     await unassigned(scope, d);
   },
-  async RoleAssignmentExpirySet({ rm }, { data: d }) {
-    const assignment = await rm.assignments.get(d.id);
+  async RoleAssignmentExpirySet(scope, { data: d }) {
+    const assignment = await scope.rm.assignments.get(d.id);
+    if (!assignment) return;
     // An assignment keeps `created_at`; its versions in the history tell when its end moved.
-    if (assignment) await rm.assignments.put({ ...assignment, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt) });
+    await scope.rm.assignments.put({ ...assignment, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt) });
+    await keepEnd(scope, d.id, 'assignment', d.expiresAt);
   },
   async RoleAssignmentExpired(scope, { data: d }) {
     await unassigned(scope, d);
@@ -199,16 +202,21 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       _ends: endsColumn(d.expiresAt),
       ...common,
     });
+    await keepEnd(scope, d.id, 'tuple', d.expiresAt);
   },
   async RelationshipTupleDeleted({ rm }, { data: d }) {
     await rm.tuples.delete(d.id);
+    await rm.factEnds.delete(d.id);
   },
-  async RelationshipTupleExpirySet({ rm, at }, { data: d }) {
-    const tuple = await rm.tuples.get(d.id);
-    if (tuple) await rm.tuples.put({ ...tuple, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt), updated_at: at });
+  async RelationshipTupleExpirySet(scope, { data: d }) {
+    const tuple = await scope.rm.tuples.get(d.id);
+    if (!tuple) return;
+    await scope.rm.tuples.put({ ...tuple, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt), updated_at: scope.at });
+    await keepEnd(scope, d.id, 'tuple', d.expiresAt);
   },
   async RelationshipTupleExpired({ rm }, { data: d }) {
     await rm.tuples.delete(d.id);
+    await rm.factEnds.delete(d.id);
   },
   // Condition sets and set rules are the schema projection's (abac-projection.ts).
   ConditionSetCreated: 'ignored',
@@ -248,11 +256,18 @@ async function unassigned(
   d: { id: string; user: string; role: string; tenant: string; resourceInstance: string | null },
 ) {
   await rm.assignments.delete(d.id);
+  await rm.factEnds.delete(d.id);
   const user = d.resourceInstance === null ? await rm.users.findOne({ environment_id: ctx.environment_id, key: d.user }) : null;
   if (user) {
     user.roles = user.roles.filter((r) => !(r.role === d.role && r.tenant === d.tenant));
     await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
   }
+}
+
+/** A fact's end, where the expiry scheduler finds it (none: the fact is not there). */
+async function keepEnd({ rm, ctx }: FactsScope, id: string, kind: 'assignment' | 'tuple', expiresAt: string | null | undefined) {
+  if (expiresAt === null || expiresAt === undefined) await rm.factEnds.delete(id);
+  else await rm.factEnds.put({ id, environment_id: ctx.environment_id, kind, expires_at: expiresAt });
 }
 
 /** A schema object was deleted: its dependants' keys may go with it. */

@@ -204,6 +204,17 @@ export interface TupleDoc extends EnvScoped {
   _ends?: string;
 }
 
+/**
+ * An assignment or a tuple that has an end (docs/expiring-access.md), by the fact's id: what the
+ * expiry scheduler reads to learn which environments have ends due, in the order of the ends.
+ */
+export interface FactEndDoc {
+  id: string;
+  environment_id: string;
+  kind: 'assignment' | 'tuple';
+  expires_at: string;
+}
+
 /** Permit's ConditionSetRead (ABAC, docs/abac.md). */
 export interface ConditionSetDoc extends EnvScoped {
   key: string;
@@ -333,6 +344,8 @@ const specs = {
     // Written for every tuple (a million in a large import); every document holds these fields.
     compact: true,
   },
+  // Only the facts that end: few, read across environments in the order of their ends.
+  factEnds: { name: 'fact_ends', fields: ['environment_id', 'expires_at'], indexes: [['expires_at']] },
   conditionSets: { name: 'condition_sets', fields: ['environment_id', 'key', 'type', '_from'], indexes: [['environment_id', 'key']] },
   setRules: {
     name: 'set_rules',
@@ -362,6 +375,8 @@ export class ReadModels {
   readonly instances: Collection<InstanceDoc>;
   readonly assignments: Collection<AssignmentDoc>;
   readonly tuples: Collection<TupleDoc>;
+  /** The ends of the assignments and tuples that have one (not versioned: the log and the facts keep their history). */
+  readonly factEnds: Collection<FactEndDoc>;
   readonly conditionSets: Collection<ConditionSetDoc>;
   readonly setRules: Collection<SetRuleDoc>;
   readonly proxyConfigs: Collection<ProxyConfigDoc>;
@@ -392,6 +407,7 @@ export class ReadModels {
     this.instances = versioned('instances', specs.instances);
     this.assignments = versioned('assignments', specs.assignments);
     this.tuples = versioned('tuples', specs.tuples);
+    this.factEnds = store.collection(specs.factEnds);
     this.conditionSets = versioned('conditionSets', specs.conditionSets);
     this.setRules = versioned('setRules', specs.setRules);
     this.proxyConfigs = versioned('proxyConfigs', specs.proxyConfigs);

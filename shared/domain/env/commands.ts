@@ -332,7 +332,9 @@ export type EnvCommand =
     }
   | { type: 'DeleteUserInvite'; invite: Ref }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
-  | { type: 'Bulk'; commands: BulkItemCommand[] };
+  | { type: 'Bulk'; commands: BulkItemCommand[] }
+  /** The expiry scheduler's: every end at or before `now` (an ISO instant) expires (expiry-decisions.ts). */
+  | { type: 'ExpireDue'; now: string };
 
 /** What a Bulk command may hold: facts whose events only add or remove map entries (see scratch.ts). */
 export type BulkItemCommand = Extract<
