@@ -164,6 +164,17 @@ describe('expires_at: the write side', () => {
     expect(Object.fromEntries(held.map((a: any) => [a.user, a.expires_at]))).toEqual({ u1: at(T0 + 3), u2: null });
   });
 
+  it('describes expires_at and expires_before in the OpenAPI document', async () => {
+    const doc = (await server.api.get('/openapi.json')).body;
+    const schemas = doc.components.schemas;
+    for (const name of ['RoleAssignment', 'RelationshipTuple', 'RoleAssignmentDetailed'])
+      expect(schemas[name].properties.expires_at).toBeDefined();
+    const list = doc.paths['/v2/facts/{proj_id}/{env_id}/role_assignments'];
+    expect(list.get.parameters.map((p: any) => p.name)).toContain('expires_before');
+    const body = JSON.stringify(list.post.requestBody);
+    expect(body).toContain('expires_at');
+  });
+
   it('refuses expires_at on an unassignment or a tuple deletion (it would be taken and ignored)', async () => {
     const s = await world();
     await s.assign('alice', 'editor', 'folder:f');
