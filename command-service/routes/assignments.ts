@@ -124,6 +124,7 @@ export function assignment(services: Services, userMustExist: boolean): CreateOp
           tenant: tenant ?? null,
           resourceInstance: resource_instance ?? null,
           ...(expiresAt === undefined ? {} : { expiresAt }),
+          now: new Date(services.clock.now()).toISOString(),
         },
       };
     },

@@ -57,6 +57,7 @@ export function bulkRoutes(context: RouteContext): void {
     },
     async (req, res, input) => {
       const body = input.body();
+      const now = new Date(services.clock.now()).toISOString();
       await run(
         req,
         res,
@@ -72,6 +73,7 @@ export function bulkRoutes(context: RouteContext): void {
             newSubjectId: newId(),
             newObjectId: newId(),
             ...(expiresAt === undefined ? {} : { expiresAt }),
+            now,
           };
         }),
       );
@@ -112,6 +114,7 @@ export function bulkRoutes(context: RouteContext): void {
     },
     async (req, res, input) => {
       const body = input.body();
+      const now = new Date(services.clock.now()).toISOString();
       await run(
         req,
         res,
@@ -127,6 +130,7 @@ export function bulkRoutes(context: RouteContext): void {
             tenant: a.tenant ?? null,
             resourceInstance: a.resource_instance ?? null,
             ...(expiresAt === undefined ? {} : { expiresAt }),
+            now,
           };
         }),
       );

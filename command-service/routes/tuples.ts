@@ -92,6 +92,7 @@ export function tupleRoutes(context: RouteContext): void {
             newSubjectId: newId(),
             newObjectId: newId(),
             ...(expiresAt === undefined ? {} : { expiresAt }),
+            now: new Date(services.clock.now()).toISOString(),
           },
         };
       },

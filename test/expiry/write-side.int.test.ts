@@ -117,6 +117,19 @@ describe('expires_at: the write side', () => {
     expect(events.map((e: any) => e.data.expires_at)).toEqual([at(T0 + 9_000), null]);
   });
 
+  it('takes an assignment written again after its end (before its expiry event) as a new one', async () => {
+    const s = await world();
+    const body = { user: 'alice', role: 'editor', resource_instance: 'folder:f' };
+    const first = await s.ok(s.api.post(`${s.facts}/role_assignments`, { ...body, expires_at: at(T0 + 10) }));
+    clock.set(T0 + 10);
+    const again = await s.ok(s.api.post(`${s.facts}/role_assignments`, body));
+    expect(again.id).not.toBe(first.id);
+    expect(again.expires_at).toBeNull();
+    const log = await s.ok(s.api.get(`/v2/events/default/${s.envKey}?type=RoleAssignmentExpired`));
+    expect((log.data ?? log).map((e: any) => [e.data.id, e.data.expires_at])).toEqual([[first.id, at(T0 + 10)]]);
+    clock.set(T0);
+  });
+
   it('moves the end of a tuple written again, and takes ends in bulk (all or none, the item named)', async () => {
     const s = await world();
     const tuple = { subject: 'folder:f', relation: 'parent', object: 'document:d' };

@@ -206,6 +206,8 @@ export type EnvCommand =
        * end), an existing assignment takes it as its end (docs/expiring-access.md).
        */
       expiresAt?: string | null;
+      /** When the write is asked (an ISO instant, the route's clock): an assignment that ended by then is no duplicate. */
+      now?: string;
     }
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
   | {
@@ -218,8 +220,9 @@ export type EnvCommand =
       /** Ids for the subject and object instances if the tuple creates them (they do not exist, and a tenant is given). */
       newSubjectId?: string;
       newObjectId?: string;
-      /** As AssignRole's `expiresAt`. */
+      /** As AssignRole's `expiresAt` and `now`. */
       expiresAt?: string | null;
+      now?: string;
     }
   | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
   | {

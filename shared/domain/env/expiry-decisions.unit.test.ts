@@ -54,6 +54,21 @@ describe('ends of assignments and tuples in the environment decider', () => {
       .thenThrows(DuplicateEntityError, /already has role/);
   });
 
+  it('takes a write of an assignment whose end has passed (its expiry not yet appended) as a new one, after its expiry', () => {
+    const ended: EnvEvent[] = [...schema, { type: 'RoleAssigned', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } }];
+    spec
+      .given(ended)
+      .when({ ...assign(), now: '2030-01-01T00:00:02.000Z' })
+      .then([
+        { type: 'RoleAssignmentExpired', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } },
+        { type: 'RoleAssigned', data: { ...assignment, id: 'new' } },
+      ]);
+    spec
+      .given(ended)
+      .when({ ...assign(), now: '2030-01-01T00:00:01.999Z' })
+      .thenThrows(DuplicateEntityError, /already has role/);
+  });
+
   it('expires every end due at the command instant, in the order of the ends, each with its own end', () => {
     spec
       .given([

@@ -4,7 +4,7 @@ import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
 import { findInstance, findResource, findRole, findTenant, findUser } from './lookup';
 import type { EnvState, InstanceState } from './state';
-import { assignmentKey, instanceRef, keyOfId, relationKey, tupleKey } from './state';
+import { assignmentEndKey, assignmentKey, instanceRef, keyOfId, relationKey, tupleEndKey, tupleKey } from './state';
 import { canonicalId, isUuid } from '../../ids';
 import { isObjectKey, OBJECT_KEY_MAX } from '../../refs';
 
@@ -90,7 +90,11 @@ export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
   const target = assignmentTarget(s, c, events);
   const assignment = { id: c.id, user, ...target };
   const existing = s.assignments.get(assignmentKey(assignment));
-  if (existing) {
+  const ended = existing ? endedBy(s, assignmentEndKey(existing), c.now) : null;
+  if (existing && ended !== null) {
+    // Ended, its expiry not appended yet: it expires now (with its own end), and this is a new assignment.
+    events.push({ type: 'RoleAssignmentExpired', data: { ...existing, expiresAt: ended } });
+  } else if (existing) {
     if (c.expiresAt === undefined)
       throw new DuplicateEntityError(`User '${user}' already has role '${target.role}' ${describeTarget(target)}`);
     return [{ type: 'RoleAssignmentExpirySet', data: { ...existing, expiresAt: c.expiresAt } }];
@@ -172,7 +176,10 @@ export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
     tenant: subject.tenant,
   };
   const existing = s.tuples.get(tupleKey(tuple));
-  if (existing) {
+  const ended = existing ? endedBy(s, tupleEndKey(existing), c.now) : null;
+  if (existing && ended !== null) {
+    created.push({ type: 'RelationshipTupleExpired', data: { ...existing, expiresAt: ended } });
+  } else if (existing) {
     if (c.expiresAt === undefined) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
     return [{ type: 'RelationshipTupleExpirySet', data: { ...existing, expiresAt: c.expiresAt } }];
   }
@@ -185,6 +192,12 @@ export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
   const existing = s.tuples.get(key);
   if (!existing) throw new NotFoundError(`Relationship tuple '${key}' not found`);
   return [{ type: 'RelationshipTupleDeleted', data: { ...existing } }];
+}
+
+/** The end of a fact that ended by `now` (the write's instant), or null (no end, not yet, or no instant given). */
+function endedBy(s: EnvState, endKey: string, now: string | undefined): string | null {
+  const end = s.ends.get(endKey);
+  return end !== undefined && now !== undefined && end <= now ? end : null;
 }
 
 /**
