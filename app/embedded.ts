@@ -7,6 +7,7 @@ import { defaultConsoleDir } from '../command-service/http/console-ui';
 import type { ApiRegistry, HttpMethod } from '../command-service/http/openapi';
 import type { Services } from '../command-service/http/services';
 import { ProjectionRunner } from '../projection-service/runner';
+import { systemClock, type Clock } from '../shared/clock';
 import type { Config } from '../shared/config';
 import type { DocumentStore } from '../shared/docstore/port';
 import type { EventStore } from '../shared/eventstore/port';
@@ -55,7 +56,13 @@ export interface EmbeddedService {
  * in-process queue by default). The projections run on a thread of their own
  * where PROJECTION_THREAD says so (by default when there are two cores or more).
  */
-export async function startEmbedded(config: Config, logger: Logger, features: Feature[] = []): Promise<EmbeddedService> {
+export async function startEmbedded(
+  config: Config,
+  logger: Logger,
+  features: Feature[] = [],
+  /** A test's clock (shared/clock.ts) in place of the system's. */
+  clock: Clock = systemClock,
+): Promise<EmbeddedService> {
   // What the configuration alone decides is refused before anything is taken or written.
   const httpWorkers = httpWorkerCount(config);
   // One process serves a data directory (docs/core-decisions.md, "One process per data directory"): a
@@ -71,7 +78,7 @@ export async function startEmbedded(config: Config, logger: Logger, features: Fe
     throw error;
   }
   try {
-    return await startHolding(config, logger, features, door, lock, httpWorkers);
+    return await startHolding(config, logger, features, door, lock, httpWorkers, clock);
   } catch (error) {
     await door.close();
     lock.release();
@@ -86,6 +93,7 @@ async function startHolding(
   door: HeldPort,
   lock: DataDirLock,
   httpWorkers: number,
+  clock: Clock,
 ): Promise<EmbeddedService> {
   if (lock.tookOver) {
     const { pid, host, started_at } = lock.tookOver;
@@ -114,7 +122,7 @@ async function startHolding(
   metrics.readLogHead(() => eventStore.headPosition());
   metrics.followLog('read-models', () => runner.position);
 
-  const services = buildServices(config, logger, eventStore, readModels, metrics, runnerFreshness(runner), secrets);
+  const services = buildServices(config, logger, eventStore, readModels, metrics, runnerFreshness(runner), secrets, true, clock);
   const context: FeatureContext = { config, logger, eventStore, documentStore, services, runExclusively: runNow };
 
   let workers: Stoppable[];

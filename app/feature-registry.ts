@@ -30,6 +30,7 @@ export const featureRegistry = {
   'audit-log': { projections: (rm: ReadModels): Projection[] => [auditLogProjection(rm.store)] },
   assertions: {},
   'decision-log': {},
+  'expiring-access': {},
 } as const satisfies Record<string, RegisteredFeature>;
 
 /** What the registry says of a shipped feature. */

@@ -7,6 +7,7 @@ import { auditLogFeature } from './features/audit-log';
 import { timeTravelFeature } from './features/time-travel';
 import { assertionsFeature } from './features/assertions';
 import { decisionLogFeature } from './features/decision-log';
+import { expiringAccessFeature } from './features/expiring-access';
 
 /**
  * The module of each feature of the registry (app/feature-registry.ts), which names them, orders
@@ -21,6 +22,7 @@ const featureModules: { readonly [Name in FeatureName]: () => Feature } = {
   'audit-log': auditLogFeature,
   assertions: assertionsFeature,
   'decision-log': decisionLogFeature,
+  'expiring-access': expiringAccessFeature,
 };
 
 /** The features the embedded service runs: every registered one, in the registry's order. */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Freshness, Services } from '../command-service/http/services';
+import { systemClock, type Clock } from '../shared/clock';
 import type { Config } from '../shared/config';
 import type { Secrets } from '../shared/secrets/secret-box';
 import { CommandPipeline, type SnapshotPolicy } from '../shared/cqrs/command-pipeline';
@@ -10,6 +11,7 @@ import { orgDecider } from '../shared/domain/org/decider';
 import type { EventStore } from '../shared/eventstore/port';
 import type { Metrics } from '../shared/metrics/metrics';
 import type { ReadModels } from '../shared/read-models/read-models';
+import { inForceAt } from '../shared/read-models/in-force';
 import { TimeTravel } from '../command-service/time-travel/time-travel';
 import { DecisionRecorder } from '../shared/decision-log/recorder';
 import { createDecisionLogStore } from './stores';
@@ -28,6 +30,8 @@ export function buildServices(
   secrets: Secrets,
   /** Whether this process applies the decision log's retention bound (a check worker leaves it to the main process). */
   decisionLogRetention = true,
+  /** "Now" (shared/clock.ts): the system's, or a test's. */
+  clock: Clock = systemClock,
 ): Services {
   const snapshots: SnapshotPolicy | null =
     config.COMMAND_SNAPSHOT_EVERY > 0
@@ -36,14 +40,16 @@ export function buildServices(
   return {
     config,
     logger,
-    readModels,
+    // What the API reads is what is in force at the clock's instant (ends: docs/expiring-access.md).
+    readModels: inForceAt(readModels, () => clock.now()),
     envCommands: new CommandPipeline(eventStore, envDecider, logger.child({ component: 'env-commands' }), undefined, snapshots),
     orgCommands: new CommandPipeline(eventStore, orgDecider, logger.child({ component: 'org-commands' }), undefined, snapshots),
     freshness,
-    timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config }),
+    timeTravel: new TimeTravel({ documentStore: readModels.store, eventStore, freshness, config, clock }),
     metrics,
     secrets,
     decisionLog: decisionRecorder(config, logger, metrics, decisionLogRetention),
+    clock,
   };
 }
 

@@ -94,6 +94,12 @@ const configSchema = z.object({
    */
   READ_CACHE_ENTRIES: z.coerce.number().int().min(0).default(100_000),
   /**
+   * How often the expiry scheduler looks for ends due (docs/expiring-access.md), in milliseconds:
+   * an expiry's event follows its end by about this much. 0: no scheduler in this process (checks
+   * stay exact without it; the audit trail then lacks the expiries until one runs).
+   */
+  EXPIRY_POLL_MS: z.coerce.number().int().min(0).default(250),
+  /**
    * Requests per second each API key may make, as a token bucket (beyond it:
    * 429 with Retry-After). Kept in memory per process: behind a load balancer,
    * N command-service replicas let a key make up to N times this. 0: off.

@@ -16,7 +16,7 @@ export function assertionsFeature(): Feature {
       ({ schema }) =>
         assertionRoutes(
           schema,
-          GrantQueries.overStored(services.readModels, new GrantCollections(documentStore)),
+          GrantQueries.overStored(services.readModels, new GrantCollections(documentStore), () => services.clock.now()),
           scratchCopier({ config, logger, eventStore, services }),
         ),
   };

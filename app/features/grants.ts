@@ -15,6 +15,11 @@ export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
     name: 'derived-grants',
     projections: (rm) => featureRegistry['derived-grants'].projections(rm, options.stats),
     projectionsNeedThisThread: options.stats !== undefined,
-    routes: (context) => checkRoutes(GrantQueries.overStored(context.services.readModels, new GrantCollections(context.documentStore))),
+    routes: (context) =>
+      checkRoutes(
+        GrantQueries.overStored(context.services.readModels, new GrantCollections(context.documentStore), () =>
+          context.services.clock.now(),
+        ),
+      ),
   };
 }

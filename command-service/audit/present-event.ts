@@ -176,22 +176,14 @@ export const envEventPresenters: EventHandlers<EnvEvent, void, PresentedData> = 
   ResourceInstanceUpdated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant, attributes: d.attributes }),
   ResourceInstanceCreated: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant, attributes: d.attributes }),
   ResourceInstanceDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, resource: d.resource, tenant: d.tenant }),
-  RoleAssigned: (_, { data: d }) => ({ id: d.id, user: d.user, role: d.role, tenant: d.tenant, resource_instance: d.resourceInstance }),
-  RoleUnassigned: (_, { data: d }) => ({ id: d.id, user: d.user, role: d.role, tenant: d.tenant, resource_instance: d.resourceInstance }),
-  RelationshipTupleCreated: (_, { data: d }) => ({
-    id: d.id,
-    subject: d.subject,
-    relation: d.relation,
-    object: d.object,
-    tenant: d.tenant,
-  }),
-  RelationshipTupleDeleted: (_, { data: d }) => ({
-    id: d.id,
-    subject: d.subject,
-    relation: d.relation,
-    object: d.object,
-    tenant: d.tenant,
-  }),
+  RoleAssigned: (_, { data: d }) => ({ ...assignment(d), expires_at: d.expiresAt ?? null }),
+  RoleUnassigned: (_, { data: d }) => assignment(d),
+  RoleAssignmentExpirySet: (_, { data: d }) => ({ ...assignment(d), expires_at: d.expiresAt }),
+  RoleAssignmentExpired: (_, { data: d }) => ({ ...assignment(d), expires_at: d.expiresAt }),
+  RelationshipTupleCreated: (_, { data: d }) => ({ ...tuple(d), expires_at: d.expiresAt ?? null }),
+  RelationshipTupleDeleted: (_, { data: d }) => tuple(d),
+  RelationshipTupleExpirySet: (_, { data: d }) => ({ ...tuple(d), expires_at: d.expiresAt }),
+  RelationshipTupleExpired: (_, { data: d }) => ({ ...tuple(d), expires_at: d.expiresAt }),
   ConditionSetCreated: (_, { data: d }) => conditionSet(d),
   ConditionSetUpdated: (_, { data: d }) => conditionSet(d),
   ConditionSetDeleted: (_, { data: d }) => ({ id: d.id, key: d.key, type: d.type, resource: d.resource }),
@@ -300,4 +292,12 @@ export function presentEventData(event: RecordedOf<DomainEvent>): PresentedData 
   if (isEventOf('org', event)) return dispatch(orgEventPresenters, event.type, undefined, event) ?? {};
   if (isEventOf('task', event)) return dispatch(taskEventPresenters, event.type, undefined, event) ?? {};
   return {};
+}
+
+function assignment(d: { id: string; user: string; role: string; tenant: string; resourceInstance: string | null }) {
+  return { id: d.id, user: d.user, role: d.role, tenant: d.tenant, resource_instance: d.resourceInstance };
+}
+
+function tuple(d: { id: string; subject: string; relation: string; object: string; tenant: string }) {
+  return { id: d.id, subject: d.subject, relation: d.relation, object: d.object, tenant: d.tenant };
 }

@@ -24,6 +24,12 @@ export interface Explanation {
 
 export interface CheckResult {
   allow: boolean;
+  /**
+   * An allow holds until this instant at the latest: the first end among the grants and
+   * assignments it was decided from (docs/expiring-access.md); absent when none of them ends. A
+   * cache keeps the answer no later. (A deny is not undone by time: ends only take access away.)
+   */
+  until?: string;
   explanation?: Explanation;
 }
 
@@ -37,8 +43,12 @@ export interface CheckResult {
  */
 export async function check(deps: QueryDeps, environmentId: string, request: CheckRequest, explain: boolean): Promise<CheckResult> {
   // Roles and relationships first (their reads are indexed and cheap); set rules only when they deny.
-  if (!explain)
-    return { allow: (await decide(deps, environmentId, request)) || (await setRules(deps, environmentId, request, false)).allow };
+  if (!explain) {
+    const decided = await decide(deps, environmentId, request);
+    if (decided.allow) return decided;
+    const abac = await setRules(deps, environmentId, request, false);
+    return abac.allow ? { allow: true, ...(abac.until === undefined ? {} : { until: abac.until }) } : { allow: false };
+  }
   const { rm } = deps;
   const { type, key } = request.resource;
   const instance = key === null ? null : await rm.instances.findOne({ environment_id: environmentId, resource: type, key });
@@ -85,7 +95,7 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
  * tenant only if they hold some. Reads only the columns it compares (no JSON),
  * and role permissions through `deps.roles` (cached per read-model position).
  */
-async function decide(deps: QueryDeps, environmentId: string, request: CheckRequest): Promise<boolean> {
+async function decide(deps: QueryDeps, environmentId: string, request: CheckRequest): Promise<Decided> {
   const { type, key } = request.resource;
   if (key !== null) {
     // Only the roles that permit the action: one of them is enough, and a role implied through a
@@ -95,22 +105,29 @@ async function decide(deps: QueryDeps, environmentId: string, request: CheckRequ
     if (permitting.length > 0) {
       const held = await deps.grants.grants.find(
         { environment_id: environmentId, user: request.user, instance: `${type}:${key}`, role: { $in: permitting } },
-        { fields: ['role'], limit: 1 },
+        { fields: ['role', 'expires_at'], limit: 1 },
       );
-      if (held.length > 0) return true;
+      if (held.length > 0) return allowedUntil(held[0]!.expires_at);
     }
   }
   const tenantAssignments = await deps.rm.assignments.find(
     { environment_id: environmentId, user: request.user, resource_instance: null },
-    { fields: ['role', 'tenant'] },
+    { fields: ['role', 'tenant', 'expires_at'] },
   );
-  if (tenantAssignments.length === 0) return false;
+  if (tenantAssignments.length === 0) return { allow: false };
   const instance = key === null ? null : await deps.rm.instances.findOne({ environment_id: environmentId, resource: type, key });
   const tenant = instance?.tenant ?? request.resource.tenant ?? DEFAULT_TENANT;
   const permission = `${type}:${request.action}`;
   const topLevel = await deps.roles.topLevel(environmentId);
-  return tenantAssignments.some((a) => a.tenant === tenant && topLevel.get(a.role)?.has(permission));
+  const permits = tenantAssignments.find((a) => a.tenant === tenant && topLevel.get(a.role)?.has(permission));
+  return permits ? allowedUntil(permits.expires_at) : { allow: false };
 }
+
+/** A decision, and for an allow the instant it holds until (CheckResult.until). */
+type Decided = Pick<CheckResult, 'allow' | 'until'>;
+
+const allowedUntil = (end: string | null | undefined): Decided =>
+  end === null || end === undefined ? { allow: true } : { allow: true, until: end };
 
 /** The set rules (ABAC) for one check: the resource's tenant and attributes are found from the stored instance. */
 function setRules(deps: QueryDeps, environmentId: string, request: CheckRequest, explain: boolean) {

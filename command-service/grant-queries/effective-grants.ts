@@ -12,6 +12,8 @@ import {
 import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import { byteOrder, findInMemory } from '../../shared/docstore/value-order';
 import { ReadOnlyGrants } from './read-only-grants';
+import { InForceGrants } from './in-force-grants';
+import { earlierEnd } from '../../shared/read-models/grants/ends';
 import { chunks, unique } from './types';
 
 /**
@@ -36,13 +38,19 @@ export class EffectiveGrants extends ReadOnlyGrants {
   private readonly stored: Collection<GrantDoc>;
   private readonly rulesOf: (environmentId: string) => Promise<RuleIndex>;
 
+  /**
+   * @param edges the tuples in force (a view of the read models at the same instant: in-force.ts)
+   * @param instant the instant the grants are read at (the service's clock): stored grants that
+   * ended at or before it are none (InForceGrants)
+   */
   constructor(
     collections: GrantCollections,
     private readonly edges: Finder<EdgeDoc>,
     rulesOf?: (environmentId: string) => Promise<RuleIndex>,
+    instant: () => number = Date.now,
   ) {
     super('the effective grants are read-only: the projection writes the stored ones');
-    this.stored = collections.grants;
+    this.stored = new InForceGrants(collections.grants, instant);
     this.rulesOf = rulesOf ?? (async (environmentId) => RuleIndex.of(await collections.rules.get(environmentId)));
   }
 
@@ -352,6 +360,7 @@ const carries = (entry: RuleEntry, edge: EdgeDoc, parent: GrantDoc): boolean =>
   parent.tenant === edge.tenant;
 
 function impliedGrant(parent: GrantDoc, edge: EdgeDoc, entry: RuleEntry): GrantDoc {
+  const end = earlierEnd(parent.expires_at, edge.expires_at);
   return {
     id: grantId(parent.environment_id, parent.user, edge.object, entry.role),
     environment_id: parent.environment_id,
@@ -367,6 +376,8 @@ function impliedGrant(parent: GrantDoc, edge: EdgeDoc, entry: RuleEntry): GrantD
       tuple: { id: edge.id, subject: edge.subject, relation: edge.relation, object: edge.object },
       rule: entry.rule,
     },
+    // Its chain: the parent's, then the tuple.
+    ...(end === undefined ? {} : { expires_at: end }),
     created_at: parent.created_at,
     updated_at: parent.updated_at,
   };

@@ -22,9 +22,13 @@ export class GrantQueries {
     this.deps = { rm, grants, roles, abac };
   }
 
-  /** The queries over the current read models: the stored grants, with the grants of sink roles they imply (EffectiveGrants). */
-  static overStored(rm: ReadModels, collections: GrantCollections): GrantQueries {
-    return new GrantQueries(rm, { grants: new EffectiveGrants(collections, tupleEdges(rm.tuples)) });
+  /**
+   * The queries over the current read models: the stored grants, with the grants of sink roles they
+   * imply (EffectiveGrants), those in force at `instant` (the service's clock; `rm` should be a view
+   * at the same instant: shared/read-models/in-force.ts).
+   */
+  static overStored(rm: ReadModels, collections: GrantCollections, instant: () => number = Date.now): GrantQueries {
+    return new GrantQueries(rm, { grants: new EffectiveGrants(collections, tupleEdges(rm.tuples), undefined, instant) });
   }
 
   /**

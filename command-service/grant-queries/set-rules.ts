@@ -122,7 +122,7 @@ export async function evaluateSetRules(
   subject: SetRuleSubject,
   action: string,
   explain: boolean,
-): Promise<{ allow: boolean; traces: SetRuleTrace[] }> {
+): Promise<{ allow: boolean; traces: SetRuleTrace[]; until?: string }> {
   const policy = await policies.of(subject.environmentId);
   const rules = policy.rules.get(`${subject.type}:${action}`);
   if (!rules || rules.length === 0) return { allow: false, traces: [] };
@@ -146,7 +146,7 @@ export async function evaluateSetRules(
     });
     if (matched && !explain) break;
   }
-  return { allow, traces };
+  return { allow, traces, ...(facts.until === undefined ? {} : { until: facts.until }) };
 }
 
 function inSet(set: CompiledSet | undefined, bag: AttributeBag, trace: SetRuleTrace['conditions']): boolean {
@@ -191,7 +191,7 @@ export const tenantAttributes = (key: string, tenant: TenantDoc | null): Record<
  * check sends merged over them; and the user's tenant roles in the resource's
  * tenant (for rules whose user set is a role).
  */
-async function factsOf(rm: ReadModels, s: SetRuleSubject): Promise<{ bag: AttributeBag; tenantRoles: Set<string> }> {
+async function factsOf(rm: ReadModels, s: SetRuleSubject): Promise<{ bag: AttributeBag; tenantRoles: Set<string>; until?: string }> {
   const env = s.environmentId;
   const [user, instance] = await Promise.all([
     rm.users.findOne({ environment_id: env, key: s.user }),
@@ -200,7 +200,10 @@ async function factsOf(rm: ReadModels, s: SetRuleSubject): Promise<{ bag: Attrib
   const tenantKey = instance?.tenant ?? s.tenant ?? 'default';
   const [tenant, assignments] = await Promise.all([
     rm.tenants.findOne({ environment_id: env, key: tenantKey }),
-    rm.assignments.find({ environment_id: env, user: s.user, tenant: tenantKey, resource_instance: null }, { fields: ['role'] }),
+    rm.assignments.find(
+      { environment_id: env, user: s.user, tenant: tenantKey, resource_instance: null },
+      { fields: ['role', 'expires_at'] },
+    ),
   ]);
   const bag: AttributeBag = {
     user: userAttributes(s.user, user, s.inputs.user),
@@ -208,5 +211,7 @@ async function factsOf(rm: ReadModels, s: SetRuleSubject): Promise<{ bag: Attrib
     tenant: tenantAttributes(tenantKey, tenant),
     context: s.inputs.context ?? {},
   };
-  return { bag, tenantRoles: new Set(assignments.map((a) => a.role)) };
+  // The first end among the roles read: an answer that used them holds no longer (docs/expiring-access.md).
+  const ends = assignments.flatMap((a) => (a.expires_at ? [a.expires_at] : [])).sort();
+  return { bag, tenantRoles: new Set(assignments.map((a) => a.role)), ...(ends.length > 0 ? { until: ends[0] } : {}) };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { EnvCommand } from '../../shared/domain/env/commands';
-import { streams, type EventMetadata } from '../../shared/events';
+import { streams, type EnvEvent, type EventMetadata } from '../../shared/events';
 import { allows, requiredAccessLevel } from './access-levels';
 import { keyOf, logAnswered } from './access-log';
 import type { ApiKeyAuthenticator, AuthContext, EnvironmentScopes } from './auth';
@@ -17,8 +17,8 @@ import { inRouteSpan } from '../../shared/tracing/spans';
 export interface CreateOperation<Body> {
   /** The command that creates the object, and the id the object gets. */
   command(body: Body): { id: string; command: EnvCommand };
-  /** The created object as the route answers it, read once the read models show it. */
-  answer(id: string): Promise<unknown>;
+  /** The created object as the route answers it, read once the read models show it; `events`: what the command appended. */
+  answer(id: string, events: readonly EnvEvent[]): Promise<unknown>;
 }
 
 /** What the lanes share with the middleware they stand in for: the same key and scope caches. */
@@ -90,12 +90,19 @@ export function createLane<Body>(parts: CreateLaneParts, route: CreateLaneRoute<
       // A 401, 403 or 404 on the path, a refused X-Audit-Metadata, a store that failed: the route says which.
       return handOver(express, req, res, body);
     }
-    const { id, command } = route.operation.command(parsed.data);
+    let built: { id: string; command: EnvCommand };
+    try {
+      built = route.operation.command(parsed.data);
+    } catch {
+      // A body the schema takes but the command refuses (an end already past): the route says why.
+      return handOver(express, req, res, body);
+    }
+    const { id, command } = built;
     let created: unknown;
     try {
       const outcome = await services.envCommands.execute(streams.environment(environmentId), command, metadata);
       await awaitReadModels(services, res, outcome.position);
-      created = await route.operation.answer(id);
+      created = await route.operation.answer(id, outcome.events);
     } catch (error) {
       return handOver(express, req, res, body, { requestId, error });
     }

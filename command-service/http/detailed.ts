@@ -74,6 +74,7 @@ export async function detailedAssignments(rm: ReadModels, env: string, page: Ass
       project_id: a.project_id,
       environment_id: a.environment_id,
       created_at: a.created_at,
+      expires_at: a.expires_at ?? null,
     };
   });
 }

@@ -16,6 +16,8 @@ import { PERMIT_ERROR_CODES, PERMIT_FINER_CODES } from './error-codes';
 
 const id = z.uuid();
 const timestamp = z.iso.datetime();
+/** When an assignment or a tuple ends (docs/expiring-access.md); null: never. */
+const expiresAt = timestamp.nullable().describe('When the access ends (UTC); null: never');
 /** A free-form JSON object as it was stored (attributes, settings, jwks). */
 const json = z.record(z.string(), z.unknown());
 const count = z.number().int().min(0);
@@ -262,6 +264,7 @@ export const assignmentSchema = z
     project_id: id,
     environment_id: id,
     created_at: timestamp,
+    expires_at: expiresAt,
   })
   .meta({ id: 'RoleAssignment' });
 
@@ -276,6 +279,7 @@ export const tupleSchema = z
     object_id: id,
     tenant: keySchema,
     tenant_id: id,
+    expires_at: expiresAt,
   })
   .meta({ id: 'RelationshipTuple' });
 
@@ -630,6 +634,7 @@ const assignmentDetailedSchema = z
     project_id: id,
     environment_id: id,
     created_at: timestamp,
+    expires_at: expiresAt,
   })
   .meta({ id: 'RoleAssignmentDetailed' });
 export const assignmentDetailedListSchema = listOf(assignmentDetailedSchema, 'RoleAssignmentDetailed');

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ReadModels } from '../../shared/read-models/read-models';
+import type { Clock } from '../../shared/clock';
 import type { Config } from '../../shared/config';
 import type { Secrets } from '../../shared/secrets/secret-box';
 import type { DecisionRecorder } from '../../shared/decision-log/recorder';
@@ -57,6 +58,8 @@ export interface Services {
   secrets: Secrets;
   /** Keeps the permission decisions the PDP endpoints answer (docs/decision-logs.md), off their path. */
   decisionLog: DecisionRecorder;
+  /** "Now" for the answers that depend on it: ends of access (docs/expiring-access.md). */
+  clock: Clock;
 }
 
 export { MIN_POSITION_HEADER, POSITION_HEADER } from './position-headers';

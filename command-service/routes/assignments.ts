@@ -11,7 +11,8 @@ import type { AssignmentDoc, ReadModels } from '../../shared/read-models/read-mo
 import type { CreateOperation } from '../http/create-lane';
 import { executeEnvCommand, type Services } from '../http/services';
 import { given, INSTANCE_REF_PATTERN, queryBoolean } from '../http/validation';
-import { createRoute } from './create-route';
+import { createRoute, writtenFactId } from './create-route';
+import { expiresAtSchema, expiresBeforeSchema, futureEnd } from '../http/expires-at';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
@@ -31,8 +32,11 @@ export const assignmentSchema = z
       .min(1)
       .meta({ pattern: INSTANCE_REF_PATTERN, description: '`type:key` of an instance, or its id' })
       .optional(),
+    expires_at: expiresAtSchema.optional(),
   })
   .meta({ anyOf: [given('tenant'), given('resource_instance')] });
+/** Unassigning names the assignment only: an end there would be taken and ignored. */
+export const unassignmentSchema = assignmentSchema.omit({ expires_at: true });
 const assignmentListQuery = pastPaginationSchema.extend({
   user: repeatable.optional(),
   role: repeatable.optional(),
@@ -40,6 +44,7 @@ const assignmentListQuery = pastPaginationSchema.extend({
   resource_instance: repeatable.optional(),
   /** The resource type of the instances (tenant roles have none, so they never match). */
   resource: repeatable.optional(),
+  expires_before: expiresBeforeSchema.optional(),
   detailed: queryBoolean.optional(),
 });
 type AssignmentListQuery = z.infer<typeof assignmentListQuery>;
@@ -52,6 +57,8 @@ type AssignmentListQuery = z.infer<typeof assignmentListQuery>;
 function assignmentFilter(env: string, query: AssignmentListQuery): { filter: Filter; keep?: (a: AssignmentDoc) => boolean } {
   const filter: Filter = { environment_id: env };
   for (const field of ['user', 'role', 'tenant'] as const) matchAny(filter, field, query[field]);
+  // A range never matches null (an assignment without an end), which is what "ends before" means.
+  if (query.expires_before !== undefined) filter.expires_at = { $lt: query.expires_before };
   const types = query.resource;
   if (!types) {
     matchAny(filter, 'resource_instance', query.resource_instance);
@@ -86,7 +93,13 @@ async function assignmentPage(reads: ReadModels, env: string, asked: AssignmentL
   return shaped({ ...paged, data }, query);
 }
 
-type AssignmentAsked = { user: string; role: string; tenant?: string | null; resource_instance?: string | null };
+type AssignmentAsked = {
+  user: string;
+  role: string;
+  tenant?: string | null;
+  resource_instance?: string | null;
+  expires_at?: string | null;
+};
 
 /**
  * Assigning a role, answered with the assignment as stored: `POST /role_assignments`, and
@@ -97,6 +110,7 @@ export function assignment(services: Services, userMustExist: boolean): CreateOp
     command: (asked) => {
       const id = newId();
       const { user, role, tenant, resource_instance } = asked;
+      const expiresAt = futureEnd(services.clock, asked.expires_at, ['body', 'expires_at']);
       return {
         id,
         command: {
@@ -109,10 +123,13 @@ export function assignment(services: Services, userMustExist: boolean): CreateOp
           role,
           tenant: tenant ?? null,
           resourceInstance: resource_instance ?? null,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+          now: new Date(services.clock.now()).toISOString(),
         },
       };
     },
-    answer: async (id) => present((await services.readModels.assignments.get(id))!),
+    // Written again with an end, the assignment keeps its id: the event says which it is.
+    answer: async (id, events) => present((await services.readModels.assignments.get(writtenFactId(id, events)))!),
   };
 }
 
@@ -174,9 +191,9 @@ export function assignmentRoutes(context: RouteContext): void {
     {
       method: 'delete',
       path: '/role_assignments',
-      summary: 'Unassign a role (body as for assign)',
+      summary: 'Unassign a role (body as for assign, without expires_at)',
       tag: 'Role assignments',
-      body: assignmentSchema,
+      body: unassignmentSchema,
       status: 204,
     },
     async (req, res, input) => {

@@ -5,7 +5,8 @@ import { newId } from '../../shared/ids';
 import { envOf } from '../http/auth';
 import { executeEnvCommand } from '../http/services';
 import { bulkCountSchema } from '../http/responses';
-import { assignmentSchema } from './assignments';
+import { assignmentSchema, unassignmentSchema } from './assignments';
+import { futureEnd } from '../http/expires-at';
 import { instanceCreateSchema } from './instances';
 import { tenantCreateSchema } from './tenants-users';
 import { inlineAssignments, userCreateSchema } from './users';
@@ -20,6 +21,7 @@ const list = <S extends z.ZodType>(item: S) => z.array(item).max(MAX_BULK_ITEMS)
 const tuplesCreateBody = z.object({ operations: list(tupleCreateSchema) });
 const tuplesDeleteBody = z.object({ idents: list(tupleDeleteSchema) });
 const assignmentsBody = list(assignmentSchema);
+const unassignmentsBody = list(unassignmentSchema);
 const instancesCreateBody = z.object({ operations: list(instanceCreateSchema) });
 /** `type:key` or an instance id, as for `DELETE .../resource_instances/{instance_id}`. */
 const instancesDeleteBody = z.object({ idents: list(z.string().min(1)) });
@@ -55,19 +57,25 @@ export function bulkRoutes(context: RouteContext): void {
     },
     async (req, res, input) => {
       const body = input.body();
+      const now = new Date(services.clock.now()).toISOString();
       await run(
         req,
         res,
-        body.operations.map((t) => ({
-          type: 'CreateTuple',
-          id: newId(),
-          subject: t.subject,
-          relation: t.relation,
-          object: t.object,
-          tenant: t.tenant ?? null,
-          newSubjectId: newId(),
-          newObjectId: newId(),
-        })),
+        body.operations.map((t, index) => {
+          const expiresAt = futureEnd(services.clock, t.expires_at, ['body', 'operations', index, 'expires_at']);
+          return {
+            type: 'CreateTuple',
+            id: newId(),
+            subject: t.subject,
+            relation: t.relation,
+            object: t.object,
+            tenant: t.tenant ?? null,
+            newSubjectId: newId(),
+            newObjectId: newId(),
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+            now,
+          };
+        }),
       );
       res.json({ tuples_created: body.operations.length });
     },
@@ -106,19 +114,25 @@ export function bulkRoutes(context: RouteContext): void {
     },
     async (req, res, input) => {
       const body = input.body();
+      const now = new Date(services.clock.now()).toISOString();
       await run(
         req,
         res,
-        body.map((a) => ({
-          type: 'AssignRole',
-          id: newId(),
-          newUserId: newId(),
-          newInstanceId: newId(),
-          user: a.user,
-          role: a.role,
-          tenant: a.tenant ?? null,
-          resourceInstance: a.resource_instance ?? null,
-        })),
+        body.map((a, index) => {
+          const expiresAt = futureEnd(services.clock, a.expires_at, ['body', index, 'expires_at']);
+          return {
+            type: 'AssignRole',
+            id: newId(),
+            newUserId: newId(),
+            newInstanceId: newId(),
+            user: a.user,
+            role: a.role,
+            tenant: a.tenant ?? null,
+            resourceInstance: a.resource_instance ?? null,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+            now,
+          };
+        }),
       );
       res.json({ assignments_created: body.length });
     },
@@ -131,7 +145,7 @@ export function bulkRoutes(context: RouteContext): void {
       path: '/role_assignments/bulk',
       summary: `Unassign up to ${MAX_BULK_ITEMS} roles (a bare array), all or none`,
       tag: 'Bulk',
-      body: assignmentsBody,
+      body: unassignmentsBody,
       response: bulkCountSchema('assignments_removed'),
     },
     async (req, res, input) => {

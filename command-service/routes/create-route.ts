@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { EnvEvent } from '../../shared/events';
 import { envOf } from '../http/auth';
 import { createLane, type CreateOperation } from '../http/create-lane';
 import { executeEnvCommand, type Services } from '../http/services';
@@ -43,6 +44,16 @@ export async function executeCreate<Body>(
   body: Body,
 ): Promise<void> {
   const { id, command } = operation.command(body);
-  await executeEnvCommand(services, req, res, envOf(res).id, command);
-  res.json(await operation.answer(id));
+  const outcome = await executeEnvCommand(services, req, res, envOf(res).id, command);
+  res.json(await operation.answer(id, outcome.events));
+}
+
+/**
+ * The id of the assignment or tuple a create wrote: the new one's (`id`), or, when it existed and
+ * was written again with an end (docs/expiring-access.md), the existing one's, which its
+ * `…ExpirySet` event names.
+ */
+export function writtenFactId(id: string, events: readonly EnvEvent[]): string {
+  const moved = events.find((e) => e.type === 'RoleAssignmentExpirySet' || e.type === 'RelationshipTupleExpirySet');
+  return moved ? moved.data.id : id;
 }

@@ -10,7 +10,8 @@ import { detailedTuples } from '../http/detailed';
 import { keysOf, matchAny, presentedPage, refsOfType, repeatable } from '../http/list-filters';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
-import { createRoute } from './create-route';
+import { createRoute, writtenFactId } from './create-route';
+import { expiresAtSchema, expiresBeforeSchema, futureEnd } from '../http/expires-at';
 import { route } from './route';
 import type { RouteContext } from './route-context';
 
@@ -21,8 +22,9 @@ export const tupleCreateSchema = z.object({
   relation: z.string().min(1),
   object: instanceRef,
   tenant: z.string().min(1).optional(),
+  expires_at: expiresAtSchema.optional(),
 });
-export const tupleDeleteSchema = tupleCreateSchema.omit({ tenant: true });
+export const tupleDeleteSchema = tupleCreateSchema.omit({ tenant: true, expires_at: true });
 const tupleListQuery = pastPaginationSchema.extend({
   subject: repeatable.optional(),
   relation: repeatable.optional(),
@@ -31,12 +33,15 @@ const tupleListQuery = pastPaginationSchema.extend({
   /** The resource type of the subject or the object (one value: a range of refs). */
   subject_type: z.string().min(1).optional(),
   object_type: z.string().min(1).optional(),
+  expires_before: expiresBeforeSchema.optional(),
   detailed: queryBoolean.optional(),
 });
 
 function tupleFilter(env: string, query: z.infer<typeof tupleListQuery>): Filter {
   const filter: Filter = { environment_id: env };
   for (const field of ['subject', 'relation', 'object', 'tenant'] as const) matchAny(filter, field, query[field]);
+  // A range never matches null (a tuple without an end), which is what "ends before" means.
+  if (query.expires_before !== undefined) filter.expires_at = { $lt: query.expires_before };
   // With a subject (object) given, its type is in it: the type filter keeps only those of that type.
   if (query.subject_type) {
     if (query.subject) matchAny(filter, 'subject', only(query.subject, query.subject_type));
@@ -74,6 +79,7 @@ export function tupleRoutes(context: RouteContext): void {
       command: (body) => {
         const id = newId();
         const { subject, relation, object, tenant } = body;
+        const expiresAt = futureEnd(services.clock, body.expires_at, ['body', 'expires_at']);
         return {
           id,
           command: {
@@ -85,10 +91,12 @@ export function tupleRoutes(context: RouteContext): void {
             tenant: tenant ?? null,
             newSubjectId: newId(),
             newObjectId: newId(),
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+            now: new Date(services.clock.now()).toISOString(),
           },
         };
       },
-      answer: (id) => rm.tuples.get(id),
+      answer: (id, events) => rm.tuples.get(writtenFactId(id, events)),
     },
   );
 

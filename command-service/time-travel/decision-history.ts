@@ -273,8 +273,7 @@ function linksOf(event: RecordedEvent, roles: GrantedBy[], side: 'gained' | 'los
     const base = { role: g.role, on: on(g), side };
     if (g.kind === 'tenant_role') {
       const d = event.data as { id?: string; key?: string; resource?: string | null };
-      if ((event.type === 'RoleAssigned' || event.type === 'RoleUnassigned') && d.id === g.assignment_id)
-        links.push({ ...base, what: 'assignment' });
+      if (ASSIGNMENT_EVENTS.has(event.type) && d.id === g.assignment_id) links.push({ ...base, what: 'assignment' });
       if ((event.type === 'RoleUpdated' || event.type === 'RoleExtendsReplaced') && d.resource === null && d.key === g.role)
         links.push({ ...base, what: 'permissions' });
       if ((event.type === 'RoleCreated' || event.type === 'RoleDeleted') && d.resource === null && d.key === g.role)
@@ -320,7 +319,9 @@ function matchesStep(event: RecordedEvent, step: ChainStep): boolean {
   if (!isEventOf('env', event)) return false;
   switch (event.type) {
     case 'RelationshipTupleCreated':
-    case 'RelationshipTupleDeleted': {
+    case 'RelationshipTupleDeleted':
+    case 'RelationshipTupleExpirySet':
+    case 'RelationshipTupleExpired': {
       const d = event.data;
       return (
         step.step === 'role_derivation' &&
@@ -331,6 +332,8 @@ function matchesStep(event: RecordedEvent, step: ChainStep): boolean {
     }
     case 'RoleAssigned':
     case 'RoleUnassigned':
+    case 'RoleAssignmentExpirySet':
+    case 'RoleAssignmentExpired':
       return step.step === 'role_assignment' && step.assignment_id === event.data.id;
     case 'ImplicitGrantAdded':
     case 'ImplicitGrantRemoved': {
@@ -398,14 +401,20 @@ function summaryOf(
   more: string[],
 ): string {
   const what = allow === before ? `the roles permitting it changed (still ${allow ? 'allowed' : 'denied'})` : allow ? 'allowed' : 'denied';
+  // An expiry (docs/expiring-access.md) took effect at its end, a moment before its event.
+  const ended =
+    event.type === 'RoleAssignmentExpired' || event.type === 'RelationshipTupleExpired'
+      ? (event.data as { expiresAt: string }).expiresAt
+      : null;
+  const how = ended === null ? '' : ` expired at ${ended} and`;
   const described = links.map((l) => {
     const where = l.side === 'gained' ? 'gave' : 'took away';
     const role = `role '${l.role}' on '${l.on}'`;
     switch (l.what) {
       case 'tuple':
-        return `the tuple ${l.hops_up} hop(s) up from the resource ${where} ${role}${pathText(l)}`;
+        return `the tuple ${l.hops_up} hop(s) up from the resource${how} ${where} ${role}${pathText(l)}`;
       case 'assignment':
-        return `the assignment ${where} ${role}${pathText(l)}`;
+        return `the assignment${how} ${where} ${role}${pathText(l)}`;
       case 'rule':
         return `the derivation rule (step ${l.step}) ${where} ${role}${pathText(l)}`;
       case 'permissions':
@@ -418,6 +427,14 @@ function summaryOf(
   described.push(...more);
   return `${what} by ${event.type}${via}${described.length > 0 ? `: ${described.join('; ')}` : ''}`;
 }
+
+/** The events of one role assignment's life: they change what it supports. */
+const ASSIGNMENT_EVENTS: ReadonlySet<string> = new Set([
+  'RoleAssigned',
+  'RoleUnassigned',
+  'RoleAssignmentExpirySet',
+  'RoleAssignmentExpired',
+]);
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 

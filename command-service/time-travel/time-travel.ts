@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Clock } from '../../shared/clock';
+import { inForceAt } from '../../shared/read-models/in-force';
 import type { Config } from '../../shared/config';
 import type { DocumentStore } from '../../shared/docstore/port';
 import { NotFoundError, UnavailableError, ValidationError } from '../../shared/errors';
@@ -64,6 +66,8 @@ export class TimeTravel {
       eventStore: EventStore;
       freshness: Position;
       config: Pick<Config, 'READ_YOUR_WRITES_TIMEOUT_MS'>;
+      /** The service's clock: "now", beyond which no `as_of` time may be. */
+      clock: Clock;
     },
   ) {
     this.history = new HistoryCollections(deps.documentStore);
@@ -71,13 +75,25 @@ export class TimeTravel {
 
   /** `where`: where `as_of` came from, for the 422's `loc` (`['query', 'as_of']`, `['body', 'since']`…). */
   async at(env: EnvironmentDoc, asOf: AsOf, where: Array<string | number> = ['query', 'as_of']): Promise<PastReads> {
-    return this.readsAt(await this.resolve(env, asOf, where));
+    const position = await this.resolve(env, asOf, where);
+    return this.readsAt(position, typeof asOf === 'number' ? undefined : Date.parse(asOf));
   }
 
-  /** The read models of `env` at an already resolved position. */
-  readsAt(position: number): PastReads {
+  /**
+   * The read models of `env` at an already resolved position, with what was in force at `instant`
+   * (docs/expiring-access.md): the time asked for, or by default the time the event at `position`
+   * was appended (the instant the log was at that position).
+   */
+  readsAt(position: number, instant?: number): PastReads {
     const store = new AsOfDocumentStore(this.deps.documentStore, position);
-    return { position, store, readModels: new ReadModels(store) };
+    const at = instant ?? memoized(() => this.appendedAt(position));
+    return { position, store, readModels: inForceAt(new ReadModels(store), typeof at === 'number' ? () => at : at) };
+  }
+
+  /** When the event at `position` was appended (the clock's now past the log's head, and for an empty log). */
+  private async appendedAt(position: number): Promise<number> {
+    const [event] = position > 0 ? await this.deps.eventStore.readAll(position - 1, 1) : [];
+    return event ? Date.parse(event.metadata.timestamp) : this.deps.clock.now();
   }
 
   /** The log position `as_of` means for `env`, checked as described above. */
@@ -95,7 +111,7 @@ export class TimeTravel {
       }
     } else {
       const time = new Date(asOf).toISOString();
-      const now = new Date().toISOString();
+      const now = new Date(this.deps.clock.now()).toISOString();
       if (time > now) throw invalid(`${asOf} is in the future (the time now is ${now})`);
       if (time < utc(env.created_at)) {
         throw new NotFoundError(`Environment '${env.key}' did not exist yet at ${asOf} (it was created at ${env.created_at})`, {
@@ -149,6 +165,12 @@ export class TimeTravel {
     this.created.set(env.id, position);
     return position;
   }
+}
+
+/** `compute`'s value, computed once, on the first call. */
+function memoized<T>(compute: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= compute());
 }
 
 const utc = (time: string): string => {

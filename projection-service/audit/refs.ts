@@ -35,7 +35,12 @@ const inviteRefs = (d: { role: string; roleResource: string | null; tenant: stri
   resource_instance: d.resourceInstance === null ? [] : [d.resourceInstance],
 });
 
-const assignmentRefs = (d: EnvEvent & { type: 'RoleAssigned' | 'RoleUnassigned' }): AuditRefs => ({
+type AssignmentEvent = EnvEvent & { type: 'RoleAssigned' | 'RoleUnassigned' | 'RoleAssignmentExpirySet' | 'RoleAssignmentExpired' };
+type TupleEvent = EnvEvent & {
+  type: 'RelationshipTupleCreated' | 'RelationshipTupleDeleted' | 'RelationshipTupleExpirySet' | 'RelationshipTupleExpired';
+};
+
+const assignmentRefs = (d: AssignmentEvent): AuditRefs => ({
   user: [d.data.user],
   role: [d.data.role],
   tenant: [d.data.tenant],
@@ -43,7 +48,7 @@ const assignmentRefs = (d: EnvEvent & { type: 'RoleAssigned' | 'RoleUnassigned' 
   resource_instance: d.data.resourceInstance === null ? [] : [d.data.resourceInstance],
 });
 
-const tupleRefs = (d: EnvEvent & { type: 'RelationshipTupleCreated' | 'RelationshipTupleDeleted' }): AuditRefs => ({
+const tupleRefs = (d: TupleEvent): AuditRefs => ({
   resource_instance: [d.data.subject, d.data.object],
   resource: [typeOf(d.data.subject), typeOf(d.data.object)],
   relation: [d.data.relation],
@@ -98,8 +103,12 @@ export const envAuditRefs: EventHandlers<EnvEvent, void, AuditRefs> = {
   ResourceInstanceDeleted: (_, event) => instanceRefs(event),
   RoleAssigned: (_, event) => assignmentRefs(event),
   RoleUnassigned: (_, event) => assignmentRefs(event),
+  RoleAssignmentExpirySet: (_, event) => assignmentRefs(event),
+  RoleAssignmentExpired: (_, event) => assignmentRefs(event),
   RelationshipTupleCreated: (_, event) => tupleRefs(event),
   RelationshipTupleDeleted: (_, event) => tupleRefs(event),
+  RelationshipTupleExpirySet: (_, event) => tupleRefs(event),
+  RelationshipTupleExpired: (_, event) => tupleRefs(event),
   ConditionSetCreated: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),
   ConditionSetUpdated: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),
   ConditionSetDeleted: (_, { data }) => ({ resource: data.resource === null ? [] : [data.resource] }),

@@ -1,6 +1,7 @@
 import type { GrantContext } from './context';
 import { carriesAlong, grantId, sameEntry, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
-import { insertMissingInChunks, pagesByKeys, PAGE_SIZE } from './paging';
+import { findByIds, insertMissingInChunks, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
+import { compareEnds, earlierEnd, withEnd } from '../../shared/read-models/grants/ends';
 import { directlyAssigned, pairKey } from './direct-roles';
 
 /** Limits the first derivation step to one new tuple or one new rule. */
@@ -44,7 +45,10 @@ export async function deriveStep(ctx: GrantContext, holders: GrantDoc[], restric
         for (const entry of rulesOf(holder)) {
           if (!carriesAlong(entry, edge)) continue;
           const id = grantId(ctx.environmentId, holder.user, edge.object, entry.role);
-          if (!candidates.has(id)) candidates.set(id, derivedGrant(ctx, id, holder, edge, entry));
+          const known = candidates.get(id);
+          // Of several supports, the one whose chain ends last (docs/expiring-access.md).
+          if (known === undefined || compareEnds(earlierEnd(holder.expires_at, edge.expires_at), known.expires_at) > 0)
+            candidates.set(id, derivedGrant(ctx, id, holder, edge, entry));
         }
       }
     }
@@ -91,16 +95,36 @@ async function dropGuarded(ctx: GrantContext, candidates: Map<string, GrantDoc>)
   for (const g of guarded) if (direct.has(pairKey(g.user, g.instance))) candidates.delete(g.id);
 }
 
-/** Writes the candidates that are not stored yet; returns them. */
+/**
+ * Writes the candidates that are not stored yet, and those whose support ends later than the
+ * stored one's (which they replace: a grant keeps the support that ends last); returns them (the
+ * grants whose dependants may gain). A stored support that ends at the same instant or later is
+ * kept: replacing a support only for a strictly later end never closes a cycle of reasons (a chain
+ * through the grant itself ends no later than the grant).
+ */
 async function writeMissing(ctx: GrantContext, candidates: Map<string, GrantDoc>): Promise<GrantDoc[]> {
   if (candidates.size === 0) return [];
   const fresh = await insertMissingInChunks(ctx.collections.grants, [...candidates.values()], ctx.yielder);
   ctx.stats.grantsWritten += fresh.length;
-  return fresh;
+  if (fresh.length === candidates.size) return fresh;
+  const inserted = new Set(fresh.map((g) => g.id));
+  const stored = await findByIds(
+    ctx.collections.grants,
+    [...candidates.keys()].filter((id) => !inserted.has(id)),
+  );
+  const later = stored.flatMap((existing) => {
+    const candidate = candidates.get(existing.id)!;
+    return compareEnds(candidate.expires_at, existing.expires_at) > 0 ? [{ ...candidate, created_at: existing.created_at }] : [];
+  });
+  if (later.length > 0) {
+    await putInChunks(ctx.collections.grants, later, ctx.yielder);
+    ctx.stats.grantsWritten += later.length;
+  }
+  return [...fresh, ...later];
 }
 
 export function derivedGrant(ctx: GrantContext, id: string, from: GrantDoc, edge: EdgeDoc, entry: RuleEntry): GrantDoc {
-  return {
+  const grant: GrantDoc = {
     id,
     environment_id: ctx.environmentId,
     user: from.user,
@@ -118,4 +142,5 @@ export function derivedGrant(ctx: GrantContext, id: string, from: GrantDoc, edge
     created_at: ctx.previous.get(id)?.created_at ?? ctx.at,
     updated_at: ctx.at,
   };
+  return withEnd(grant, earlierEnd(from.expires_at, edge.expires_at));
 }

@@ -5,14 +5,29 @@ import { grantId, typeOf, type EdgeDoc, type GrantDoc } from '../../shared/read-
 import { allPages } from './paging';
 import { retract } from './retract';
 import { restoreGuardedOnUnassignment, retractGuardedOnAssignment } from './conditions';
+import { compareEnds, withEnd, type End } from '../../shared/read-models/grants/ends';
 
 /** A resource role assigned on an instance: the grant itself, then everything it derives. Tenant-level roles are not materialised (checks read the assignment). */
 export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssigned'>): Promise<void> {
   const d = e.data;
   if (d.resourceInstance === null || d.resource === null) return;
   await retractGuardedOnAssignment(ctx, d.user, d.resourceInstance, d.role);
+  await offerAssignment(ctx, { ...d, resource: d.resource, resourceInstance: d.resourceInstance }, d.expiresAt);
+}
+
+/**
+ * A resource-role assignment as a support of its grant: the grant when there is none, else the
+ * stored grant's support replaced when the assignment ends no earlier (a direct assignment is the
+ * shortest explanation, and a root cannot close a cycle), and what it carries derived again when
+ * its end moved later (docs/expiring-access.md).
+ */
+export async function offerAssignment(
+  ctx: GrantContext,
+  d: { id: string; user: string; role: string; resource: string; tenant: string; resourceInstance: string },
+  end: End,
+): Promise<void> {
   const id = grantId(ctx.environmentId, d.user, d.resourceInstance, d.role);
-  const grant: GrantDoc = {
+  const bare: GrantDoc = {
     id,
     environment_id: ctx.environmentId,
     user: d.user,
@@ -26,6 +41,7 @@ export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssig
     created_at: ctx.at,
     updated_at: ctx.at,
   };
+  const grant = withEnd(bare, end);
   // Usually the grant is new: inserting it is also the check.
   if ((await ctx.collections.grants.insertMissing([grant])).length === 1) {
     ctx.stats.grantsWritten += 1;
@@ -34,8 +50,12 @@ export async function onRoleAssigned(ctx: GrantContext, e: EnvEventOf<'RoleAssig
   }
   const existing = (await ctx.collections.grants.get(id))!;
   if (existing.reason.kind === 'assignment' && existing.reason.assignment_id === d.id) return;
-  await ctx.collections.grants.put({ ...grant, created_at: existing.created_at });
+  const later = compareEnds(end, existing.expires_at);
+  if (later < 0) return;
+  const written = { ...grant, created_at: existing.created_at };
+  await ctx.collections.grants.put(written);
   ctx.stats.grantsWritten += 1;
+  if (later > 0) await deriveClosure(ctx, [written]);
 }
 
 export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUnassigned'>): Promise<void> {
@@ -48,7 +68,18 @@ export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUna
 
 /** A new tuple: every role held on its subject may now derive roles on its object. */
 export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'RelationshipTupleCreated'>): Promise<void> {
-  const d = e.data;
+  await offerTuple(ctx, e.data, e.data.expiresAt ?? null);
+}
+
+/**
+ * A tuple as a support: every role held on its subject may derive roles on its object, new
+ * grants or stored ones whose support ends earlier than this one would (docs/expiring-access.md).
+ */
+export async function offerTuple(
+  ctx: GrantContext,
+  d: { id: string; subject: string; relation: string; object: string; tenant: string },
+  end: End,
+): Promise<void> {
   const edge: EdgeDoc = {
     id: d.id,
     environment_id: ctx.environmentId,
@@ -56,6 +87,7 @@ export async function onTupleCreated(ctx: GrantContext, e: EnvEventOf<'Relations
     relation: d.relation,
     object: d.object,
     tenant: d.tenant,
+    expires_at: end ?? null,
   };
   // Most tuples carry no stored role (no rule follows their relation, or only rules to sink roles,
   // whose grants are implied when read): then no holder needs looking at.

@@ -4,6 +4,7 @@ import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { GrantCollections, instanceKeys, tupleEdges } from '../../shared/read-models/grants/collections';
 import type { GrantContext } from './context';
+import { onAssignmentEndMoved, onTupleEndMoved } from './on-ends';
 import { onInstanceDeleted, onRoleAssigned, onRoleUnassigned, onTupleCreated, onTupleDeleted } from './on-facts';
 import {
   onDerivationsReplaced,
@@ -66,6 +67,12 @@ export const grantsProjectionHandlers: EventHandlers<EnvEvent, GrantContext, Pro
   RoleUnassigned: onRoleUnassigned,
   RelationshipTupleCreated: onTupleCreated,
   RelationshipTupleDeleted: onTupleDeleted,
+  // An end moved: what it supported is derived again with the new end (on-ends.ts).
+  RoleAssignmentExpirySet: onAssignmentEndMoved,
+  RelationshipTupleExpirySet: onTupleEndMoved,
+  // An end passed: as an unassignment, a deletion (the checks stopped counting it at the end already).
+  RoleAssignmentExpired: (ctx, e) => onRoleUnassigned(ctx, { type: 'RoleUnassigned', data: e.data }),
+  RelationshipTupleExpired: (ctx, e) => onTupleDeleted(ctx, { type: 'RelationshipTupleDeleted', data: e.data }),
   // Set rules are evaluated at check time (attributes may arrive with the check): nothing is materialised.
   ConditionSetCreated: 'ignored',
   ConditionSetUpdated: 'ignored',
@@ -90,6 +97,8 @@ const handles = handledTypes(eventTypes.env, grantsProjectionHandlers);
 const tupleChanges: ReadonlySet<EnvEvent['type']> = new Set([
   'RelationshipTupleCreated',
   'RelationshipTupleDeleted',
+  'RelationshipTupleExpirySet',
+  'RelationshipTupleExpired',
   'ResourceInstanceDeleted',
 ]);
 
@@ -117,7 +126,8 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const prefetched = new PrefetchedEdges(edges);
   return {
     name: 'derived-grants',
-    version: 1,
+    // 2: a grant keeps the support whose chain ends last, and that chain's first end (docs/expiring-access.md).
+    version: 2,
     handles,
     async prepare(batch) {
       await holders.prepare(batch);

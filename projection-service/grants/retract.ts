@@ -12,6 +12,7 @@ import {
 } from '../../shared/read-models/grants/model';
 import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 import { pairKey } from './direct-roles';
+import { compareEnds, earlierEnd, withEnd } from '../../shared/read-models/grants/ends';
 
 /**
  * Removes a support: `roots` are the grants whose stored reason used the
@@ -51,10 +52,11 @@ export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<Gr
   for (const chunk of chunks(grants, KEY_CHUNK)) {
     const supports = await otherSupports(ctx, chunk);
     const docs = chunk.flatMap((g) => {
-      const reason = supports.get(g.id);
+      const support = supports.get(g.id);
       // A sink role's grant derived from another is implied when read, not stored.
-      if (!reason || (reason.kind === 'derivation' && ctx.rules.isSink(g.resource, g.role))) return [];
-      return [{ ...g, reason, from_grant: reason.kind === 'derivation' ? reason.from_grant : null, updated_at: ctx.at }];
+      if (!support || (support.reason.kind === 'derivation' && ctx.rules.isSink(g.resource, g.role))) return [];
+      const { reason, end } = support;
+      return [withEnd({ ...g, reason, from_grant: reason.kind === 'derivation' ? reason.from_grant : null, updated_at: ctx.at }, end)];
     });
     if (docs.length > 0) {
       // Written at once, so later chunks can use them as supports.
@@ -157,11 +159,25 @@ async function* dependantsByUser(ctx: GrantContext, grant: GrantDoc): AsyncGener
   }
 }
 
-/** For each grant of `chunk` that still has a support among the stored grants, facts and rules: one such support (direct assignment first). */
-async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<string, GrantReason>> {
+/** A support and the end of its chain (the first end along it; undefined: never). */
+interface Support {
+  reason: GrantReason;
+  end: string | undefined;
+}
+
+/**
+ * For each grant of `chunk` that still has a support among the stored grants, facts and rules: the
+ * one whose chain ends last (docs/expiring-access.md); of those that end together, a direct
+ * assignment first.
+ */
+async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<string, Support>> {
   const env = ctx.environmentId;
   const wanted = new Set(chunk.map((g) => g.id));
-  const found = new Map<string, GrantReason>();
+  const found = new Map<string, Support>();
+  const offer = (id: string, support: Support) => {
+    const known = found.get(id);
+    if (known === undefined || compareEnds(support.end, known.end) > 0) found.set(id, support);
+  };
 
   const assignments = await ctx.assignments.find({
     environment_id: env,
@@ -173,12 +189,13 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
   for (const a of assignments.sort((x, y) => x.id.localeCompare(y.id))) {
     direct.add(pairKey(a.user, a.resource_instance ?? ''));
     const id = grantId(env, a.user, a.resource_instance ?? '', a.role);
-    if (wanted.has(id) && !found.has(id)) found.set(id, { kind: 'assignment', assignment_id: a.id });
+    if (wanted.has(id)) offer(id, { reason: { kind: 'assignment', assignment_id: a.id }, end: a.expires_at ?? undefined });
   }
   const derivable = (g: GrantDoc) => !(ctx.rules.isGuarded(g.resource, g.role) && direct.has(pairKey(g.user, g.instance)));
 
-  // Only grants still without a support (none from an assignment) and derivable here need the parent lookup.
-  const derivableHere = chunk.filter((g) => !found.has(g.id) && derivable(g));
+  // Only grants without a support that never ends (an assignment without an end) and derivable here need the parent lookup.
+  const neverEnds = (g: GrantDoc) => found.has(g.id) && found.get(g.id)!.end === undefined;
+  const derivableHere = chunk.filter((g) => !neverEnds(g) && derivable(g));
   const parentHeld = await heldParentRoles(ctx, derivableHere);
   const byInstance = new Map<string, GrantDoc[]>();
   for (const g of derivableHere) {
@@ -187,10 +204,10 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
   }
   const pages = pagesByKeys(ctx.edges, { environment_id: env }, 'object', [...byInstance.keys()], 'subject', PAGE_SIZE);
   for await (const page of pages) {
-    const options: Array<{ grant: GrantDoc; parent: string; reason: GrantReason }> = [];
+    const options: Array<{ grant: GrantDoc; parent: string; reason: GrantReason; edgeEnd: string | null | undefined }> = [];
     for (const edge of page) {
       for (const grant of byInstance.get(edge.object) ?? []) {
-        if (found.has(grant.id) || grant.tenant !== edge.tenant) continue;
+        if (neverEnds(grant) || grant.tenant !== edge.tenant) continue;
         for (const entry of ctx.rules.incoming(grant.resource, grant.role)) {
           if (entry.rule.onResource !== typeOf(edge.subject) || entry.rule.relation !== edge.relation) continue;
           const parent = grantId(env, grant.user, edge.subject, entry.rule.role);
@@ -203,14 +220,16 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
               tuple: { id: edge.id, subject: edge.subject, relation: edge.relation, object: edge.object },
               rule: entry.rule,
             },
+            edgeEnd: edge.expires_at,
           });
         }
       }
     }
     if (options.length === 0) continue;
-    const present = new Set((await findByIds(ctx.collections.grants, unique(options.map((o) => o.parent)))).map((g) => g.id));
+    const present = new Map((await findByIds(ctx.collections.grants, unique(options.map((o) => o.parent)))).map((g) => [g.id, g]));
     for (const option of options) {
-      if (!found.has(option.grant.id) && present.has(option.parent)) found.set(option.grant.id, option.reason);
+      const parent = present.get(option.parent);
+      if (parent) offer(option.grant.id, { reason: option.reason, end: earlierEnd(parent.expires_at, option.edgeEnd) });
     }
     await ctx.yielder.maybeYield();
   }

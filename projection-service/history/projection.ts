@@ -78,8 +78,15 @@ export const historyProjectionHandlers: EventHandlers<EnvEvent, void, VersionTar
     { name: 'assignments', id: data.id },
     ...(data.resourceInstance === null ? [{ name: 'users' as const, key: data.user }] : []),
   ],
+  RoleAssignmentExpirySet: (_, { data }) => byId('assignments', data.id),
+  RoleAssignmentExpired: (_, { data }) => [
+    { name: 'assignments', id: data.id },
+    ...(data.resourceInstance === null ? [{ name: 'users' as const, key: data.user }] : []),
+  ],
   RelationshipTupleCreated: (_, { data }) => byId('tuples', data.id),
   RelationshipTupleDeleted: (_, { data }) => byId('tuples', data.id),
+  RelationshipTupleExpirySet: (_, { data }) => byId('tuples', data.id),
+  RelationshipTupleExpired: (_, { data }) => byId('tuples', data.id),
   ConditionSetCreated: (_, { data }) => byId('conditionSets', data.id),
   ConditionSetUpdated: (_, { data }) => byId('conditionSets', data.id),
   ConditionSetDeleted: (_, { data }) => byId('conditionSets', data.id),
@@ -125,7 +132,8 @@ export function historyProjection(rm: ReadModels): Projection<EnvEvent> {
   let lastApplied = 0;
   return {
     name: 'history',
-    version: 1,
+    // 2: the versions of assignments and tuples carry their `expires_at` (docs/expiring-access.md).
+    version: 2,
     handles,
     async prepare(batch: RecordedEvent[]) {
       // A batch applied again after it failed: the clock heads it moved may be gone with it (rolled back on

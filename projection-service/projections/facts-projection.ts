@@ -1,4 +1,5 @@
 import { splitRef } from '../../shared/refs';
+import { endsColumn } from '../../shared/read-models/in-force';
 import type { EnvEvent, EventHandlers } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import { associatedTenants, type ReadModels } from '../../shared/read-models/read-models';
@@ -152,20 +153,28 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       project_id: ctx.project_id,
       environment_id: env,
       created_at: at,
+      expires_at: d.expiresAt ?? null,
+      _ends: endsColumn(d.expiresAt),
       _resource: d.resource,
     });
+    await keepEnd(scope, d.id, 'assignment', d.expiresAt);
     if (user && d.resourceInstance === null && !user.roles.some((r) => r.role === d.role && r.tenant === d.tenant)) {
       user.roles.push({ role: d.role, tenant: d.tenant });
       await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
     }
   },
-  async RoleUnassigned({ rm, ctx }, { data: d }) {
-    await rm.assignments.delete(d.id);
-    const user = d.resourceInstance === null ? await rm.users.findOne({ environment_id: ctx.environment_id, key: d.user }) : null;
-    if (user) {
-      user.roles = user.roles.filter((r) => !(r.role === d.role && r.tenant === d.tenant));
-      await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
-    }
+  async RoleUnassigned(scope, { data: d }) {
+    await unassigned(scope, d);
+  },
+  async RoleAssignmentExpirySet(scope, { data: d }) {
+    const assignment = await scope.rm.assignments.get(d.id);
+    if (!assignment) return;
+    // An assignment keeps `created_at`; its versions in the history tell when its end moved.
+    await scope.rm.assignments.put({ ...assignment, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt) });
+    await keepEnd(scope, d.id, 'assignment', d.expiresAt);
+  },
+  async RoleAssignmentExpired(scope, { data: d }) {
+    await unassigned(scope, d);
   },
   async RelationshipTupleCreated(scope, { data: d }) {
     const { rm, keyIds, common } = scope;
@@ -189,11 +198,25 @@ export const factsProjectionHandlers: EventHandlers<EnvEvent, FactsScope, Promis
       object_id: objectId,
       relation_id: relationId,
       tenant_id: tid,
+      expires_at: d.expiresAt ?? null,
+      _ends: endsColumn(d.expiresAt),
       ...common,
     });
+    await keepEnd(scope, d.id, 'tuple', d.expiresAt);
   },
   async RelationshipTupleDeleted({ rm }, { data: d }) {
     await rm.tuples.delete(d.id);
+    await rm.factEnds.delete(d.id);
+  },
+  async RelationshipTupleExpirySet(scope, { data: d }) {
+    const tuple = await scope.rm.tuples.get(d.id);
+    if (!tuple) return;
+    await scope.rm.tuples.put({ ...tuple, expires_at: d.expiresAt, _ends: endsColumn(d.expiresAt), updated_at: scope.at });
+    await keepEnd(scope, d.id, 'tuple', d.expiresAt);
+  },
+  async RelationshipTupleExpired({ rm }, { data: d }) {
+    await rm.tuples.delete(d.id);
+    await rm.factEnds.delete(d.id);
   },
   // Condition sets and set rules are the schema projection's (abac-projection.ts).
   ConditionSetCreated: 'ignored',
@@ -217,7 +240,8 @@ export function factsProjection(rm: ReadModels): Projection<EnvEvent> {
   const keyIds = new KeyIds();
   return {
     name: 'facts',
-    version: 1,
+    // 2: assignments and tuples carry `expires_at`; `fact_ends` lists the ends to come (docs/expiring-access.md).
+    version: 2,
     handles: handledTypes(eventTypes.env, factsProjectionHandlers),
     async apply(event) {
       keyIds.observe(event.position);
@@ -226,6 +250,26 @@ export function factsProjection(rm: ReadModels): Projection<EnvEvent> {
       await dispatch(factsProjectionHandlers, event.type, { rm, keyIds, ctx, at, common: createdFields(ctx, at) }, event);
     },
   };
+}
+
+/** An assignment gone (unassigned, or expired): a tenant-level role leaves the user's roles too. */
+async function unassigned(
+  { rm, ctx }: FactsScope,
+  d: { id: string; user: string; role: string; tenant: string; resourceInstance: string | null },
+) {
+  await rm.assignments.delete(d.id);
+  await rm.factEnds.delete(d.id);
+  const user = d.resourceInstance === null ? await rm.users.findOne({ environment_id: ctx.environment_id, key: d.user }) : null;
+  if (user) {
+    user.roles = user.roles.filter((r) => !(r.role === d.role && r.tenant === d.tenant));
+    await rm.users.put({ ...user, associated_tenants: associatedTenants(user.roles) });
+  }
+}
+
+/** A fact's end, where the expiry scheduler finds it (none: the fact is not there). */
+async function keepEnd({ rm, ctx }: FactsScope, id: string, kind: 'assignment' | 'tuple', expiresAt: string | null | undefined) {
+  if (expiresAt === null || expiresAt === undefined) await rm.factEnds.delete(id);
+  else await rm.factEnds.put({ id, environment_id: ctx.environment_id, kind, expires_at: expiresAt });
 }
 
 /** A schema object was deleted: its dependants' keys may go with it. */

@@ -202,6 +202,10 @@ export const schemaProjectionHandlers: EventHandlers<EnvEvent, SchemaScope, Prom
   RoleUnassigned: 'ignored',
   RelationshipTupleCreated: 'ignored',
   RelationshipTupleDeleted: 'ignored',
+  RoleAssignmentExpirySet: 'ignored',
+  RoleAssignmentExpired: 'ignored',
+  RelationshipTupleExpirySet: 'ignored',
+  RelationshipTupleExpired: 'ignored',
   ...abacProjectionHandlers,
   ...proxyConfigProjectionHandlers,
   // User invites are the facts projection's (invites-projection.ts).

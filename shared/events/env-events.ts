@@ -52,6 +52,15 @@ const setRuleRef = {
   resourceSetIsResource: z.boolean(),
 };
 
+/** A role assignment, as its events name it (keys; `resource` null for a top-level role). */
+const assignmentRef = { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() };
+const tupleRef = { id: str, subject: str, relation: str, object: str, tenant: str };
+/**
+ * When a role assignment or a relationship tuple ends: an instant in UTC with milliseconds
+ * (`toISOString()`, so that ends compare as strings in time order); null: never.
+ */
+const expiresAt = str.nullable();
+
 /** Permit's proxy config auth mechanisms: how its API proxy would send the secret (this service proxies nothing). */
 export const proxyAuthMechanisms = ['Bearer', 'Basic', 'Headers'] as const;
 export const proxyHttpMethods = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
@@ -171,10 +180,21 @@ export const envEventSchemas = [
   ev('ResourceInstanceCreated', { id: str, key: str, resource: str, tenant: str, attributes: attrs }),
   ev('ResourceInstanceUpdated', { id: str, key: str, resource: str, tenant: str, attributes: attrs }),
   ev('ResourceInstanceDeleted', { id: str, key: str, resource: str, tenant: str }),
-  ev('RoleAssigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),
-  ev('RoleUnassigned', { id: str, user: str, role: str, resource: str.nullable(), tenant: str, resourceInstance: str.nullable() }),
-  ev('RelationshipTupleCreated', { id: str, subject: str, relation: str, object: str, tenant: str }),
-  ev('RelationshipTupleDeleted', { id: str, subject: str, relation: str, object: str, tenant: str }),
+  /** `expiresAt`: when the assignment ends (docs/expiring-access.md); absent or null: never (events written before ends existed have none). */
+  ev('RoleAssigned', { ...assignmentRef, expiresAt: expiresAt.optional() }),
+  ev('RoleUnassigned', assignmentRef),
+  /** An existing assignment written again with `expires_at`: its end is now `expiresAt` (null: none). */
+  ev('RoleAssignmentExpirySet', { ...assignmentRef, expiresAt }),
+  /**
+   * The assignment ended at `expiresAt` (its end, in the past when appended): appended by the
+   * service (actor `system`) after the end, it removes the assignment as RoleUnassigned does.
+   */
+  ev('RoleAssignmentExpired', { ...assignmentRef, expiresAt: str }),
+  ev('RelationshipTupleCreated', { ...tupleRef, expiresAt: expiresAt.optional() }),
+  ev('RelationshipTupleDeleted', tupleRef),
+  ev('RelationshipTupleExpirySet', { ...tupleRef, expiresAt }),
+  /** As RoleAssignmentExpired, for a tuple: removes it as RelationshipTupleDeleted does. */
+  ev('RelationshipTupleExpired', { ...tupleRef, expiresAt: str }),
   /** Condition sets (ABAC, docs/abac.md): `resource` is the resource type of a resource set (null for a user set); `parent` a set key. */
   ev('ConditionSetCreated', { ...conditionSetRef, name: str, description: str, parent: str.nullable(), conditions: attrs }),
   /** The set's definition after the update, whole. */

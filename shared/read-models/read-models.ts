@@ -182,6 +182,10 @@ export interface AssignmentDoc {
   project_id: string;
   environment_id: string;
   created_at: string;
+  /** When the assignment ends (an ISO instant, UTC); null: never. */
+  expires_at: string | null;
+  /** expires_at, or NEVER_ENDS for none (in-force.ts): absent from what the API reads. */
+  _ends?: string;
   /** Resource type of the role (null for a top-level role). */
   _resource: string | null;
 }
@@ -194,6 +198,21 @@ export interface TupleDoc extends EnvScoped {
   object_id: string;
   tenant: string;
   tenant_id: string;
+  /** When the tuple ends (an ISO instant, UTC); null: never. */
+  expires_at: string | null;
+  /** As AssignmentDoc's. */
+  _ends?: string;
+}
+
+/**
+ * An assignment or a tuple that has an end (docs/expiring-access.md), by the fact's id: what the
+ * expiry scheduler reads to learn which environments have ends due, in the order of the ends.
+ */
+export interface FactEndDoc {
+  id: string;
+  environment_id: string;
+  kind: 'assignment' | 'tuple';
+  expires_at: string;
 }
 
 /** Permit's ConditionSetRead (ABAC, docs/abac.md). */
@@ -295,7 +314,8 @@ const specs = {
   assignments: {
     name: 'role_assignments',
     // In document order: a compact collection reads id and these first.
-    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', '_from'],
+    // `_ends`: expires_at, or a far instant for none (in-force.ts), which reads in force at an instant narrow on.
+    fields: ['user', 'role', 'tenant', 'resource_instance', 'environment_id', 'expires_at', '_ends', '_from'],
     indexes: [
       // The check's tenant-role lookup names all four: matching it exactly keeps SQLite from
       // choosing (environment_id, tenant) without statistics and scanning a whole tenant.
@@ -303,6 +323,9 @@ const specs = {
       ['environment_id', 'role'],
       ['environment_id', 'resource_instance'],
       ['environment_id', 'tenant'],
+      // No index on expires_at: `expires_before` narrows what an environment index selects. One
+      // led SQLite to plan the unfiltered list on it, in another order than before (the expiry
+      // scheduler reads the ends of its own collection: docs/expiring-access.md).
     ],
     // Written for every assignment; every document holds these fields (resource_instance null for a tenant role).
     compact: true,
@@ -310,7 +333,7 @@ const specs = {
   tuples: {
     name: 'relationship_tuples',
     // In document order: a compact collection reads id and these first.
-    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', '_from'],
+    fields: ['subject', 'relation', 'object', 'tenant', 'environment_id', 'expires_at', '_ends', '_from'],
     indexes: [
       // Also the derived-grants traversal's: a subject's tuples in object order (keyset pages over a
       // large fan-out) and an object's tuples in subject order; they serve the listing filters too.
@@ -321,6 +344,8 @@ const specs = {
     // Written for every tuple (a million in a large import); every document holds these fields.
     compact: true,
   },
+  // Only the facts that end: few, read across environments in the order of their ends.
+  factEnds: { name: 'fact_ends', fields: ['environment_id', 'expires_at'], indexes: [['expires_at']] },
   conditionSets: { name: 'condition_sets', fields: ['environment_id', 'key', 'type', '_from'], indexes: [['environment_id', 'key']] },
   setRules: {
     name: 'set_rules',
@@ -350,6 +375,8 @@ export class ReadModels {
   readonly instances: Collection<InstanceDoc>;
   readonly assignments: Collection<AssignmentDoc>;
   readonly tuples: Collection<TupleDoc>;
+  /** The ends of the assignments and tuples that have one (not versioned: the log and the facts keep their history). */
+  readonly factEnds: Collection<FactEndDoc>;
   readonly conditionSets: Collection<ConditionSetDoc>;
   readonly setRules: Collection<SetRuleDoc>;
   readonly proxyConfigs: Collection<ProxyConfigDoc>;
@@ -380,6 +407,7 @@ export class ReadModels {
     this.instances = versioned('instances', specs.instances);
     this.assignments = versioned('assignments', specs.assignments);
     this.tuples = versioned('tuples', specs.tuples);
+    this.factEnds = store.collection(specs.factEnds);
     this.conditionSets = versioned('conditionSets', specs.conditionSets);
     this.setRules = versioned('setRules', specs.setRules);
     this.proxyConfigs = versioned('proxyConfigs', specs.proxyConfigs);

@@ -2,6 +2,7 @@ import type { EnvCommand } from '../../shared/domain/env/commands';
 import { envDecider } from '../../shared/domain/env/decider';
 import type { DerivationRule, EnvEvent } from '../../shared/events';
 import { copiedId } from '../../shared/ids';
+import { assignmentEndKey, tupleEndKey } from '../../shared/domain/env/state';
 import { applyToSnapshot, definitionsOf, roleDef, type EnvDefinitions, type EnvSnapshot, type RoleDef } from './env-snapshot';
 import { conditionSetConflicts, mergeConditionSets } from './merge-abac';
 import { mergeProxyConfigs, proxyConfigConflicts } from './merge-proxy-configs';
@@ -191,8 +192,11 @@ export function planMerge(input: MergeInput): MergePlan {
     if (!target.instances.has(key))
       run({ type: 'CreateInstance', id: newId(i.id), key: i.key, resource: i.resource, tenant: i.tenant, attributes: i.attributes });
   }
+  // Ends go with their facts (docs/expiring-access.md): a fact the target holds with another end takes the source's.
+  const endOf = (snapshot: EnvSnapshot, key: string) => snapshot.ends.get(key) ?? null;
   for (const [key, a] of source.assignments) {
-    if (target.assignments.has(key)) continue;
+    const end = endOf(input.source, assignmentEndKey(a));
+    if (target.assignments.has(key) && endOf(target, assignmentEndKey(a)) === end) continue;
     run({
       type: 'AssignRole',
       id: newId(a.id),
@@ -201,11 +205,21 @@ export function planMerge(input: MergeInput): MergePlan {
       role: a.role,
       tenant: a.resourceInstance === null ? a.tenant : null,
       resourceInstance: a.resourceInstance,
+      ...(end === null && !target.assignments.has(key) ? {} : { expiresAt: end }),
     });
   }
   for (const [key, t] of source.tuples) {
-    if (!target.tuples.has(key))
-      run({ type: 'CreateTuple', id: newId(t.id), subject: t.subject, relation: t.relation, object: t.object, tenant: null });
+    const end = endOf(input.source, tupleEndKey(t));
+    if (target.tuples.has(key) && endOf(target, tupleEndKey(t)) === end) continue;
+    run({
+      type: 'CreateTuple',
+      id: newId(t.id),
+      subject: t.subject,
+      relation: t.relation,
+      object: t.object,
+      tenant: null,
+      ...(end === null && !target.tuples.has(key) ? {} : { expiresAt: end }),
+    });
   }
   return { ok: true, events, conflicts };
 }

@@ -44,8 +44,12 @@ export const copyPartOf: { readonly [T in EnvEvent['type']]: 'policy' | 'facts' 
   ResourceInstanceDeleted: 'facts',
   RoleAssigned: 'facts',
   RoleUnassigned: 'facts',
+  RoleAssignmentExpirySet: 'facts',
+  RoleAssignmentExpired: 'facts',
   RelationshipTupleCreated: 'facts',
   RelationshipTupleDeleted: 'facts',
+  RelationshipTupleExpirySet: 'facts',
+  RelationshipTupleExpired: 'facts',
   // Permit copies user sets and resource sets with the policy; set rules reference only policy objects.
   ConditionSetCreated: 'policy',
   ConditionSetUpdated: 'policy',
@@ -179,8 +183,12 @@ const narrowing: Narrowing = {
   ResourceInstanceDeleted: (d, keep) => (keep.resource(d.resource) ? d : null),
   RoleAssigned: (d, keep) => (keep.role(d.role, d.resource) ? d : null),
   RoleUnassigned: (d, keep) => (keep.role(d.role, d.resource) ? d : null),
+  RoleAssignmentExpirySet: (d, keep) => (keep.role(d.role, d.resource) ? d : null),
+  RoleAssignmentExpired: (d, keep) => (keep.role(d.role, d.resource) ? d : null),
   RelationshipTupleCreated: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
   RelationshipTupleDeleted: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
+  RelationshipTupleExpirySet: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
+  RelationshipTupleExpired: (d, keep) => (keep.typed(d.subject) && keep.typed(d.object) ? d : null),
   // A resource set goes with its resource type; a set rule with its permission's type (that of its resource set) or its role.
   // A set left out takes its descendants: one whose parent was left out is left out too.
   ConditionSetCreated: (d, keep) =>

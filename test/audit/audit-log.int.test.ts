@@ -121,6 +121,8 @@ describe('the audit log of an environment', () => {
       relation: 'parent',
       object: 'file:readme',
       tenant: 'acme',
+      // No end (docs/expiring-access.md).
+      expires_at: null,
     });
     expect(entries.find((e) => e.type === 'RoleAssigned')!.data).toMatchObject({
       user: 'alice',

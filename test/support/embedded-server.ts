@@ -6,6 +6,7 @@ import { ADMIN_KEY_FILE } from '../../command-service/bootstrap';
 import { startEmbedded, type EmbeddedService } from '../../app/embedded';
 import type { Feature } from '../../app/feature';
 import { embeddedFeatures } from '../../app/features';
+import type { Clock } from '../../shared/clock';
 import { loadConfig, type Config } from '../../shared/config';
 
 export interface TestServer {
@@ -23,7 +24,7 @@ export interface TestServer {
  * test restarts) on a free port, with every embedded feature.
  */
 export async function startTestServer(
-  options: { dataDir?: string; env?: Record<string, string>; features?: Feature[] } = {},
+  options: { dataDir?: string; env?: Record<string, string>; features?: Feature[]; clock?: Clock } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'rebac-test-'));
   // One HTTP process unless a test asks for check workers (test/checks/check-workers.int.test.ts);
@@ -41,6 +42,7 @@ export async function startTestServer(
     config,
     pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     options.features ?? embeddedFeatures(),
+    options.clock,
   );
   const adminKey = options.env?.ADMIN_API_KEY ?? readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
   return {

@@ -108,11 +108,26 @@ describe('a data directory written by the previous release', () => {
     const { service, api } = await start();
     try {
       expect(recorded.moments).toHaveLength(4);
-      expect(await answers(api)).toEqual(recorded.now);
+      expect(withoutNewFields(await answers(api))).toEqual(recorded.now);
       for (const moment of recorded.moments)
-        expect({ moment, answers: await answers(api, moment) }).toEqual({ moment, answers: recorded.asOf[moment] });
+        expect({ moment, answers: withoutNewFields(await answers(api, moment)) }).toEqual({ moment, answers: recorded.asOf[moment] });
     } finally {
       await service.close();
     }
   });
 });
+
+/**
+ * The answers without the fields this release added to what the previous one answered: `expires_at`
+ * of assignments and tuples (docs/expiring-access.md), null for every fact the previous release
+ * wrote (it had no ends). A non-null one is kept, and fails the comparison.
+ */
+function withoutNewFields<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNewFields) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, member]) => !(key === 'expires_at' && member === null))
+      .map(([key, member]) => [key, withoutNewFields(member)]),
+  ) as T;
+}

@@ -31,6 +31,7 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
     () => services.freshness.position,
     services.config.READ_CACHE_ENTRIES,
     services.metrics.checks.cache,
+    () => services.clock.now(),
   );
   const single = services.metrics.checks.decisions('/allowed');
   const bulk = services.metrics.checks.decisions('/allowed/bulk');

@@ -1,5 +1,6 @@
 import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { CheckRequest } from '../../grant-queries/types';
+import type { CheckResult } from '../../grant-queries/check';
 import { ReadCache } from '../../../shared/read-cache';
 import { inChildSpan, tracedContext, type Context, type Span } from '../../../shared/tracing/spans';
 
@@ -11,7 +12,7 @@ import { inChildSpan, tracedContext, type Context, type Span } from '../../../sh
  * models and leaves the cache as it is.
  */
 export class CachedChecks {
-  private readonly decisions: ReadCache<boolean>;
+  private readonly decisions: ReadCache<CachedDecision>;
 
   constructor(
     private readonly queries: GrantQueries,
@@ -19,8 +20,16 @@ export class CachedChecks {
     maxEntries: number,
     /** Counted in place: a hit or a miss per check that looks in the cache (metrics). */
     private readonly lookups: { hits: number; misses: number } = { hits: 0, misses: 0 },
+    /** The service's clock: an allow derived from something that ends is kept until that end only. */
+    private readonly now: () => number = Date.now,
   ) {
     this.decisions = new ReadCache(currentPosition, maxEntries);
+  }
+
+  /** A cached decision, unless it is an allow whose first end has come (then it is decided again). */
+  private valid(hit: CachedDecision | undefined): boolean | undefined {
+    if (typeof hit !== 'number') return hit;
+    return hit > this.now() ? true : undefined;
   }
 
   /**
@@ -42,7 +51,7 @@ export class CachedChecks {
       return this.fromStore(environmentId, check, trace);
     }
     const key = decisionKey(environmentId, check);
-    const hit = this.decisions.get(key);
+    const hit = this.valid(this.decisions.get(key));
     span?.setAttribute('rebac.cache', hit === undefined ? 'miss' : 'hit');
     if (hit !== undefined) {
       this.lookups.hits++;
@@ -50,9 +59,9 @@ export class CachedChecks {
     }
     this.lookups.misses++;
     const at = this.decisions.positionNow();
-    const answer = await this.fromStore(environmentId, check, trace);
-    this.decisions.set(key, answer, at);
-    return answer;
+    const result = await this.decided(environmentId, check, trace);
+    this.decisions.set(key, cachedOf(result), at);
+    return result.allow;
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
@@ -76,26 +85,44 @@ export class CachedChecks {
     for (let i = 0; i < checks.length; i++) {
       const check = checks[i]!;
       const key = fromStore ? null : decisionKey(environmentId, check);
-      const hit = key === null ? undefined : this.decisions.getAt(key, at);
+      const hit = key === null ? undefined : this.valid(this.decisions.getAt(key, at));
       if (key !== null) {
         if (hit === undefined) this.lookups.misses++;
         else this.lookups.hits++;
       }
-      answers[i] = hit ?? (await this.fromStore(environmentId, check, trace));
-      if (key !== null && hit === undefined) this.decisions.set(key, answers[i]!, at);
+      if (hit !== undefined) {
+        answers[i] = hit;
+        continue;
+      }
+      const result = await this.decided(environmentId, check, trace);
+      answers[i] = result.allow;
+      if (key !== null) this.decisions.set(key, cachedOf(result), at);
     }
     return answers;
   }
 
   private async fromStore(environmentId: string, check: CheckRequest, trace: Context | undefined): Promise<boolean> {
-    if (trace === undefined) return (await this.queries.check(environmentId, check)).allow;
+    return (await this.decided(environmentId, check, trace)).allow;
+  }
+
+  private async decided(environmentId: string, check: CheckRequest, trace: Context | undefined): Promise<CheckResult> {
+    if (trace === undefined) return this.queries.check(environmentId, check);
     return inChildSpan('grant queries', { attributes: checkAttributes(check) }, trace, async (span) => {
-      const { allow } = await this.queries.check(environmentId, check);
-      span.setAttribute('rebac.decision', allow ? 'allow' : 'deny');
-      return allow;
+      const result = await this.queries.check(environmentId, check);
+      span.setAttribute('rebac.decision', result.allow ? 'allow' : 'deny');
+      return result;
     });
   }
 }
+
+/**
+ * A decision as the cache keeps it: true or false, or for an allow that holds until an end
+ * (CheckResult.until), that instant in milliseconds.
+ */
+type CachedDecision = boolean | number;
+
+const cachedOf = (result: CheckResult): CachedDecision =>
+  result.allow && result.until !== undefined ? Date.parse(result.until) : result.allow;
 
 /** What a check's spans say of it: the question's shape and where it is asked, not who (keys and attributes stay out). */
 function checkAttributes(check: CheckRequest): Record<string, string | boolean> {

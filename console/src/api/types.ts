@@ -93,6 +93,8 @@ export interface Assignment {
   tenant: string;
   resource_instance?: string | null;
   created_at: string;
+  /** When the assignment ends (docs/expiring-access.md); null: never. */
+  expires_at?: string | null;
 }
 
 export interface Tuple {
@@ -102,6 +104,8 @@ export interface Tuple {
   object: string;
   tenant: string;
   created_at: string;
+  /** When the tuple ends; null: never. */
+  expires_at?: string | null;
 }
 
 /** A list with `include_total_count=true`. */

@@ -103,12 +103,15 @@ const KINDS: Record<string, Kind<unknown>> = {
       { name: 'role', placeholder: 'role key' },
       { name: 'resource_instance', placeholder: 'type:key' },
       { name: 'tenant', placeholder: 'tenant key' },
+      // What expires soon: those that end before an instant (docs/expiring-access.md).
+      { name: 'expires_before', placeholder: 'ends before (ISO time)' },
     ],
     columns: [
       { title: 'user', cell: (r: Assignment) => <code>{r.user}</code> },
       { title: 'role', cell: (r: Assignment) => r.role },
       { title: 'on', cell: (r: Assignment) => (r.resource_instance ? <code>{r.resource_instance}</code> : <em>tenant {r.tenant}</em>) },
       { title: 'created', cell: (r: Assignment) => time(r.created_at) },
+      { title: 'ends', cell: (r: Assignment) => ends(r.expires_at) },
     ],
     actions: (r: Assignment, ctx, done, asOf) => (
       <>
@@ -141,12 +144,14 @@ const KINDS: Record<string, Kind<unknown>> = {
       { name: 'relation', placeholder: 'relation key' },
       { name: 'object', placeholder: 'type:key' },
       { name: 'tenant', placeholder: 'tenant key' },
+      { name: 'expires_before', placeholder: 'ends before (ISO time)' },
     ],
     columns: [
       { title: 'subject', cell: (r: Tuple) => <code>{r.subject}</code> },
       { title: 'relation', cell: (r: Tuple) => r.relation },
       { title: 'object', cell: (r: Tuple) => <code>{r.object}</code> },
       { title: 'tenant', cell: (r: Tuple) => r.tenant },
+      { title: 'ends', cell: (r: Tuple) => ends(r.expires_at) },
     ],
     actions: (r: Tuple, ctx, done, asOf) => (
       <>
@@ -164,6 +169,9 @@ const KINDS: Record<string, Kind<unknown>> = {
     ),
   }),
 };
+
+/** When access ends: its time, or never. */
+const ends = (expiresAt: string | null | undefined) => (expiresAt ? time(expiresAt) : <em>never</em>);
 
 function DeleteButton({ what, run, done }: { what: string; run: () => Promise<unknown>; done: () => void }) {
   const [error, setError] = useState<string | null>(null);

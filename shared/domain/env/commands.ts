@@ -200,6 +200,14 @@ export type EnvCommand =
       role: string;
       tenant: string | null;
       resourceInstance: string | null;
+      /**
+       * `expires_at` as sent (an ISO instant in UTC, checked to be in the future by the route):
+       * absent, the write is Permit's (an existing assignment is a duplicate); given (null: no
+       * end), an existing assignment takes it as its end (docs/expiring-access.md).
+       */
+      expiresAt?: string | null;
+      /** When the write is asked (an ISO instant, the route's clock): an assignment that ended by then is no duplicate. */
+      now?: string;
     }
   | { type: 'UnassignRole'; user: string; role: string; tenant: string | null; resourceInstance: string | null }
   | {
@@ -212,6 +220,9 @@ export type EnvCommand =
       /** Ids for the subject and object instances if the tuple creates them (they do not exist, and a tenant is given). */
       newSubjectId?: string;
       newObjectId?: string;
+      /** As AssignRole's `expiresAt` and `now`. */
+      expiresAt?: string | null;
+      now?: string;
     }
   | { type: 'DeleteTuple'; subject: string; relation: string; object: string }
   | {
@@ -324,7 +335,9 @@ export type EnvCommand =
     }
   | { type: 'DeleteUserInvite'; invite: Ref }
   /** Facts commands decided in order and appended together, or not at all (the bulk endpoints). */
-  | { type: 'Bulk'; commands: BulkItemCommand[] };
+  | { type: 'Bulk'; commands: BulkItemCommand[] }
+  /** The expiry scheduler's: every end at or before `now` (an ISO instant) expires (expiry-decisions.ts). */
+  | { type: 'ExpireDue'; now: string };
 
 /** What a Bulk command may hold: facts whose events only add or remove map entries (see scratch.ts). */
 export type BulkItemCommand = Extract<

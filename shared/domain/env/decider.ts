@@ -12,6 +12,7 @@ import * as proxy from './proxy-config-decisions';
 import * as assertions from './assertion-decisions';
 import * as groups from './group-decisions';
 import { evolveEnv } from './fold';
+import { expireDue } from './expiry-decisions';
 import { envStateData, envStateOf, initialEnvState, type EnvState, type EnvStateData } from './state';
 
 function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
@@ -64,6 +65,8 @@ function decide(command: EnvCommand, state: EnvState): EnvEvent[] {
       return schema.createRelation(command, state);
     case 'DeleteRelation':
       return schema.deleteRelation(command, state);
+    case 'ExpireDue':
+      return expireDue(command, state);
     case 'CreateTenant':
       return facts.createTenant(command, state);
     case 'UpdateTenant':

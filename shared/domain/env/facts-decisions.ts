@@ -4,7 +4,7 @@ import { Cascade } from './cascade';
 import type { EnvCommand } from './commands';
 import { findInstance, findResource, findRole, findTenant, findUser } from './lookup';
 import type { EnvState, InstanceState } from './state';
-import { assignmentKey, instanceRef, keyOfId, relationKey, tupleKey } from './state';
+import { assignmentEndKey, assignmentKey, instanceRef, keyOfId, relationKey, tupleEndKey, tupleKey } from './state';
 import { canonicalId, isUuid } from '../../ids';
 import { isObjectKey, OBJECT_KEY_MAX } from '../../refs';
 
@@ -89,8 +89,15 @@ export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
   const events: EnvEvent[] = [];
   const target = assignmentTarget(s, c, events);
   const assignment = { id: c.id, user, ...target };
-  if (s.assignments.has(assignmentKey(assignment))) {
-    throw new DuplicateEntityError(`User '${user}' already has role '${target.role}' ${describeTarget(target)}`);
+  const existing = s.assignments.get(assignmentKey(assignment));
+  const ended = existing ? endedBy(s, assignmentEndKey(existing), c.now) : null;
+  if (existing && ended !== null) {
+    // Ended, its expiry not appended yet: it expires now (with its own end), and this is a new assignment.
+    events.push({ type: 'RoleAssignmentExpired', data: { ...existing, expiresAt: ended } });
+  } else if (existing) {
+    if (c.expiresAt === undefined)
+      throw new DuplicateEntityError(`User '${user}' already has role '${target.role}' ${describeTarget(target)}`);
+    return [{ type: 'RoleAssignmentExpirySet', data: { ...existing, expiresAt: c.expiresAt } }];
   }
   if (!s.users.has(user)) {
     events.push({
@@ -98,7 +105,7 @@ export function assignRole(c: Cmd<'AssignRole'>, s: EnvState): EnvEvent[] {
       data: { id: c.newUserId, key: c.user, email: null, firstName: null, lastName: null, attributes: {} },
     });
   }
-  events.push({ type: 'RoleAssigned', data: assignment });
+  events.push({ type: 'RoleAssigned', data: withEnd(assignment, c.expiresAt) });
   return events;
 }
 
@@ -168,8 +175,15 @@ export function createTuple(c: Cmd<'CreateTuple'>, s: EnvState): EnvEvent[] {
     object: instanceRef(object.resource, object.key),
     tenant: subject.tenant,
   };
-  if (s.tuples.has(tupleKey(tuple))) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
-  return [...created, { type: 'RelationshipTupleCreated', data: tuple }];
+  const existing = s.tuples.get(tupleKey(tuple));
+  const ended = existing ? endedBy(s, tupleEndKey(existing), c.now) : null;
+  if (existing && ended !== null) {
+    created.push({ type: 'RelationshipTupleExpired', data: { ...existing, expiresAt: ended } });
+  } else if (existing) {
+    if (c.expiresAt === undefined) throw new DuplicateEntityError(`Relationship tuple '${tupleKey(tuple)}' already exists`);
+    return [{ type: 'RelationshipTupleExpirySet', data: { ...existing, expiresAt: c.expiresAt } }];
+  }
+  return [...created, { type: 'RelationshipTupleCreated', data: withEnd(tuple, c.expiresAt) }];
 }
 
 export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
@@ -178,4 +192,18 @@ export function deleteTuple(c: Cmd<'DeleteTuple'>, s: EnvState): EnvEvent[] {
   const existing = s.tuples.get(key);
   if (!existing) throw new NotFoundError(`Relationship tuple '${key}' not found`);
   return [{ type: 'RelationshipTupleDeleted', data: { ...existing } }];
+}
+
+/** The end of a fact that ended by `now` (the write's instant), or null (no end, not yet, or no instant given). */
+function endedBy(s: EnvState, endKey: string, now: string | undefined): string | null {
+  const end = s.ends.get(endKey);
+  return end !== undefined && now !== undefined && end <= now ? end : null;
+}
+
+/**
+ * A new fact with its end, when it has one (an event without `expiresAt` is a fact that never
+ * ends, as every event written before ends existed).
+ */
+function withEnd<T extends object>(fact: T, expiresAt: string | null | undefined): T & { expiresAt?: string } {
+  return expiresAt === null || expiresAt === undefined ? fact : { ...fact, expiresAt };
 }

@@ -2,7 +2,17 @@ import type { EnvEvent, EventHandlers } from '../../events';
 import { dispatch } from '../../events';
 import { setRuleKey } from './abac-state';
 import { attributeDefsOf } from './attributes';
-import { assignmentKey, instanceRef, relationKey, roleKey, ruleEquals, tupleKey, type EnvState } from './state';
+import {
+  assignmentEndKey,
+  assignmentKey,
+  instanceRef,
+  relationKey,
+  roleKey,
+  ruleEquals,
+  tupleEndKey,
+  tupleKey,
+  type EnvState,
+} from './state';
 
 /**
  * The one fold of environment events: what each event changes in an
@@ -203,16 +213,36 @@ export const envFold: EventHandlers<EnvEvent, EnvState> = {
     state.details?.instances.delete(ref);
   },
   RoleAssigned(state, { data: d }) {
-    state.assignments.add(d);
+    const { expiresAt, ...assignment } = d;
+    state.assignments.add(assignment);
+    setEnd(state, assignmentEndKey(d), expiresAt);
   },
   RoleUnassigned(state, { data: d }) {
     state.assignments.delete(assignmentKey(d));
+    state.ends.delete(assignmentEndKey(d));
+  },
+  RoleAssignmentExpirySet(state, { data: d }) {
+    setEnd(state, assignmentEndKey(d), d.expiresAt);
+  },
+  RoleAssignmentExpired(state, { data: d }) {
+    state.assignments.delete(assignmentKey(d));
+    state.ends.delete(assignmentEndKey(d));
   },
   RelationshipTupleCreated(state, { data: d }) {
-    state.tuples.add(d);
+    const { expiresAt, ...tuple } = d;
+    state.tuples.add(tuple);
+    setEnd(state, tupleEndKey(d), expiresAt);
   },
   RelationshipTupleDeleted(state, { data: d }) {
     state.tuples.delete(tupleKey(d));
+    state.ends.delete(tupleEndKey(d));
+  },
+  RelationshipTupleExpirySet(state, { data: d }) {
+    setEnd(state, tupleEndKey(d), d.expiresAt);
+  },
+  RelationshipTupleExpired(state, { data: d }) {
+    state.tuples.delete(tupleKey(d));
+    state.ends.delete(tupleEndKey(d));
   },
   ConditionSetCreated(state, { data: d }) {
     state.abac.conditionSets.set(d.key, { ...d });
@@ -282,4 +312,10 @@ function abacTypes(state: EnvState, resource: string): Map<string, string> {
 export function evolveEnv(state: EnvState, event: EnvEvent): EnvState {
   dispatch(envFold, event.type, state, event);
   return state;
+}
+
+/** A fact's end (none: null or absent). */
+function setEnd(state: EnvState, key: string, expiresAt: string | null | undefined): void {
+  if (expiresAt === null || expiresAt === undefined) state.ends.delete(key);
+  else state.ends.set(key, expiresAt);
 }

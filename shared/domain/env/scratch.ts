@@ -113,5 +113,6 @@ export function scratchOf(state: EnvState): EnvState {
     invites: { byKey: new OverlayMap(state.invites.byKey), keyOfId: new OverlayMap(state.invites.keyOfId) },
     // Nor assertions.
     assertions: state.assertions,
+    ends: new OverlayMap(state.ends),
   };
 }

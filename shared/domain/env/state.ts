@@ -75,6 +75,11 @@ export interface EnvState {
   assignments: AssignmentSet;
   /** `${subject}|${relation}|${object}` → id (see fact-sets.ts) */
   tuples: TupleSet;
+  /**
+   * The ends of the assignments and tuples that have one (endKey(...) → `expiresAt`, an ISO
+   * instant): few facts have one, so they are kept apart instead of beside every fact's id.
+   */
+  ends: Map<string, string>;
   /** id → map key, for schema objects, tenants, users and instances (ids are UUIDs, unique across kinds). */
   ids: Map<string, string>;
   /** Condition sets, set rules and attribute types (abac-state.ts). */
@@ -94,6 +99,10 @@ export type DetailedEnvState = EnvState & { details: EnvDetails };
 
 /** The map key of the object whose id is `ref`, in any spelling of the id (canonicalId); undefined when none. */
 export const keyOfId = (state: Pick<EnvState, 'ids'>, ref: string): string | undefined => state.ids.get(canonicalId(ref));
+
+/** The key of a fact's end in `EnvState.ends`: assignments and tuples never share a map key, the prefix keeps them apart anyway. */
+export const assignmentEndKey = (a: Parameters<typeof assignmentKey>[0]): string => ['a', assignmentKey(a)].join('|');
+export const tupleEndKey = (t: Parameters<typeof tupleKey>[0]): string => ['t', tupleKey(t)].join('|');
 
 export const roleKey = (resource: string | null, role: string) => `${resource ?? ''}#${role}`;
 export const relationKey = (objectResource: string, relation: string) => `${objectResource}#${relation}`;
@@ -120,6 +129,7 @@ export function initialEnvState(): EnvState {
     proxyConfigs: new Map(),
     invites: emptyUserInviteStates(),
     assertions: new Map(),
+    ends: new Map(),
   });
 }
 
@@ -132,7 +142,12 @@ export function initialDetailedEnvState(): DetailedEnvState {
  * EnvState as plain data (Maps of strings and plain objects), for snapshots:
  * the fact sets are classes holding a function, which v8.serialize cannot keep.
  */
-export interface EnvStateData extends Omit<EnvState, 'assignments' | 'tuples' | 'abac' | 'proxyConfigs' | 'invites' | 'assertions'> {
+export interface EnvStateData extends Omit<
+  EnvState,
+  'assignments' | 'tuples' | 'abac' | 'proxyConfigs' | 'invites' | 'assertions' | 'ends'
+> {
+  /** Absent from snapshots taken before ends existed (then there was none). */
+  ends?: Map<string, string>;
   /** Absent from snapshots taken before ABAC existed (then there was none). */
   abac?: AbacState;
   /** Absent from snapshots taken before proxy configs existed (then there was none). */
@@ -174,6 +189,7 @@ export function envStateOf(data: EnvStateData): EnvState {
     proxyConfigs: rest.proxyConfigs ?? new Map<string, ProxyConfigState>(),
     invites: rest.invites ?? emptyUserInviteStates(),
     assertions: rest.assertions ?? new Map<string, AssertionDefinition>(),
+    ends: rest.ends ?? new Map<string, string>(),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };

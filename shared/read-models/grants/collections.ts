@@ -6,7 +6,8 @@ import { withFields } from '../../objects';
 
 const grantsSpec: CollectionSpec = {
   name: 'derived_grants',
-  fields: ['environment_id', 'user', 'instance', 'resource', 'role', 'tenant', 'from_grant'],
+  // expires_at: null for a grant that never ends (most of them; docs/expiring-access.md).
+  fields: ['environment_id', 'user', 'instance', 'resource', 'role', 'tenant', 'from_grant', 'expires_at'],
   indexes: [
     // holders of roles on an instance (tuple changes, /authorized_users pages), and a user's roles on
     // one instance (checks). A user's grants in instance order (/user-permissions pages) are a range
@@ -17,7 +18,8 @@ const grantsSpec: CollectionSpec = {
     // more B-tree entry, at a random place (docs/bench-history/design-choices.md).
   ],
   // The most written collection (a fan-out writes 100,000 at once): each field stored once. Every
-  // grant holds all of them, as strings (from_grant: null for a direct grant).
+  // grant holds all of them, as strings (from_grant: null for a direct grant; expires_at absent
+  // for a grant without an end reads back as null).
   compact: true,
 };
 
@@ -46,7 +48,7 @@ export function instanceKeys(instances: Collection<InstanceDoc>): Finder<{ id: s
   };
 }
 
-const edgeFields = ['environment_id', 'subject', 'relation', 'object', 'tenant'];
+const edgeFields = ['environment_id', 'subject', 'relation', 'object', 'tenant', 'expires_at'];
 
 /**
  * The relationship tuples of the facts read model, read as edges: only the

@@ -31,6 +31,13 @@ export interface GrantDoc {
   /** The grant this one derives from (null for a direct assignment); indexed, so retraction finds dependants. */
   from_grant: string | null;
   reason: GrantReason;
+  /**
+   * When the grant ends (ends.ts), absent when never: the first end along the chain of its stored
+   * support, which is the support that ends last (docs/expiring-access.md), so that after this
+   * instant no support is left. Checks count the grant only before it. Stored rows without an end
+   * read back with null.
+   */
+  expires_at?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -47,6 +54,8 @@ export interface EdgeDoc {
   relation: string;
   object: string;
   tenant: string;
+  /** When the tuple ends; null (or absent) when never. */
+  expires_at?: string | null;
 }
 
 /** One derivation rule of one role: users holding `rule.role` on a linked `rule.onResource` get `role` of `resource`. */

@@ -425,4 +425,6 @@ const currentOnly = new Set([
   readModelSpecs.projects.name,
   readModelSpecs.environments.name,
   readModelSpecs.apiKeys.name,
+  // The ends due, for the expiry scheduler, which reads them now only (the facts keep their ends' history).
+  readModelSpecs.factEnds.name,
 ]);

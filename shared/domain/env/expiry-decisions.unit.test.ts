@@ -1,0 +1,107 @@
+import { DuplicateEntityError } from '../../errors';
+import type { EnvEvent } from '../../events';
+import { deciderSpecification } from '../../testing/decider-specification';
+import { envDecider } from './decider';
+
+const spec = deciderSpecification(envDecider);
+
+const schema: EnvEvent[] = [
+  { type: 'ResourceCreated', data: { id: 'r-f', key: 'folder', name: 'F', description: null, actions: [], attributes: {} } },
+  {
+    type: 'RoleCreated',
+    data: { id: 'ro', key: 'editor', resource: 'folder', name: 'E', description: null, permissions: [], attributes: {} },
+  },
+  {
+    type: 'RelationCreated',
+    data: { id: 'rel', key: 'parent', name: 'P', description: null, objectResource: 'folder', subjectResource: 'folder' },
+  },
+  { type: 'TenantCreated', data: { id: 't', key: 'acme', name: 'acme', description: null, attributes: {} } },
+  { type: 'UserCreated', data: { id: 'u', key: 'alice', email: null, firstName: null, lastName: null, attributes: {} } },
+  { type: 'ResourceInstanceCreated', data: { id: 'i-a', key: 'a', resource: 'folder', tenant: 'acme', attributes: {} } },
+  { type: 'ResourceInstanceCreated', data: { id: 'i-b', key: 'b', resource: 'folder', tenant: 'acme', attributes: {} } },
+];
+const assignment = { id: 'as', user: 'alice', role: 'editor', resource: 'folder', tenant: 'acme', resourceInstance: 'folder:a' };
+const tuple = { id: 'tu', subject: 'folder:a', relation: 'parent', object: 'folder:b', tenant: 'acme' };
+const assign = (expiresAt?: string | null) => ({
+  type: 'AssignRole' as const,
+  id: 'new',
+  newUserId: 'nu',
+  user: 'alice',
+  role: 'editor',
+  tenant: null,
+  resourceInstance: 'folder:a',
+  ...(expiresAt === undefined ? {} : { expiresAt }),
+});
+
+describe('ends of assignments and tuples in the environment decider', () => {
+  it('writes a new assignment with its end, and moves the end of an existing one written again', () => {
+    spec
+      .given(schema)
+      .when(assign('2030-01-01T00:00:01.000Z'))
+      .then([{ type: 'RoleAssigned', data: { ...assignment, id: 'new', expiresAt: '2030-01-01T00:00:01.000Z' } }]);
+    const existing: EnvEvent[] = [...schema, { type: 'RoleAssigned', data: { ...assignment, expiresAt: '2030-01-01T00:00:01.000Z' } }];
+    spec
+      .given(existing)
+      .when(assign('2030-01-01T00:00:09.000Z'))
+      .then([{ type: 'RoleAssignmentExpirySet', data: { ...assignment, expiresAt: '2030-01-01T00:00:09.000Z' } }]);
+    spec
+      .given(existing)
+      .when(assign(null))
+      .then([{ type: 'RoleAssignmentExpirySet', data: { ...assignment, expiresAt: null } }]);
+    spec
+      .given(existing)
+      .when(assign())
+      .thenThrows(DuplicateEntityError, /already has role/);
+  });
+
+  it('takes a write of an assignment whose end has passed (its expiry not yet appended) as a new one, after its expiry', () => {
+    const ended: EnvEvent[] = [...schema, { type: 'RoleAssigned', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } }];
+    spec
+      .given(ended)
+      .when({ ...assign(), now: '2030-01-01T00:00:02.000Z' })
+      .then([
+        { type: 'RoleAssignmentExpired', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } },
+        { type: 'RoleAssigned', data: { ...assignment, id: 'new' } },
+      ]);
+    spec
+      .given(ended)
+      .when({ ...assign(), now: '2030-01-01T00:00:01.999Z' })
+      .thenThrows(DuplicateEntityError, /already has role/);
+  });
+
+  it('expires every end due at the command instant, in the order of the ends, each with its own end', () => {
+    spec
+      .given([
+        ...schema,
+        { type: 'RelationshipTupleCreated', data: { ...tuple, expiresAt: '2030-01-01T00:00:01.000Z' } },
+        { type: 'RoleAssigned', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } },
+      ])
+      .when({ type: 'ExpireDue', now: '2030-01-01T00:00:05.000Z' })
+      .then([
+        { type: 'RelationshipTupleExpired', data: { ...tuple, expiresAt: '2030-01-01T00:00:01.000Z' } },
+        { type: 'RoleAssignmentExpired', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } },
+      ]);
+  });
+
+  it('expires nothing before an end, at a moved end, after a removed end, or twice', () => {
+    const assigned: EnvEvent[] = [...schema, { type: 'RoleAssigned', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } }];
+    spec.given(assigned).when({ type: 'ExpireDue', now: '2030-01-01T00:00:01.999Z' }).then([]);
+    spec
+      .given([...assigned, { type: 'RoleAssignmentExpirySet', data: { ...assignment, expiresAt: '2030-01-01T00:00:09.000Z' } }])
+      .when({ type: 'ExpireDue', now: '2030-01-01T00:00:05.000Z' })
+      .then([]);
+    spec
+      .given([...assigned, { type: 'RoleAssignmentExpirySet', data: { ...assignment, expiresAt: null } }])
+      .when({ type: 'ExpireDue', now: '2031-01-01T00:00:00.000Z' })
+      .then([]);
+    spec
+      .given([...assigned, { type: 'RoleAssignmentExpired', data: { ...assignment, expiresAt: '2030-01-01T00:00:02.000Z' } }])
+      .when({ type: 'ExpireDue', now: '2031-01-01T00:00:00.000Z' })
+      .then([]);
+    // At the end itself it is due.
+    spec
+      .given(assigned)
+      .when({ type: 'ExpireDue', now: '2030-01-01T00:00:02.000Z' })
+      .thenContains([{ type: 'RoleAssignmentExpired' }]);
+  });
+});
