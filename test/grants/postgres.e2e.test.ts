@@ -1,9 +1,6 @@
 import { PostgresDocumentStore } from '../../shared/docstore/postgres-document-store';
 import { postgresReadModelsDatabase } from '../support/postgres-read-models';
-import { GrantsHarness } from './support/harness';
-import { Random } from './support/random';
-import { createWorldSchema, randomCommand } from './support/random-world';
-import { grantKeys, recomputeGrants, unsoundReasons } from './support/reference';
+import { grantsMatchRecomputation } from './support/engine-sequence';
 
 /**
  * The grants projection on the PostgreSQL read-model engine (`scripts/test-servers.sh start`
@@ -18,22 +15,6 @@ describeWithPostgres(`derived grants on PostgreSQL read models${url ? '' : ' (sk
   const database = url ? postgresReadModelsDatabase(url, 'rebac_grants') : null;
 
   it('matches a from-scratch recomputation along a random sequence', async () => {
-    const h = await new GrantsHarness(await PostgresDocumentStore.connect({ url: database!.url(), schema: 'grants' })).start();
-    try {
-      await createWorldSchema(h);
-      const r = new Random(42);
-      for (let step = 0; step < 150; step++) {
-        await h.exec(randomCommand(r, await h.state()));
-        if (step % 25 === 24) {
-          await h.settle();
-          const state = await h.state();
-          const grants = await h.read.allGrants();
-          expect({ step, grants: grantKeys(grants) }).toEqual({ step, grants: recomputeGrants(state) });
-          expect(unsoundReasons(grants, state)).toEqual([]);
-        }
-      }
-    } finally {
-      await h.close();
-    }
+    await grantsMatchRecomputation(await PostgresDocumentStore.connect({ url: database!.url(), schema: 'grants' }));
   }, 120_000);
 });
