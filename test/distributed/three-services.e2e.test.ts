@@ -1,7 +1,8 @@
 import { streams } from '../../shared/events';
 import { parseCausation } from '../../task-service/copy/remap';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
-import { Cluster, sleep, until, type ServiceProcess } from '../support/cluster';
+import { Cluster, type ServiceProcess } from '../support/cluster';
+import { sleep, until } from '../support/until';
 import { rebuild, snapshot } from './support/read-models';
 
 /**

@@ -6,7 +6,8 @@ import { Cluster, type ServiceProcess } from '../support/cluster';
 import { rebuild, snapshot } from '../distributed/support/read-models';
 import { ApiClient, loadFolderFileExample } from '../support/embedded-server';
 import { bulkAllowed, checksOfFiles, countWrites, freshServiceOn, readWholeLog, storedWrites } from './support/log-audit';
-import { ensureRunning, expectManagedServer, serverScript, sleep, until } from './support/servers';
+import { sleep, until } from '../support/until';
+import { ensureRunning, expectManagedServer, serverScript } from './support/servers';
 import { statusCounts, WriteLoad, type WriteAttempt } from './support/write-load';
 
 /**

@@ -3,7 +3,8 @@ import { CURRENT_SCHEMA_VERSION } from '../../shared/events';
 import { Cluster, type ServiceProcess } from '../support/cluster';
 import { rebuild, snapshot } from '../distributed/support/read-models';
 import { ApiClient, FACTS, loadFolderFileExample } from '../support/embedded-server';
-import { ensureRunning, expectManagedServer, serverScript, sleep, until } from './support/servers';
+import { sleep, until } from '../support/until';
+import { ensureRunning, expectManagedServer, serverScript } from './support/servers';
 
 /**
  * The MongoDB-protocol server dies (SIGKILL) while the projection service

@@ -7,7 +7,8 @@ import { grantsFeature } from '../../app/features/grants';
 import { streams } from '../../shared/events';
 import { parseCausation } from '../../task-service/copy/remap';
 import { ApiClient, FACTS, loadFolderFileExample, startTestServer, type TestServer } from '../support/embedded-server';
-import { ensureRunning, expectManagedServer, serverScript, sleep, until } from './support/servers';
+import { sleep, until } from '../support/until';
+import { ensureRunning, expectManagedServer, serverScript } from './support/servers';
 
 /**
  * The Kafka broker dies (SIGKILL) while environment copies run, and comes

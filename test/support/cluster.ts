@@ -8,6 +8,7 @@ import { PostgresEventStore } from '../../shared/eventstore/postgres-event-store
 import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
 import { createTestDatabase, withHosts, type TestDatabase } from '../../shared/testing/postgres-database';
 import { freePort } from './child-server';
+import { sleep } from './until';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -266,18 +267,5 @@ export class Cluster {
     }
     if (this.eventLog) await (await this.eventLog).drop();
     rmSync(this.dataDir, { recursive: true, force: true });
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` until it returns a value (not undefined). */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
   }
 }

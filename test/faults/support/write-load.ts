@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../support/embedded-server';
 import { FACTS } from '../../support/embedded-server';
-import { sleep } from './servers';
+import { sleep } from '../../support/until';
 
 /** One write of the load: what it asked to store, and what it was answered. */
 export interface WriteAttempt {
