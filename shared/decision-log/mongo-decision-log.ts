@@ -1,5 +1,12 @@
 import { MongoClient, type Collection, type Filter } from 'mongodb';
-import type { DecisionEntry, DecisionFilter, DecisionLogStore, DecisionPage, DecisionPageRequest } from './port';
+import {
+  resourceName,
+  type DecisionEntry,
+  type DecisionFilter,
+  type DecisionLogStore,
+  type DecisionPage,
+  type DecisionPageRequest,
+} from './port';
 
 /** A stored entry: the filtered fields, and the entry as JSON (its free-form attributes may hold keys the server refuses). */
 interface StoredDecision {
@@ -102,7 +109,7 @@ function stored(e: DecisionEntry): StoredDecision {
     user: e.user,
     action: e.action,
     resource_type: e.resourceType,
-    resource: e.resourceType === null ? null : e.resourceKey === null ? e.resourceType : `${e.resourceType}:${e.resourceKey}`,
+    resource: resourceName(e),
     tenant: e.tenant,
     decision: e.decision,
     entry: JSON.stringify(e),
