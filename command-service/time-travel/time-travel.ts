@@ -53,8 +53,9 @@ export interface PastReads {
  *   log's head.
  * - Before the environment existed (its creation in the organisation's log),
  *   the environment is not found: 404, as for a copy `as_of` then.
- * - Before the history starts (the history read model was added to read
- *   models that were already further), a 422 naming where it starts.
+ * - Before the history starts, a 422 naming where it starts: only read models an older release
+ *   wrote could have a history that starts later than the log (one added to read models already
+ *   further); this release rebuilds those (shared/read-models/layout.ts).
  */
 export class TimeTravel {
   readonly history: HistoryCollections;
