@@ -115,9 +115,21 @@ export function queryInteger(min: number, max: number, byDefault: number, tooBig
 /** Query booleans arrive as strings: `true` or `false`, nothing else. */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
+/** The largest `per_page` any list takes. */
+export const MAX_PER_PAGE = 100;
+/**
+ * The largest `page` any list takes: the most whose first item, `(page - 1) * per_page`, is still a
+ * safe integer at the largest page size (a later page was a 500 where the stores count past that).
+ * No list has so many pages, so every page within it answers, empty past the end.
+ */
+export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PER_PAGE);
+
+/** `page`, from 1 and 1 by default (Permit's). */
+export const queryPage = () => queryInteger(1, MAX_PAGE, 1, `must be at most ${MAX_PAGE}`);
+
 export const paginationSchema = z.object({
-  page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),
-  per_page: queryInteger(1, 100, 100),
+  page: queryPage(),
+  per_page: queryInteger(1, MAX_PER_PAGE, 100),
   include_total_count: queryBoolean.optional(),
 });
 export type Pagination = z.infer<typeof paginationSchema>;

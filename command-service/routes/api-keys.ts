@@ -5,6 +5,7 @@ import { newId } from '../../shared/ids';
 import type { ApiKeyDoc, ReadModels } from '../../shared/read-models/read-models';
 import { authOf, resolveEnvironment, resolveProject, type AuthContext } from '../http/auth';
 import { present } from '../http/present';
+import { MAX_PER_PAGE, queryInteger, queryPage } from '../http/validation';
 import { executeOrgCommand } from '../http/services';
 import { apiKeyCreatedSchema, apiKeyPageSchema, apiKeySchema, apiKeyScopeSchema } from '../http/responses';
 import { scopeSaid } from './api-key-scope';
@@ -26,8 +27,8 @@ export const apiKeyListSchema = z.object({
   object_type: z.enum(['org', 'project', 'env']).optional(),
   /** A project (key or id): its project and environment keys. */
   proj_id: z.string().optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(30),
+  page: queryPage(),
+  per_page: queryInteger(1, MAX_PER_PAGE, 30),
 });
 
 /** A key as the API returns it: never the secret's hash; the secret only where the caller passes it (creation, rotation). */

@@ -28,13 +28,16 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
       stored mechanism (or the reverse). The
       message says which rule; a 400 with any other message still fails. Likewise
       a copy's `as_of` position past the end of the log: 422 on `as_of` alone (the copy tests pin
-      422), as no schema knows how far the log reaches.
+      422), as no schema knows how far the log reaches; and, as it depends on the clock, an
+      `expires_at` that is not in the future (docs/expiring-access.md): 422 on `expires_at` alone.
    d. A 404 about an object the body names (a relation's `subject_resource`, …) after a create:
       `ensure_resource_availability` takes every 404 for the path's object it just created; one
       whose error names none of the request's path values is about something else.
    e. Rules between parts of one request, which no schema can state: a PUT /users/{user_id} body
       whose `key` is not the path's, a role made its own parent (two path parameters), a body whose
-      `granted_to.when` and a rule's `when` disagree (a role has one condition). 400 INVALID_INPUT
+      `granted_to.when` and a rule's `when` disagree (a role has one condition), a role assignment
+      (or unassignment) with neither a `tenant` nor a `resource_instance` (Permit's models make both
+      optional, and this document keeps Permit's models). 400 INVALID_INPUT
       with the rule's message, as 2c.
    f. A paging cursor or token the server did not issue: opaque by design, so no schema can say
       which strings are valid; 422 at that field with the message telling to pass `next_cursor`
@@ -99,6 +102,7 @@ REQUEST_RULES = [
     re.compile(r"^The body's key '.*' is not the user key of the path \('.*'\)$", re.S),
     re.compile(r"^Role '.*' cannot extend itself$", re.S),
     re.compile(r"^granted_to states no_direct_roles_on_object both true and false; a role has one condition$", re.S),
+    re.compile(r"^A role assignment needs a tenant or a resource_instance$", re.S),
 ]
 
 # 2f: command-service/grant-queries/cursor.ts, and its AuthZEN form (command-service/routes/checks/authzen.ts).
@@ -194,6 +198,29 @@ def _as_of_past_the_log(response):
     )
 
 
+# command-service/http/expires-at.ts: an end in the past is refused, as the clock says.
+EXPIRY_NOT_IN_THE_FUTURE = re.compile(r"^must be in the future \(it is .* now\)$", re.S)
+
+
+def _expiry_not_in_the_future(response):
+    body = _json(response)
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return (
+        response.status_code == 422
+        and isinstance(detail, list)
+        and len(detail) >= 1
+        and all(
+            isinstance(d, dict)
+            and isinstance(d.get("loc"), list)
+            and len(d["loc"]) >= 2
+            and d["loc"][0] == "body"
+            and d["loc"][-1] == "expires_at"
+            and EXPIRY_NOT_IN_THE_FUTURE.match(str(d.get("msg", "")))
+            for d in detail
+        )
+    )
+
+
 def _about_another_object(case, response):
     body = _json(response)
     if response.status_code != 404 or not isinstance(body, dict):
@@ -238,8 +265,8 @@ def _reason_to_drop(failure, case, response):
     if kind == "RejectedPositiveData":
         if _has_negative_component(case):
             return "2a: 'positive' case with a negative part"
-        if _state_rule(response) or _as_of_past_the_log(response):
-            return "2c: a rule on stored state"
+        if _state_rule(response) or _as_of_past_the_log(response) or _expiry_not_in_the_future(response):
+            return "2c: a rule on stored state or the clock"
         if _broken_rule(response, REQUEST_RULES):
             return "2e: a rule between parts of the request"
         if _foreign_cursor(response):

@@ -48,6 +48,22 @@ describe('facts: tenants, instances, filters and detailed reads', () => {
     expect((await api.delete(`${FACTS}/tenants/acme/users/tina`)).status).toBe(404);
   });
 
+  it('the last page a list takes answers empty, now and as of a position; one past it is a 422 naming page', async () => {
+    const lastPage = Math.floor(Number.MAX_SAFE_INTEGER / 100);
+    const written = await api.patch(`${FACTS}/tenants/acme`, { description: 'paged' });
+    const position = Number(written.headers.get('x-event-position'));
+    expect(position).toBeGreaterThan(0);
+    for (const asOf of ['', `&as_of=${position}`]) {
+      const last = await api.get(`${FACTS}/resource_instances?tenant=acme&per_page=100&page=${lastPage}${asOf}`);
+      expect(last.status).toBe(200);
+      expect(last.body).toEqual([]);
+      const past = await api.get(`${FACTS}/resource_instances?tenant=acme&page=${lastPage + 1}${asOf}`);
+      expect(past.status).toBe(422);
+      expect(past.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'page'], msg: `must be at most ${lastPage}` })]);
+    }
+    expect((await api.get(`/v2/api-key?page=${lastPage + 1}`)).status).toBe(422);
+  });
+
   it('bulk creates and deletes tenants, all or none', async () => {
     const created = await api.post(`${FACTS}/bulk/tenants`, {
       operations: [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ResourceRef } from '../../grant-queries/types';
-import { boundedJson, queryBoolean, queryInteger } from '../../http/validation';
+import { boundedJson, queryBoolean, queryInteger, queryPage } from '../../http/validation';
 import { asOfQuery, asOfSchema } from '../../time-travel/time-travel';
 
 /**
@@ -114,6 +114,6 @@ export const localRoleAssignmentsQuery = z.object({
   resource: z.string().min(1).optional(),
   /** `type:key`. */
   resource_instance: z.string().min(1).optional(),
-  page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),
+  page: queryPage(),
   per_page: queryInteger(1, 100, 30),
 });
