@@ -31,6 +31,7 @@ import { soakScenario } from './scenarios/soak';
 import { storeScaleScenarios } from './scenarios/store-scale';
 import { timeTravelScenarios } from './scenarios/time-travel';
 import { abacScenario } from './scenarios/abac';
+import { expiryScenarios } from './scenarios/expiry';
 import { tracingScenarios } from './scenarios/tracing';
 import { decisionLogScenario } from './scenarios/decision-log';
 import { distributedScenarios } from './scenarios/distributed';
@@ -50,6 +51,7 @@ const TITLES: Record<ScenarioName, string> = {
   soak: 'soak (mixed load, 10 min)',
   'time-travel': 'as_of checks and decision history',
   abac: 'ABAC check vs RBAC check',
+  expiry: 'checks while grants end; 100,000 ends at one instant',
   rebuild: 'rebuild every read model',
   tracing: 'tracing off vs on (1%, 100%)',
   'decision-log': 'decision log: checks, off vs full',
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
     if (want('soak')) await guarded('soak', () => soakScenario(standalone));
     if (want('time-travel')) await guarded('time-travel', () => timeTravelScenarios(standalone));
     if (want('abac')) await guarded('abac', () => abacScenario(standalone));
+    if (want('expiry')) await guarded('expiry', () => expiryScenarios(standalone));
     if (want('rebuild')) await guarded('rebuild', () => rebuildScenario(standalone));
     if (want('tracing')) await guarded('tracing', () => tracingScenarios(standalone));
     if (want('distributed')) await guarded('distributed', () => distributedScenarios(standalone));

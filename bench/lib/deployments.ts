@@ -5,6 +5,7 @@ import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
 import { Cluster, type ServiceProcess } from '../../test/support/cluster';
 import { cpuSecondsOf, mainThreadCpuSecondsOf, sleep } from './child';
 import { HttpClient } from './http';
+import type { DistReadModels } from './options';
 import { gauge } from './prometheus';
 import type { DistributedServers } from './servers';
 import { npmStartEnv, startService, type RunningService } from './service';
@@ -33,7 +34,7 @@ export interface Deployment {
 const BENCH_ENV = { ...npmStartEnv(), MAX_BODY_BYTES: String(8 * 1024 * 1024), READ_YOUR_WRITES_TIMEOUT_MS: '300000', LOG_LEVEL: 'warn' };
 
 /** Where a distributed deployment keeps its read models. */
-export type ReadModels = 'mongodb' | 'postgres' | 'sqlite';
+export type ReadModels = DistReadModels;
 
 const DEPLOYMENT_IDS: Record<ReadModels, string> = {
   mongodb: 'distributed',

@@ -14,6 +14,7 @@ export const SCENARIOS = [
   'soak',
   'time-travel',
   'abac',
+  'expiry',
   'rebuild',
   'tracing',
   'decision-log',
@@ -23,6 +24,9 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 /** The peers of the `peer` scenario (each run as it ships and with its caches warm). */
 export const PEERS = ['spicedb-memory', 'spicedb-postgres', 'openfga-postgres'] as const;
 export type PeerName = (typeof PEERS)[number];
+/** Where the distributed scenario's deployments keep their read models (`mongodb`: FerretDB). */
+export const DIST_READ_MODELS = ['mongodb', 'postgres', 'sqlite'] as const;
+export type DistReadModels = (typeof DIST_READ_MODELS)[number];
 /**
  * Scenarios that run only when named with --only: the soak takes ten minutes on its own; the
  * distributed one needs Kafka, FerretDB and PostgreSQL installed (scripts/test-servers.sh install).
@@ -55,6 +59,8 @@ export interface BenchOptions {
    */
   distributedFolders: number;
   distributedCopyEvents: number;
+  /** The distributed deployments to start, by their read models (default all three, in this order). */
+  distributedReadModels: DistReadModels[];
   /** Items per bulk request when loading. */
   bulkChunk: number;
   /** Seconds of mixed load in the soak scenario. */
@@ -73,7 +79,7 @@ export interface BenchOptions {
 /** The full-scale data set: what the bulk-load and check rows load (and the in-process replays of the bulk load's log). */
 export const FULL_DATASET = { folders: 10_000, documents: 90_000, users: 10_000 };
 
-const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peers' | 'serverNodeOptions'> = {
+const FULL: Omit<BenchOptions, 'only' | 'profileDir' | 'out' | 'peers' | 'serverNodeOptions' | 'distributedReadModels'> = {
   mode: 'full',
   dataset: FULL_DATASET,
   durationS: 10,
@@ -110,15 +116,35 @@ const QUICK: typeof FULL = {
   soakDurationS: 60,
 };
 
-const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--copy-events=N] [--dist-folders=N] [--dist-copy-events=N] [--peers=a,b] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
+const USAGE = `usage: npm run bench -- [--quick] [--only=a,b] [--skip=a,b] [--repeat=N] [--duration=S] [--copy-events=N] [--dist-folders=N] [--dist-copy-events=N] [--dist-read-models=a,b] [--peers=a,b] [--soak-duration=S] [--server-node-options='--max-old-space-size=768'] [--profile[=dir]] [--out=file.json]
 scenarios: ${SCENARIOS.join(', ')} (${OPT_IN.join(', ')} only with --only)
-peers: ${PEERS.join(', ')} (default all)`;
+peers: ${PEERS.join(', ')} (default all)
+dist-read-models: ${DIST_READ_MODELS.join(', ')} (default all; mongodb is FerretDB)`;
+
+const FLAGS = new Set([
+  'help',
+  'quick',
+  'only',
+  'skip',
+  'duration',
+  'repeat',
+  'copy-events',
+  'dist-folders',
+  'dist-copy-events',
+  'dist-read-models',
+  'peers',
+  'soak-duration',
+  'server-node-options',
+  'profile',
+  'out',
+  'peer-datastore',
+]);
 
 export function parseOptions(argv: string[]): BenchOptions {
   const flags = new Map<string, string | true>();
   for (const arg of argv) {
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new Error(`unknown argument ${arg}\n${USAGE}`);
+    if (!match || !FLAGS.has(match[1]!)) throw new Error(`unknown argument ${arg}\n${USAGE}`);
     flags.set(match[1]!, match[2] ?? true);
   }
   if (flags.has('help')) {
@@ -147,6 +173,10 @@ export function parseOptions(argv: string[]): BenchOptions {
   const peersFlag = flags.get('peers');
   const peers = typeof peersFlag === 'string' ? peersFlag.split(',').map((s) => s.trim()) : [...PEERS];
   for (const p of peers) if (!(PEERS as readonly string[]).includes(p)) throw new Error(`unknown peer ${p}\n${USAGE}`);
+  const readModelsFlag = flags.get('dist-read-models');
+  const readModels = typeof readModelsFlag === 'string' ? readModelsFlag.split(',').map((s) => s.trim()) : [...DIST_READ_MODELS];
+  for (const r of readModels)
+    if (!(DIST_READ_MODELS as readonly string[]).includes(r)) throw new Error(`unknown read models ${r}\n${USAGE}`);
   return {
     ...base,
     durationS: number('duration', base.durationS),
@@ -154,6 +184,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     copyEvents: number('copy-events', base.copyEvents),
     distributedFolders: number('dist-folders', base.distributedFolders),
     distributedCopyEvents: number('dist-copy-events', base.distributedCopyEvents),
+    distributedReadModels: DIST_READ_MODELS.filter((r) => readModels.includes(r)),
     soakDurationS: number('soak-duration', base.soakDurationS),
     only: new Set((only.length > 0 ? only : SCENARIOS.filter((s) => !OPT_IN.includes(s))).filter((s) => !skip.has(s))),
     serverNodeOptions: typeof flags.get('server-node-options') === 'string' ? (flags.get('server-node-options') as string) : null,

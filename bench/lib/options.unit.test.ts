@@ -15,3 +15,15 @@ describe('bench options: the peers', () => {
     expect(() => parseOptions(['--peer-datastore=sqlite'])).toThrow(/--peer-datastore is gone/);
   });
 });
+
+describe('bench options: the distributed deployments and unknown flags', () => {
+  it('starts all three distributed deployments unless told otherwise, in their own order', () => {
+    expect(parseOptions(['--only=distributed']).distributedReadModels).toEqual(['mongodb', 'postgres', 'sqlite']);
+    expect(parseOptions(['--dist-read-models=sqlite,postgres']).distributedReadModels).toEqual(['postgres', 'sqlite']);
+  });
+
+  it('refuses unknown read models and unknown flags rather than running without them', () => {
+    expect(() => parseOptions(['--dist-read-models=ferretdb'])).toThrow(/unknown read models ferretdb/);
+    expect(() => parseOptions(['--dist-copy-event=1000'])).toThrow(/unknown argument --dist-copy-event=1000/);
+  });
+});
