@@ -179,7 +179,8 @@ AS_OF_PAST_THE_LOG = re.compile(
 )
 
 
-def _as_of_past_the_log(response):
+def _refused_at(response, fields, message, where=("body", "query")):
+    """A 422 whose every detail is at one of `fields` (the last part of its `loc`, under `where`) with a message matching `message`."""
     body = _json(response)
     detail = body.get("detail") if isinstance(body, dict) else None
     return (
@@ -190,12 +191,16 @@ def _as_of_past_the_log(response):
             isinstance(d, dict)
             and isinstance(d.get("loc"), list)
             and len(d["loc"]) >= 2
-            and d["loc"][0] in ("body", "query")
-            and d["loc"][-1] in AS_OF_FIELDS
-            and AS_OF_PAST_THE_LOG.match(str(d.get("msg", "")))
+            and d["loc"][0] in where
+            and d["loc"][-1] in fields
+            and message.match(str(d.get("msg", "")))
             for d in detail
         )
     )
+
+
+def _as_of_past_the_log(response):
+    return _refused_at(response, AS_OF_FIELDS, AS_OF_PAST_THE_LOG)
 
 
 # command-service/http/expires-at.ts: an end in the past is refused, as the clock says.
@@ -203,22 +208,7 @@ EXPIRY_NOT_IN_THE_FUTURE = re.compile(r"^must be in the future \(it is .* now\)$
 
 
 def _expiry_not_in_the_future(response):
-    body = _json(response)
-    detail = body.get("detail") if isinstance(body, dict) else None
-    return (
-        response.status_code == 422
-        and isinstance(detail, list)
-        and len(detail) >= 1
-        and all(
-            isinstance(d, dict)
-            and isinstance(d.get("loc"), list)
-            and len(d["loc"]) >= 2
-            and d["loc"][0] == "body"
-            and d["loc"][-1] == "expires_at"
-            and EXPIRY_NOT_IN_THE_FUTURE.match(str(d.get("msg", "")))
-            for d in detail
-        )
-    )
+    return _refused_at(response, {"expires_at"}, EXPIRY_NOT_IN_THE_FUTURE, where=("body",))
 
 
 def _about_another_object(case, response):

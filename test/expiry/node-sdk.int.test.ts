@@ -3,9 +3,7 @@ import type { RoleAssignmentCreate } from 'permitio';
 import { ManualClock } from '../../shared/clock';
 import { startTestServer, type TestServer } from '../support/embedded-server';
 import { documentSchema, Scenario } from '../grants/support/scenario';
-
-const T0 = Date.parse('2030-01-01T00:00:00.000Z');
-const at = (ms: number) => new Date(ms).toISOString();
+import { at, T0 } from './support/instants';
 
 /**
  * `expires_at` from the official Node SDK (`permitio`), whose models do not declare it: its request

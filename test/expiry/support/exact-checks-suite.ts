@@ -2,9 +2,7 @@ import { ManualClock } from '../../../shared/clock';
 import type { TestServer } from '../../support/embedded-server';
 import { documentSchema, Scenario } from '../../grants/support/scenario';
 import type { StartExpiryServer } from './start-server';
-
-const T0 = Date.parse('2030-01-01T00:00:00.000Z');
-const at = (ms: number) => new Date(ms).toISOString();
+import { at, T0 } from './instants';
 
 /**
  * Checks and lists at the instant they are asked (docs/expiring-access.md): the service's clock is

@@ -10,9 +10,8 @@ import { ReadModels } from '../../../shared/read-models/read-models';
 import type { TestServer } from '../../support/embedded-server';
 import { documentSchema, Scenario } from '../../grants/support/scenario';
 import type { StartExpiryServer } from './start-server';
+import { at, T0 } from './instants';
 
-const T0 = Date.parse('2030-01-01T00:00:00.000Z');
-const at = (ms: number) => new Date(ms).toISOString();
 const FAST = { EXPIRY_POLL_MS: '20' };
 
 /** The events of `type` in the environment's log, oldest first. */

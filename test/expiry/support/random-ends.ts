@@ -9,9 +9,7 @@ import { ENV, GrantsHarness } from '../../grants/support/harness';
 import { Random } from '../../grants/support/random';
 import { createWorldSchema, randomCommand, WORLD } from '../../grants/support/random-world';
 import { grantKeys, recomputeGrants, referenceAllows, unsoundReasons } from '../../grants/support/reference';
-
-const T0 = Date.parse('2030-01-01T00:00:00.000Z');
-const at = (ms: number) => new Date(ms).toISOString();
+import { at, T0 } from './instants';
 
 /**
  * One random sequence with ends (`seed`), checked as described above, on the read models of
