@@ -22,6 +22,9 @@ import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
  * type), or both when they agree. Without either it is refused with 400 when
  * decided, as it always was; the document states it as `anyOf`.
  */
+/** The document's statement of the rule below: a tenant or a resource instance, not null. */
+const tenantOrInstance = { anyOf: [given('tenant'), given('resource_instance')] };
+
 export const assignmentSchema = z
   .object({
     user: z.string().min(1),
@@ -34,9 +37,12 @@ export const assignmentSchema = z
       .optional(),
     expires_at: expiresAtSchema.optional(),
   })
-  .meta({ anyOf: [given('tenant'), given('resource_instance')] });
-/** Unassigning names the assignment only: an end there would be taken and ignored. */
-export const unassignmentSchema = assignmentSchema.omit({ expires_at: true });
+  .meta(tenantOrInstance);
+/**
+ * Unassigning names the assignment only: an end there would be taken and ignored. (`omit` makes a
+ * new schema without the meta, so the presence rule is stated again.)
+ */
+export const unassignmentSchema = assignmentSchema.omit({ expires_at: true }).meta(tenantOrInstance);
 const assignmentListQuery = pastPaginationSchema.extend({
   user: repeatable.optional(),
   role: repeatable.optional(),

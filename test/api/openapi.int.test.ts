@@ -110,6 +110,11 @@ describe('/openapi.json is complete', () => {
     // Given means present and not null (a null for an optional member is absent).
     const given = (name: string) => ({ required: [name], properties: { [name]: { not: { type: 'null' } } } });
     expect(assignment.anyOf).toEqual([given('tenant'), given('resource_instance')]);
+    // Unassigning too, one or in bulk (the server refuses either without both with 400).
+    expect(body(`/v2/facts/{proj_id}/{env_id}/role_assignments`, 'delete').anyOf).toEqual(assignment.anyOf);
+    expect(body(`/v2/facts/{proj_id}/{env_id}/role_assignments/bulk`, 'delete').items.anyOf).toEqual(assignment.anyOf);
+    // An end: a date-time or null (null removes it), the format on the string.
+    expect(assignment.properties.expires_at.anyOf).toEqual([{ type: 'string', format: 'date-time' }, { type: 'null' }]);
     expect(pathParameter('/v2/facts/{proj_id}/{env_id}/resource_instances/{instance_id}', 'instance_id').schema.pattern).toBe(
       INSTANCE_REF_PATTERN,
     );
