@@ -103,26 +103,32 @@ describe('DecisionRecorder', () => {
   });
 
   it('writes on its timer, and applies the retention bound on its own (not at start)', async () => {
-    const { store, batches } = memoryStore();
-    const deleted: number[] = [];
-    store.deleteOlderThan = async (t) => (deleted.push(t), 0);
-    store.keepNewest = async (max) => (deleted.push(max), 0);
-    let opened = 0;
-    const { r } = recorder({
-      openStore: async () => (opened++, store),
-      flushMs: 10,
-      retention: { maxAgeMs: 1000, maxEntries: 7, everyMs: 100 },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // Nothing to write, and the retention's first time not come: the store is not opened.
-    expect(opened).toBe(0);
-    r.add(entry('a'));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(batches).toEqual([[entry('a')]]);
-    expect(deleted).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(deleted[1]).toBe(7);
-    expect(Date.now() - 1000 - deleted[0]!).toBeLessThan(100);
-    await r.close();
+    // The recorder's clock and timers are the test's: on a loaded machine real ones fire late.
+    jest.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const { store, batches } = memoryStore();
+      const deleted: number[] = [];
+      store.deleteOlderThan = async (t) => (deleted.push(t), 0);
+      store.keepNewest = async (max) => (deleted.push(max), 0);
+      let opened = 0;
+      const { r } = recorder({
+        openStore: async () => (opened++, store),
+        flushMs: 10,
+        retention: { maxAgeMs: 1000, maxEntries: 7, everyMs: 100 },
+      });
+      await jest.advanceTimersByTimeAsync(50);
+      // Nothing to write, and the retention's first time not come: the store is not opened.
+      expect(opened).toBe(0);
+      r.add(entry('a'));
+      await jest.advanceTimersByTimeAsync(30);
+      expect(batches).toEqual([[entry('a')]]);
+      expect(deleted).toEqual([]);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(deleted[1]).toBe(7);
+      expect(Date.now() - 1000 - deleted[0]!).toBeLessThan(100);
+      await r.close();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
