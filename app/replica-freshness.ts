@@ -1,6 +1,8 @@
+import type { ReadModelGroup } from '../command-service/http/read-model-groups';
 import type { Freshness } from '../command-service/http/services';
 import { READ_MODELS_CHECKPOINT } from '../projection-service/runner';
 import type { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
+import { answersCheckpoint } from '../shared/read-models/answer-changes';
 
 /** How often a request that waits for a position (`X-Min-Event-Position`, `as_of` ahead of the read models) looks again. */
 const POLL_MS = 2;
@@ -22,6 +24,16 @@ export class ReplicaFreshness implements Freshness {
 
   get position(): number {
     return this.replica.snapshotCheckpoint(this.checkpointName) ?? 0;
+  }
+
+  /**
+   * `answers`: where the writing process's runner stored that answers last changed, in the same
+   * snapshot as `position` (until it stored one, `position`). Other groups: `position`, as the
+   * writing process tells no one when they changed.
+   */
+  lastChangeOf(group: ReadModelGroup): number {
+    if (group !== 'answers') return this.position;
+    return this.replica.snapshotCheckpoint(answersCheckpoint(this.checkpointName)) ?? this.position;
   }
 
   async waitForPosition(position: number, timeoutMs: number): Promise<boolean> {

@@ -1,8 +1,12 @@
 import type { ReadModelGroup } from '../command-service/http/read-model-groups';
 import type { Freshness } from '../command-service/http/services';
+import { ANSWERS } from '../shared/read-models/answer-changes';
 
-/** The projection that alone writes each group of read models (its `name`). */
-const PROJECTION_OF: Record<ReadModelGroup, string> = { organisation: 'org', schema: 'schema' };
+/**
+ * The projection that alone writes each group of read models (its `name`); for `answers`, the
+ * runner's name for the last event that may have changed a check's answer.
+ */
+const PROJECTION_OF: Record<ReadModelGroup, string> = { organisation: 'org', schema: 'schema', answers: ANSWERS };
 
 /** The projections whose `lastAppliedBy` runnerFreshness asks for. */
 export const FRESHNESS_PROJECTIONS: string[] = Object.values(PROJECTION_OF);
@@ -28,7 +32,8 @@ export interface EmbeddedProjections {
 /**
  * The one-process service's freshness: its projections (on this thread or their own), which also
  * know, exactly, when each group of read models last changed (Freshness.lastChangeOf), so the caches of
- * API keys, environment scopes and role permissions outlive the batches of facts.
+ * API keys, environment scopes and role permissions outlive the batches of facts, and the decision
+ * cache the batches of expiries.
  */
 export function runnerFreshness(runner: EmbeddedProjections): Freshness {
   return {

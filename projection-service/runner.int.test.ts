@@ -5,6 +5,7 @@ import pino from 'pino';
 import { SqliteDocumentStore } from '../shared/docstore/sqlite-document-store';
 import { SqliteEventStore } from '../shared/eventstore/sqlite-event-store';
 import type { Projection } from '../shared/read-models/projection';
+import { ANSWERS, answersCheckpoint } from '../shared/read-models/answer-changes';
 import { ProjectionRunner } from './runner';
 
 const metadata = { actor: 't', timestamp: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
@@ -181,5 +182,52 @@ describe('projection runner', () => {
     await resumed.start();
     expect(resumed.lastAppliedBy('notes')).toBe(6);
     await resumed.stop();
+  });
+
+  it('moves where answers last changed on every event but an expiry that changed none, and stores it with the batch', async () => {
+    const expiries = (n: number) => Array.from({ length: n }, () => ({ type: 'RoleAssignmentExpired', data: {}, metadata }));
+    let changed = false;
+    const applied: string[] = [];
+    const grants: Projection = {
+      name: 'grants-like',
+      version: 1,
+      handles: new Set(['RoleAssignmentExpired']),
+      apply: async (event) => void applied.push(event.type),
+      changedAnswers: () => changed,
+    };
+    const start = async () => {
+      const runner = new ProjectionRunner(eventStore, documentStore, [grants], pino({ level: 'silent' }));
+      await runner.start();
+      return runner;
+    };
+    const stored = () => documentStore.loadCheckpoint(answersCheckpoint('read-models'));
+    let runner = await start();
+    await eventStore.append('notes-1', events(2), 'no_stream');
+    expect(await runner.waitForPosition(2, 5000)).toBe(true);
+    expect(runner.lastAppliedBy(ANSWERS)).toBe(2);
+    expect(await stored()).toBe(2);
+
+    // Expiries that changed no answer: the read models move, where answers changed does not.
+    await eventStore.append('notes-1', expiries(2), 1);
+    expect(await runner.waitForPosition(4, 5000)).toBe(true);
+    expect(applied).toEqual(['RoleAssignmentExpired', 'RoleAssignmentExpired']);
+    expect(runner.lastAppliedBy(ANSWERS)).toBe(2);
+    expect(await stored()).toBe(2);
+
+    // One the projection says changed an answer (a guarded role given back) moves it.
+    changed = true;
+    await eventStore.append('notes-1', expiries(1), 3);
+    expect(await runner.waitForPosition(5, 5000)).toBe(true);
+    expect(runner.lastAppliedBy(ANSWERS)).toBe(5);
+    expect(await stored()).toBe(5);
+
+    // A restarted runner resumes from what it stored, not from its checkpoint.
+    changed = false;
+    await eventStore.append('notes-1', expiries(1), 4);
+    expect(await runner.waitForPosition(6, 5000)).toBe(true);
+    await runner.stop();
+    runner = await start();
+    expect(runner.lastAppliedBy(ANSWERS)).toBe(5);
+    await runner.stop();
   });
 });

@@ -3,6 +3,7 @@ import type { DocumentStore } from '../shared/docstore/port';
 import type { RecordedEvent } from '../shared/events/envelope';
 import type { EventStore, Subscription } from '../shared/eventstore/port';
 import { applyToProjections, type Projection } from '../shared/read-models/projection';
+import { ANSWERS, answersCheckpoint, mayChangeAnswers } from '../shared/read-models/answer-changes';
 import { ensureLayout } from '../shared/read-models/layout';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
 import { sleep } from '../shared/sleep';
@@ -69,6 +70,8 @@ export class ProjectionRunner {
   private readonly checkpointName: string;
   /** Position of the last event each projection applied, by projection name (see lastAppliedBy). */
   private readonly lastApplied = new Map<string, number>();
+  /** Position of the last event that may have changed a check's answer, as stored (see lastAppliedBy(ANSWERS)). */
+  private answersChangedAt: number | null = null;
   /** The last read of the log asked for: events after `after`, at most `size` (see nextBatchSize). */
   private read = { after: -1, size: 0 };
   /** The last batch past the start head came back as large as asked: the log is ahead of the read models. */
@@ -102,6 +105,7 @@ export class ProjectionRunner {
     // Read models an older release wrote in another layout are emptied here, and replayed below from the log's start.
     await this.store.transaction(() => ensureLayout(this.store, this.checkpointName, this.projections, this.logger));
     this.checkpoint = await this.store.loadCheckpoint(this.checkpointName);
+    this.answersChangedAt = await this.store.loadCheckpoint(answersCheckpoint(this.checkpointName));
     this.startHead = await this.events.headPosition();
     this.read = { after: -1, size: 0 };
     this.behind = false;
@@ -167,8 +171,10 @@ export class ProjectionRunner {
    * resumed if none yet (what it wrote before is older still). Moves right after the batch commits,
    * with `position`: a cache of answers read only from that projection's read models stays exact when
    * keyed by it, and survives the batches that do not touch them (app/runner-freshness.ts).
+   * `ANSWERS` (answer-changes.ts): the last event that may have changed a check's answer.
    */
   lastAppliedBy(name: string): number {
+    if (name === ANSWERS) return this.answersChangedAt ?? this.resumedFrom;
     return this.lastApplied.get(name) ?? this.resumedFrom;
   }
 
@@ -216,18 +222,22 @@ export class ProjectionRunner {
   private async applyOnce(batch: RecordedEvent[], again: boolean): Promise<void> {
     const last = batch.at(-1)!.position;
     const yielder = new Yielder();
+    let answersChanged: number | null = null;
     await this.store.transaction(async () => {
       for (const projection of this.projections) await projection.prepare?.(batch);
       for (const event of batch) {
         await applyToProjections(this.projections, event);
+        if (mayChangeAnswers(event, this.projections)) answersChanged = event.position;
         // A batch takes a millisecond or more per 10 events at scale: requests get their turn meanwhile
         // (they read the last committed batch; writes from elsewhere wait for this one, see the store).
         await yielder.maybeYield();
       }
+      if (answersChanged !== null) await this.saveAnswersChanged(answersChanged, again);
       const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, last);
       if (!saved.ok && !(again && saved.current === last)) throw new CheckpointMovedError(this.checkpointName, saved.current);
     });
     this.checkpoint = last;
+    if (answersChanged !== null) this.answersChangedAt = answersChanged;
     this.behind = this.read.after >= this.startHead && batch.length >= this.read.size;
     this.noteAppliedBy(batch);
     this.logReplay(last);
@@ -252,6 +262,17 @@ export class ProjectionRunner {
       this.replay = null;
       this.logger.info({ from: replay.from, head: this.startHead, events, seconds, perSecond }, 'projections replayed the log');
     } else this.logger.info({ position, head: this.startHead, events, seconds, perSecond }, 'projections replaying the log');
+  }
+
+  /**
+   * Stores where answers last changed, in the batch's transaction, for the processes that read these
+   * read models (a check worker's decision cache, app/replica-freshness.ts). A retry may find its
+   * own earlier save (its answer lost on the way), as with the checkpoint.
+   */
+  private async saveAnswersChanged(position: number, again: boolean): Promise<void> {
+    const name = answersCheckpoint(this.checkpointName);
+    const saved = await this.store.saveCheckpoint(name, this.answersChangedAt, position);
+    if (!saved.ok && !(again && saved.current === position)) throw new CheckpointMovedError(name, saved.current);
   }
 
   /** After a batch committed: which projections it moved (lastAppliedBy). */

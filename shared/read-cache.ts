@@ -3,7 +3,8 @@
  * position they were computed at. Every projected event moves the position, and
  * the first lookup after a move drops everything, so a cached answer is always
  * the one the store would give now: there is no TTL to tune and nothing to
- * invalidate by hand.
+ * invalidate by hand. (A cache of answers that some events cannot change is given
+ * the position of the last event that could: command-service/http/read-model-groups.ts.)
  *
  * How exact that is depends on how the position is learnt. The embedded service
  * advances it in the same process right after the projection commits, so the

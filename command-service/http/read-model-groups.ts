@@ -2,9 +2,10 @@
  * Read models that change rarely and that most requests read, each written by one projection
  * alone: `organisation` (API keys, projects, environments: authentication and the
  * `/:proj_id/:env_id` scope of every request) and `schema` (roles and their permissions: every
- * check).
+ * check); and `answers`, everything a permission check reads, which every event may change but
+ * the expiries (shared/read-models/answer-changes.ts): what the decision cache is kept by.
  */
-export type ReadModelGroup = 'organisation' | 'schema';
+export type ReadModelGroup = 'organisation' | 'schema' | 'answers';
 
 /** The part of Freshness (services.ts) that says when read models changed. */
 export interface ChangePositions {

@@ -38,10 +38,19 @@ export class BatchHolders {
     return this.prefetch.of(environmentId, instance, position);
   }
 
-  /** The grants collection for one event of `environmentId`, reporting what each write touches so that stale lists are dropped. */
-  recording(environmentId: string): Collection<GrantDoc> {
+  /**
+   * The grants collection for one event of `environmentId`, reporting what each write touches so
+   * that stale lists are dropped; `written` is told of each write of grants (not of deletes).
+   */
+  recording(environmentId: string, written: () => void = () => undefined): Collection<GrantDoc> {
     const grants = this.grants;
-    const touched = (instances: Iterable<string>) => this.prefetch.drop(environmentId, instances);
+    const touched = (instances: string[]) => {
+      this.prefetch.drop(environmentId, instances);
+    };
+    const wrote = (instances: string[]) => {
+      if (instances.length > 0) written();
+      touched(instances);
+    };
     const touchedFilter = (filter: Filter) => {
       const ids = filter.id;
       if (Object.keys(filter).length === 1 && ids !== null && typeof ids === 'object' && '$in' in ids)
@@ -53,9 +62,9 @@ export class BatchHolders {
       findOne: (filter) => grants.findOne(filter),
       find: (filter, options) => grants.find(filter, options),
       count: (filter) => grants.count(filter),
-      put: (doc) => (touched([doc.instance]), grants.put(doc)),
-      putMany: (docs) => (touched(docs.map((d) => d.instance)), grants.putMany(docs)),
-      insertMissing: (docs) => (touched(docs.map((d) => d.instance)), grants.insertMissing(docs)),
+      put: (doc) => (wrote([doc.instance]), grants.put(doc)),
+      putMany: (docs) => (wrote(docs.map((d) => d.instance)), grants.putMany(docs)),
+      insertMissing: (docs) => (wrote(docs.map((d) => d.instance)), grants.insertMissing(docs)),
       delete: (id) => (touched([instanceOfGrantId(id)]), grants.delete(id)),
       deleteMany: (filter) => (touchedFilter(filter), grants.deleteMany(filter)),
     };

@@ -124,6 +124,8 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const yielder = new Yielder(options.sliceMs);
   const holders = new BatchHolders(collections.grants);
   const prefetched = new PrefetchedEdges(edges);
+  /** Whether applying the last event may have changed a check's answer (changedAnswers). */
+  let answersMayHaveChanged = false;
   return {
     name: 'derived-grants',
     // 2: a grant keeps the support whose chain ends last, and that chain's first end (docs/expiring-access.md).
@@ -133,7 +135,13 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
       await holders.prepare(batch);
       await prefetched.prepare(batch);
     },
+    // An expiry only drops what already ended (shared/read-models/answer-changes.ts), unless a grant
+    // was written on it (derived again), or the environment has `no_direct_roles_on_object` roles:
+    // an expiry gives those back, stored (conditions.ts) or read (a sink role's guard,
+    // effective-grants.ts, lifts at the end itself), so an answer cached before it may be stale.
+    changedAnswers: () => answersMayHaveChanged,
     async apply(event) {
+      answersMayHaveChanged = false;
       if (!handles.has(event.type)) return;
       ruleBook.observe(event.position);
       if (tupleChanges.has(event.type)) prefetched.forget();
@@ -143,7 +151,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
         at: event.metadata.timestamp,
         rules: await ruleBook.of(environmentId),
         // Writes go through the recorder, which drops the holders it had read of an instance written.
-        collections: { grants: holders.recording(environmentId), rules: collections.rules },
+        collections: { grants: holders.recording(environmentId, () => (answersMayHaveChanged = true)), rules: collections.rules },
         edges,
         instanceKeys: instances,
         assignments: rm.assignments,
@@ -156,6 +164,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
       try {
         if (!ctx.rules.sinksImplied) await dropStoredSinkGrants(ctx);
         await dispatch(grantsProjectionHandlers, event.type, ctx, event);
+        if (ctx.rules.hasGuarded()) answersMayHaveChanged = true;
         await ruleBook.saveIfChanged(environmentId, ctx.rules);
       } catch (error) {
         ruleBook.reset();

@@ -34,6 +34,11 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
    * handles it): what the projections write next is as of its position (the history's versions).
    */
   begin?(event: RecordedEvent): void;
+  /**
+   * Asked right after `apply` of an event whose type changes no check's answer by itself
+   * (answer-changes.ts, an expiry): whether applying it here changed one all the same.
+   */
+  changedAnswers?(): boolean;
 }
 
 /**

@@ -6,6 +6,7 @@ import { route } from '../route';
 import type { RouteContext } from '../route-context';
 import { abacInputsOf } from './abac-inputs';
 import { allowedFastLane } from './allowed-fast-lane';
+import { changePosition } from '../../http/read-model-groups';
 import { CachedChecks } from './cached-checks';
 import { recordChecks, sourceOf } from './decision-entries';
 import { atOnePosition, queriesAsOf, queryAsOf } from './positions';
@@ -28,7 +29,8 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
   const rm = services.readModels;
   const decisions = new CachedChecks(
     queries,
-    () => services.freshness.position,
+    // Kept while no event that may change an answer is projected: the expiries do not empty it.
+    changePosition(services.freshness, 'answers'),
     services.config.READ_CACHE_ENTRIES,
     services.metrics.checks.cache,
     () => services.clock.now(),

@@ -60,6 +60,11 @@ export class RuleIndex {
   }
 
   /** Whether derivations of `role` skip a user on an instance where the user holds a direct role. */
+  /** Whether any role is guarded (`no_direct_roles_on_object`). */
+  hasGuarded(): boolean {
+    return this.guardedRoles.size > 0;
+  }
+
   isGuarded(resource: string, role: string): boolean {
     return this.guardedRoles.size > 0 && this.guardedRoles.has(roleOf(resource, role));
   }
