@@ -27,6 +27,8 @@ export interface Deployment {
   metrics(): Promise<string>;
   /** Appends `batches` straight into `stream` of the log (for the copy's source) and returns the log's position after them. */
   appendToLog(stream: string, batches: Iterable<NewEvent[]>): Promise<number>;
+  /** The last lines the deployment's processes printed (for a failed load's report), where they are kept. */
+  output?(): string;
   stop(): Promise<void>;
 }
 
@@ -81,7 +83,14 @@ export async function startEmbeddedDeployment(): Promise<Deployment> {
       service = await startService({ dataDir: service.dataDir, ownsDataDir: true, port, env: BENCH_ENV, readyTimeoutMs: 600_000 });
       return position;
     },
-    stop: () => service.stop(),
+    output: () => service.child.output().slice(-4000),
+    async stop() {
+      // A process that died under a load says why only here (its output is kept, not printed).
+      const { exitCode, signalCode } = service.child.process;
+      if (exitCode !== null || signalCode !== null)
+        console.error(`[bench] the one-process service had exited (${exitCode ?? signalCode}):\n${service.child.output().slice(-4000)}`);
+      await service.stop();
+    },
   };
 }
 

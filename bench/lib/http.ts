@@ -18,6 +18,10 @@ export class HttpClient {
       method,
       headers: this.headers,
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    }).catch((error: unknown) => {
+      // fetch says only "fetch failed"; why (refused, reset, closed) is in its cause.
+      const cause = (error as { cause?: Error }).cause;
+      throw new Error(`${method} ${this.url}${path}: ${String(error)}${cause ? ` (${cause.name}: ${cause.message})` : ''}`);
     });
     const text = await response.text();
     return {

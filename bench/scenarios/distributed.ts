@@ -149,7 +149,11 @@ export async function distributedScenarios(ctx: Ctx): Promise<ScenarioResult[]> 
     for (const m of runs) m.uncached = await checkLoad(ctx, m, checks, true);
     for (const m of runs) m.cached = await checkLoad(ctx, m, checks, false);
     for (const m of runs) await createLoad(ctx, m);
-    for (const m of runs) await copy(ctx, m);
+    for (const m of runs)
+      await copy(ctx, m).catch((error: unknown) => {
+        ctx.log(`${m.deployment.id}: the copy failed; what the deployment printed last:\n${m.deployment.output?.() ?? '(not kept)'}`);
+        throw error;
+      });
     return rows(ctx, runs);
   } finally {
     for (const deployment of deployments)
