@@ -17,14 +17,14 @@ import { route } from './route';
 import type { RouteContext } from './route-context';
 import { pastPaginationSchema, readModelsAsOf } from '../time-travel/reads';
 
+/** The document's statement of the rule of the schemas below: a tenant or a resource instance, not null. */
+const tenantOrInstance = { anyOf: [given('tenant'), given('resource_instance')] };
+
 /**
  * A tenant (for a top-level role) or a resource instance (for a role of its
  * type), or both when they agree. Without either it is refused with 400 when
  * decided, as it always was; the document states it as `anyOf`.
  */
-/** The document's statement of the rule below: a tenant or a resource instance, not null. */
-const tenantOrInstance = { anyOf: [given('tenant'), given('resource_instance')] };
-
 export const assignmentSchema = z
   .object({
     user: z.string().min(1),

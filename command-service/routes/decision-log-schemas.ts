@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inputOf, resultOf, type DecisionEntry, type DecisionFilter } from '../../shared/decision-log/port';
 import { canonicalId } from '../../shared/ids';
 import { time, values } from '../audit/filters';
-import { queryBoolean, queryInteger } from '../http/validation';
+import { MAX_PER_PAGE, queryBoolean, queryInteger } from '../http/validation';
 
 /**
  * `GET /v2/pdps/{proj_id}/{env_id}/audit_logs` as Permit's API takes it (its SDKs'
@@ -33,7 +33,7 @@ export const decisionLogQuery = z.object({
     .optional()
     .meta({ description: 'The kind of question: checks, user permissions, authorized users (never logged here), `none`: all' }),
   page: queryInteger(1, 1_000_000, 1),
-  per_page: queryInteger(1, 100, 30),
+  per_page: queryInteger(1, MAX_PER_PAGE, 30),
 });
 export type DecisionLogQuery = z.infer<typeof decisionLogQuery>;
 

@@ -44,9 +44,7 @@ export class BatchHolders {
    */
   recording(environmentId: string, written: () => void = () => undefined): Collection<GrantDoc> {
     const grants = this.grants;
-    const touched = (instances: string[]) => {
-      this.prefetch.drop(environmentId, instances);
-    };
+    const touched = (instances: Iterable<string>) => this.prefetch.drop(environmentId, instances);
     const wrote = (instances: string[]) => {
       if (instances.length > 0) written();
       touched(instances);

@@ -2,8 +2,9 @@ import { ManualClock } from '../../shared/clock';
 import { startTestServer, type TestServer } from '../support/embedded-server';
 import { Scrape } from '../support/prometheus';
 import { until } from '../support/until';
-import { documentSchema, Scenario } from '../grants/support/scenario';
+import { Scenario } from '../grants/support/scenario';
 import { at, T0 } from './support/instants';
+import { folderAndDocument } from './support/world';
 
 /**
  * The decision cache across expiry events (shared/read-models/answer-changes.ts): an expiry drops
@@ -26,10 +27,7 @@ describe('the decision cache across expiries', () => {
 
   async function world(envKey: string): Promise<Scenario> {
     clock.set(T0);
-    const s = await Scenario.create(server, envKey);
-    await documentSchema(s);
-    await s.instance('folder:f', 'acme');
-    await s.instance('document:d', 'acme');
+    const s = await folderAndDocument(server, envKey);
     await s.tuple('folder:f', 'parent', 'document:d');
     return s;
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ResourceRef } from '../../grant-queries/types';
-import { boundedJson, queryBoolean, queryInteger, queryPage } from '../../http/validation';
+import { boundedJson, MAX_PER_PAGE, queryBoolean, queryInteger, queryPage } from '../../http/validation';
 import { asOfQuery, asOfSchema } from '../../time-travel/time-travel';
 
 /**
@@ -115,5 +115,5 @@ export const localRoleAssignmentsQuery = z.object({
   /** `type:key`. */
   resource_instance: z.string().min(1).optional(),
   page: queryPage(),
-  per_page: queryInteger(1, 100, 30),
+  per_page: queryInteger(1, MAX_PER_PAGE, 30),
 });

@@ -3,6 +3,7 @@ import type { TestServer } from '../../support/embedded-server';
 import { documentSchema, Scenario } from '../../grants/support/scenario';
 import type { StartExpiryServer } from './start-server';
 import { at, T0 } from './instants';
+import { folderAndDocument } from './world';
 
 /**
  * `as_of` across an end, and copies that keep the ends (docs/expiring-access.md). The scheduler is
@@ -20,10 +21,7 @@ export function asOfAndCopySuite(title: string, start: StartExpiryServer): void 
 
     async function world(name: string): Promise<Scenario> {
       clock.set(T0);
-      const s = await Scenario.create(server, name);
-      await documentSchema(s);
-      await s.instance('folder:f', 'acme');
-      await s.instance('document:d', 'acme');
+      const s = await folderAndDocument(server, name);
       await s.ok(s.api.post(`${s.facts}/relationship_tuples`, { subject: 'folder:f', relation: 'parent', object: 'document:d' }));
       await s.ok(
         s.api.post(`${s.facts}/role_assignments`, {

@@ -7,10 +7,10 @@ import { ManualClock } from '../../../shared/clock';
 import { CommandPipeline } from '../../../shared/cqrs/command-pipeline';
 import { envDecider } from '../../../shared/domain/env/decider';
 import { ReadModels } from '../../../shared/read-models/read-models';
-import type { TestServer } from '../../support/embedded-server';
-import { documentSchema, Scenario } from '../../grants/support/scenario';
+import { Scenario } from '../../grants/support/scenario';
 import type { StartExpiryServer } from './start-server';
 import { at, T0 } from './instants';
+import { folderAndDocument } from './world';
 
 const FAST = { EXPIRY_POLL_MS: '20' };
 
@@ -29,14 +29,6 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<v
   }
 }
 
-async function world(server: TestServer, name: string): Promise<Scenario> {
-  const s = await Scenario.create(server, name);
-  await documentSchema(s);
-  await s.instance('folder:f', 'acme');
-  await s.instance('document:d', 'acme');
-  return s;
-}
-
 const assign = (s: Scenario, user: string, role: string, instance: string, end: number) =>
   s.ok(s.api.post(`${s.facts}/role_assignments`, { user, role, resource_instance: instance, expires_at: at(end) }));
 
@@ -51,7 +43,7 @@ export function expiryEventsSuite(title: string, start: StartExpiryServer): void
       const clock = new ManualClock(T0);
       const server = await start({ clock, env: FAST }, 'events');
       try {
-        const s = await world(server, 'expiry-events');
+        const s = await folderAndDocument(server, 'expiry-events');
         await s.ok(
           s.api.post(`${s.facts}/relationship_tuples`, {
             subject: 'folder:f',
@@ -105,7 +97,7 @@ export function expiryEventsSuite(title: string, start: StartExpiryServer): void
       const clock = new ManualClock(T0);
       try {
         const first = await start({ dataDir, clock, env: FAST }, 'restart');
-        const s = await world(first, 'expiry-restart');
+        const s = await folderAndDocument(first, 'expiry-restart');
         await assign(s, 'alice', 'editor', 'folder:f', T0 + 1_000);
         await assign(s, 'bob', 'viewer', 'document:d', T0 + 2_000);
         await first.close({ keepData: true });
@@ -131,7 +123,7 @@ export function expiryEventsSuite(title: string, start: StartExpiryServer): void
       const clock = new ManualClock(T0);
       const server = await start({ clock, env: { EXPIRY_POLL_MS: '0' } }, 'race');
       try {
-        const s = await world(server, 'expiry-race');
+        const s = await folderAndDocument(server, 'expiry-race');
         for (let i = 0; i < 20; i++) await assign(s, `user${i}`, 'viewer', 'document:d', T0 + 1 + i);
         clock.set(T0 + 1_000);
         const { services, eventStore } = server.service;

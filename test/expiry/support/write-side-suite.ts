@@ -1,8 +1,9 @@
 import { ManualClock } from '../../../shared/clock';
 import type { TestServer } from '../../support/embedded-server';
-import { documentSchema, Scenario } from '../../grants/support/scenario';
+import { Scenario } from '../../grants/support/scenario';
 import type { StartExpiryServer } from './start-server';
 import { at, T0 } from './instants';
+import { folderAndDocument } from './world';
 
 /**
  * `expires_at` on role assignments and relationship tuples: written, read back, listed, moved and
@@ -18,13 +19,7 @@ export function writeSideSuite(title: string, start: StartExpiryServer): void {
     });
     afterAll(() => server.close());
 
-    async function world(): Promise<Scenario> {
-      const s = await Scenario.create(server, `expiry-write-${++envs}`);
-      await documentSchema(s);
-      await s.instance('folder:f', 'acme');
-      await s.instance('document:d', 'acme');
-      return s;
-    }
+    const world = (): Promise<Scenario> => folderAndDocument(server, `expiry-write-${++envs}`);
 
     it('stores the end of an assignment as UTC with milliseconds, in any zone it is sent in, and lists it', async () => {
       const s = await world();
