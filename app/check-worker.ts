@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from '../command-service/app';
 import { answerUnparsableRequests } from '../command-service/http/client-errors';
+import { keepRequestsSentInTime } from '../command-service/http/keep-alive';
 import { requestListener } from '../command-service/http/fast-lane';
 import type { ApiRegistry, HttpMethod, Operation } from '../command-service/http/openapi';
 import type { Config } from '../shared/config';
@@ -94,6 +95,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
     }
   });
   answerUnparsableRequests(server);
+  keepRequestsSentInTime(server);
   return {
     operations: api.declared(),
     take(socket, firstBytes) {

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerUnparsableRequests } from '../command-service/http/client-errors';
 import { requestListener } from '../command-service/http/fast-lane';
+import { keepRequestsSentInTime } from '../command-service/http/keep-alive';
 import type { Config } from '../shared/config';
 
 /** Listens on HOST:PORT (PORT 0: any free port) and resolves with the server and its URL. */
@@ -16,6 +17,7 @@ export async function listen(app: Express, config: Config): Promise<{ server: Se
     });
   });
   answerUnparsableRequests(server);
+  keepRequestsSentInTime(server);
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://${config.HOST}:${port}` };
 }
