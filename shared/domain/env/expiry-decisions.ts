@@ -16,9 +16,8 @@ export const MAX_EXPIRIES_PER_COMMAND = 1_000;
  * conflicts, and decided again it finds nothing due).
  */
 export function expireDue(c: Cmd<'ExpireDue'>, s: EnvState): EnvEvent[] {
-  const due = [...s.ends].filter(([, end]) => end <= c.now).sort(([ka, a], [kb, b]) => (a < b ? -1 : a > b ? 1 : ka < kb ? -1 : 1));
   const events: EnvEvent[] = [];
-  for (const [key, expiresAt] of due.slice(0, MAX_EXPIRIES_PER_COMMAND)) {
+  for (const [key, expiresAt] of earliestDue(s.ends, c.now, MAX_EXPIRIES_PER_COMMAND)) {
     const factKey = key.slice(2);
     if (key.startsWith('a|')) {
       const assignment = s.assignments.get(factKey);
@@ -29,4 +28,64 @@ export function expireDue(c: Cmd<'ExpireDue'>, s: EnvState): EnvEvent[] {
     }
   }
   return events;
+}
+
+type End = [key: string, end: string];
+
+/**
+ * The `limit` earliest ends at or before `now`, in order of their ends; ends at one instant in the
+ * order the state holds them (the order their facts got them), so the choice is the same each time.
+ * An instant may hold more ends than a command appends (each command then takes the next `limit`):
+ * they are chosen in one pass with a bounded heap whose root is the latest kept, rather than by
+ * sorting every end due on each command. An end no earlier than the root is passed over with one
+ * comparison: of two equal ends the one met first is kept.
+ */
+export function earliestDue(ends: ReadonlyMap<string, string>, now: string, limit: number): End[] {
+  if (limit <= 0) return [];
+  const heap: Kept[] = [];
+  let order = 0;
+  for (const [key, end] of ends) {
+    if (end > now) continue;
+    order += 1;
+    if (heap.length < limit) {
+      heap.push({ key, end, order });
+      siftUp(heap, heap.length - 1);
+    } else if (end < heap[0]!.end) {
+      heap[0] = { key, end, order };
+      siftDown(heap, 0);
+    }
+  }
+  return heap.sort((a, b) => (before(a, b) ? -1 : 1)).map(({ key, end }) => [key, end]);
+}
+
+/** An end kept, with its place in the state's order. */
+interface Kept {
+  key: string;
+  end: string;
+  order: number;
+}
+
+const before = (a: Kept, b: Kept): boolean => a.end < b.end || (a.end === b.end && a.order < b.order);
+
+/** Max-heap by `before`: a parent never comes before its children. */
+function siftUp(heap: Kept[], i: number): void {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(heap[parent]!, heap[i]!)) return;
+    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+    i = parent;
+  }
+}
+
+function siftDown(heap: Kept[], i: number): void {
+  for (;;) {
+    const left = 2 * i + 1;
+    const right = left + 1;
+    let latest = i;
+    if (left < heap.length && before(heap[latest]!, heap[left]!)) latest = left;
+    if (right < heap.length && before(heap[latest]!, heap[right]!)) latest = right;
+    if (latest === i) return;
+    [heap[latest], heap[i]] = [heap[i]!, heap[latest]!];
+    i = latest;
+  }
 }

@@ -2,6 +2,7 @@ import { DuplicateEntityError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import { deciderSpecification } from '../../testing/decider-specification';
 import { envDecider } from './decider';
+import { earliestDue } from './expiry-decisions';
 
 const spec = deciderSpecification(envDecider);
 
@@ -103,5 +104,22 @@ describe('ends of assignments and tuples in the environment decider', () => {
       .given(assigned)
       .when({ type: 'ExpireDue', now: '2030-01-01T00:00:02.000Z' })
       .thenContains([{ type: 'RoleAssignmentExpired' }]);
+  });
+});
+
+describe('earliestDue', () => {
+  it('takes the earliest ends due, in order, ties in the order the state holds them, as sorting them all would', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const ends = new Map<string, string>();
+    for (let i = 0; i < 2_000; i++)
+      ends.set(`a|${Math.floor(random() * 1e9)}-${i}`, `2030-01-01T00:00:${String(Math.floor(random() * 20)).padStart(2, '0')}.000Z`);
+    const now = '2030-01-01T00:00:15.000Z';
+    // The reference: every end due, sorted by end (a stable sort keeps the state's order of ties).
+    const reference = [...ends].filter(([, end]) => end <= now).sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(reference.length).toBeGreaterThan(1_000);
+    for (const limit of [0, 1, 10, 999, reference.length, reference.length + 5]) {
+      expect(earliestDue(ends, now, limit)).toEqual(reference.slice(0, limit));
+    }
   });
 });

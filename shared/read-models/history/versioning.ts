@@ -158,7 +158,7 @@ class VersionedCollection<T extends { id: string }> implements Collection<T> {
   async deleteMany(filter: Filter): Promise<number> {
     if (!this.versioning.active) return this.inner.deleteMany(filter);
     const going = (await this.inner.find(filter)) as Array<Stamped<T>>;
-    for (const doc of going) await this.close(doc);
+    await this.close(...going);
     const deleted = await this.inner.deleteMany(filter);
     for (const doc of going) this.known.set(doc.id, null);
     return deleted;
@@ -181,15 +181,19 @@ class VersionedCollection<T extends { id: string }> implements Collection<T> {
     return stamped;
   }
 
-  /** Writes the version `prior` held as closed at the write position (unless a replay meets a later one, or wrote it already). */
-  private async close(prior: Stamped<T>): Promise<void> {
+  /** Writes the versions `priors` held as closed at the write position, in one write (each unless a replay meets a later one, or wrote it already). */
+  private async close(...priors: Array<Stamped<T>>): Promise<void> {
     const position = this.versioning.writePosition;
-    const from = fromOf(prior);
-    if (from >= position) return;
+    const versions: Array<Version<T>> = [];
+    for (const prior of priors) {
+      const from = fromOf(prior);
+      if (from < position) versions.push(versionOf(prior, from, position));
+    }
+    if (versions.length === 0) return;
     this.closedCollection ??= this.closedOf();
     // Once written, a closed version is what the document was: a replay after a failed batch, whose
     // events may meet documents later ones changed (a tuple's instance already gone), keeps it.
-    await this.closedCollection.insertMissing([versionOf(prior, from, position)]);
+    await this.closedCollection.insertMissing(versions);
   }
 
   /** The stored document `id`, as the batch knows it or read once. */
