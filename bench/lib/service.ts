@@ -107,6 +107,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
 }
 
+/**
+ * The run's `--server-node-options` and, under `--profile`, a CPU profile directory of the
+ * scenario's own (`<profile dir>/<name>`), for a scenario's startService: every service a
+ * scenario starts honours both flags.
+ */
+export function runOptions(
+  options: { profileDir: string | null; serverNodeOptions: string | null },
+  name: string,
+): Pick<ServiceOptions, 'nodeOptions' | 'cpuProfileDir'> {
+  return { nodeOptions: options.serverNodeOptions, cpuProfileDir: options.profileDir ? `${options.profileDir}/${name}` : undefined };
+}
+
 /** An environment-scoped key for `default/production` (what `/allowed` and the facts API take). */
 export async function environmentKey(admin: HttpClient): Promise<HttpClient> {
   const created = await admin.ok('POST', '/v2/api-key', {

@@ -1,7 +1,7 @@
 import type { BenchContext } from '../lib/context';
 import { repeatLoad, type Repeated } from '../lib/load';
 import type { ScenarioResult } from '../lib/results';
-import { environmentKey, startService } from '../lib/service';
+import { environmentKey, runOptions, startService } from '../lib/service';
 
 const SCHEMA = '/v2/schema/default/production';
 const FACTS = '/v2/facts/default/production';
@@ -25,7 +25,7 @@ const CHECKS = 4_000;
 export async function abacScenario(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult[]> {
   const { durationS, repeat, warmupS } = ctx.options;
   const size = ctx.options.mode === 'quick' ? 2_000 : 20_000;
-  const service = await startService({ nodeOptions: ctx.options.serverNodeOptions });
+  const service = await startService(runOptions(ctx.options, 'abac'));
   try {
     const api = await environmentKey(service.admin);
     ctx.log(`abac: ${size.toLocaleString('en-US')} users and documents with attributes, a tenant role and a set rule`);

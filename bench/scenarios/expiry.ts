@@ -5,7 +5,7 @@ import { assignmentsPost, bulkSend, instancesPut, loadSchema, range, tuplesPost 
 import type { BenchOptions } from '../lib/options';
 import { gauge } from '../lib/prometheus';
 import type { ScenarioResult } from '../lib/results';
-import { environmentKey, startService } from '../lib/service';
+import { environmentKey, runOptions, startService } from '../lib/service';
 
 /** Items per bulk request, two requests in flight, as the main load. */
 const CHUNK = 1_000;
@@ -35,7 +35,7 @@ export async function expiryScenarios(ctx: Context): Promise<ScenarioResult[]> {
 }
 
 /** The main data set's model, and `size` folders `f<i>`, each the parent of document `d<i>`. */
-async function loadFoldersAndDocuments(api: HttpClient, size: number): Promise<void> {
+export async function loadFoldersAndDocuments(api: HttpClient, size: number): Promise<void> {
   await loadSchema(api);
   await bulkSend(
     (function* () {
@@ -55,7 +55,7 @@ async function loadFoldersAndDocuments(api: HttpClient, size: number): Promise<v
 }
 
 /** User `u<i>` is editor of folder `f<i>` (so of document `d<i>`), until `expiresAt` if given. */
-const assignment = (i: number, expiresAt?: string) => ({
+export const assignment = (i: number, expiresAt?: string) => ({
   user: `u${i}`,
   role: 'editor',
   resource_instance: `folder:f${i}`,
@@ -77,7 +77,7 @@ async function headPosition(api: HttpClient): Promise<number> {
 async function expiringChecks(ctx: Context): Promise<ScenarioResult[]> {
   const { durationS, repeat, warmupS } = ctx.options;
   const size = ctx.options.mode === 'quick' ? 2_000 : 20_000;
-  const service = await startService({ nodeOptions: ctx.options.serverNodeOptions });
+  const service = await startService(runOptions(ctx.options, 'expiry-checks'));
   try {
     const api = await environmentKey(service.admin);
     ctx.log(`expiry: ${size.toLocaleString('en-US')} folders, documents and editors, no end yet`);
@@ -182,7 +182,7 @@ interface Tally {
 
 async function massExpiry(ctx: Context): Promise<ScenarioResult> {
   const size = ctx.options.mode === 'quick' ? 10_000 : 100_000;
-  const service = await startService({ nodeOptions: ctx.options.serverNodeOptions });
+  const service = await startService(runOptions(ctx.options, 'mass-expiry'));
   try {
     const api = await environmentKey(service.admin);
     // The end is set ahead by twice what loading the instances and tuples took (the assignments

@@ -4,7 +4,7 @@ import { streams } from '../../shared/events';
 import { SqliteEventStore } from '../../shared/eventstore/sqlite-event-store';
 import type { BenchContext } from '../lib/context';
 import type { ScenarioResult } from '../lib/results';
-import { startService } from '../lib/service';
+import { runOptions, startService } from '../lib/service';
 import { timeTravelWorld } from '../lib/time-travel-world';
 
 const TARGET = 60_000;
@@ -37,7 +37,7 @@ function loggedAt(output: string, msg: string): number | null {
 export async function rebuildScenario(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult> {
   const total = ctx.options.rebuildEvents;
   ctx.log(`rebuild: a ${total.toLocaleString('en-US')}-event log, read models deleted, service restarted`);
-  const first = await startService({ nodeOptions: ctx.options.serverNodeOptions });
+  const first = await startService(runOptions(ctx.options, 'rebuild-load'));
   const dataDir = first.dataDir;
   const emptyStartS = first.readyAfterMs / 1000;
   try {

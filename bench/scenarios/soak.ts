@@ -4,7 +4,7 @@ import type { HttpClient } from '../lib/http';
 import { runMixedLoad, type MixedRequest } from '../lib/load';
 import { FACTS, loadFacts, loadSchema } from '../lib/load-ours';
 import type { ScenarioResult } from '../lib/results';
-import { startService } from '../lib/service';
+import { runOptions, startService } from '../lib/service';
 
 const KINDS = ['check', 'list', 'write'] as const;
 type Kind = (typeof KINDS)[number];
@@ -128,7 +128,7 @@ export async function soakScenario(ctx: Pick<BenchContext, 'options' | 'log'>): 
   const durationS = ctx.options.soakDurationS;
   const windowS = durationS >= 300 ? 60 : Math.max(5, Math.round(durationS / 6));
   const connections = ctx.options.connections;
-  const service = await startService({ nodeOptions: ctx.options.serverNodeOptions });
+  const service = await startService(runOptions(ctx.options, 'soak'));
   try {
     const key = async (access_level: string) =>
       service.admin.withKey(

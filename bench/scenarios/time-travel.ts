@@ -6,7 +6,7 @@ import type { BenchContext } from '../lib/context';
 import { sleep } from '../lib/child';
 import { repeatLoad } from '../lib/load';
 import type { ScenarioResult } from '../lib/results';
-import { environmentKey, startService } from '../lib/service';
+import { environmentKey, runOptions, startService } from '../lib/service';
 import { timeTravelWorld, unitAllowed, WATCHED } from '../lib/time-travel-world';
 
 /** Distinct checks each load rotates through. */
@@ -29,7 +29,7 @@ export async function timeTravelScenarios(ctx: Pick<BenchContext, 'options' | 'l
   const total = ctx.options.timeTravelEvents;
   const { durationS, repeat, warmupS } = ctx.options;
   ctx.log(`time travel: a ${total.toLocaleString('en-US')}-event environment, appended to the log of a fresh service`);
-  const first = await startService({ nodeOptions: ctx.options.serverNodeOptions });
+  const first = await startService(runOptions(ctx.options, 'time-travel-load'));
   const dataDir = first.dataDir;
   try {
     const environmentId = (await first.admin.ok('GET', '/v2/projects/default/envs/production')).id as string;
@@ -56,7 +56,7 @@ export async function timeTravelScenarios(ctx: Pick<BenchContext, 'options' | 'l
     const service = await startService({
       dataDir,
       env: { LOG_LEVEL: 'info' },
-      nodeOptions: ctx.options.serverNodeOptions,
+      ...runOptions(ctx.options, 'time-travel'),
       readyTimeoutMs: 60 * 60_000,
     });
     try {
