@@ -22,8 +22,98 @@ export interface SnapshotStore {
  * 3: ... whose UUID ids are slots of an IdSlab (2 was never released, but
  *    snapshots of it may exist in data directories of this week's builds).
  * 4: a resource's actions are key → id maps, with its attributes and action groups.
+ * 5: a state's large Maps follow the rest in chunks (see encodeSnapshot).
  */
-export const SNAPSHOT_FORMAT = 4;
+export const SNAPSHOT_FORMAT = 5;
+
+/**
+ * Entries per chunk of a large Map: a chunk deserialises in tens of milliseconds, so loading the
+ * state of a large environment never holds the event loop for long (a whole state of a million
+ * facts took seconds in one piece, and every request the process served waited for it).
+ */
+export const CHUNK_ENTRIES = 50_000;
+
+/** What a snapshot file begins with: the state without its large Maps, and where their chunks are. */
+interface SnapshotHeader {
+  format: number;
+  streamId: string;
+  version: number;
+  state: unknown;
+  /** The state's fields taken out, in file order, each with the byte lengths of its chunks. */
+  chunked: Array<{ field: string; lengths: number[] }>;
+}
+
+/**
+ * A snapshot as the parts of its file: the v8-serialised header (Maps and Sets survive), then, for
+ * each top-level Map of the state with more than CHUNK_ENTRIES entries, its entries in chunks of
+ * CHUNK_ENTRIES, each v8-serialised on its own, then the header's length. Serialised now, synchronously: the caller goes on
+ * mutating `state` in place.
+ */
+export function encodeSnapshot(streamId: string, version: number, state: unknown): Buffer[] {
+  const chunks: Buffer[] = [];
+  const chunked: SnapshotHeader['chunked'] = [];
+  let head = state;
+  if (state !== null && typeof state === 'object' && !Array.isArray(state) && !(state instanceof Map)) {
+    const rest: Record<string, unknown> = { ...(state as Record<string, unknown>) };
+    for (const [field, value] of Object.entries(rest)) {
+      if (!(value instanceof Map) || value.size <= CHUNK_ENTRIES) continue;
+      const lengths: number[] = [];
+      // Keys and values as two arrays, sliced a chunk at a time: an array per entry (pairs) serialises several times slower.
+      const keys = [...(value as Map<unknown, unknown>).keys()];
+      const values = [...(value as Map<unknown, unknown>).values()];
+      for (let i = 0; i < keys.length; i += CHUNK_ENTRIES) {
+        const bytes = serialize([keys.slice(i, i + CHUNK_ENTRIES), values.slice(i, i + CHUNK_ENTRIES)]);
+        chunks.push(bytes);
+        lengths.push(bytes.length);
+      }
+      rest[field] = null;
+      chunked.push({ field, lengths });
+    }
+    head = rest;
+  }
+  const header = serialize({ format: SNAPSHOT_FORMAT, streamId, version, state: head, chunked } satisfies SnapshotHeader);
+  const trailer = Buffer.alloc(TRAILER_BYTES);
+  trailer.writeUInt32BE(header.length);
+  return [header, ...chunks, trailer];
+}
+
+/** The file's last bytes: the header's length, so that a file cut short or of another format is told at once. */
+const TRAILER_BYTES = 4;
+
+/**
+ * The snapshot in `bytes` (a file encodeSnapshot made), its large Maps rebuilt a chunk at a time
+ * with `between` awaited before each chunk; null if it is of another format or stream, or not
+ * whole (its parts' lengths do not add up to the file's).
+ */
+export async function decodeSnapshot(
+  bytes: Buffer,
+  streamId: string,
+  between: () => Promise<void>,
+): Promise<{ version: number; state: unknown } | null> {
+  if (bytes.length < TRAILER_BYTES) return null;
+  const headerLength = bytes.readUInt32BE(bytes.length - TRAILER_BYTES);
+  if (headerLength === 0 || headerLength > bytes.length - TRAILER_BYTES) return null;
+  const header = deserialize(bytes.subarray(0, headerLength)) as Partial<SnapshotHeader> | null;
+  if (header?.format !== SNAPSHOT_FORMAT || header.streamId !== streamId || !Array.isArray(header.chunked)) return null;
+  const chunkBytes = header.chunked.reduce((sum, { lengths }) => lengths.reduce((a, b) => a + b, sum), 0);
+  if (headerLength + chunkBytes + TRAILER_BYTES !== bytes.length) return null;
+  let offset = headerLength;
+  const state = header.state as Record<string, unknown>;
+  for (const { field, lengths } of header.chunked) {
+    const map = new Map<unknown, unknown>();
+    for (const length of lengths) {
+      await between();
+      const [keys, values] = deserialize(bytes.subarray(offset, offset + length)) as [unknown[], unknown[]];
+      for (let i = 0; i < keys.length; i++) map.set(keys[i], values[i]);
+      offset += length;
+    }
+    state[field] = map;
+  }
+  return { version: header.version!, state };
+}
+
+/** Lets the event loop serve what came meanwhile (setImmediate runs after it has looked at the sockets). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Waiter {
   resolve(): void;
@@ -44,7 +134,7 @@ interface Waiter {
 export class FileSnapshotStore implements SnapshotStore {
   private saves = 0;
   /** Per stream with a write under way: the newest snapshot waiting for it, if any. */
-  private readonly queues = new Map<string, { waiting: { bytes: Buffer; waiters: Waiter[] } | null }>();
+  private readonly queues = new Map<string, { waiting: { bytes: Buffer[]; waiters: Waiter[] } | null }>();
 
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -62,9 +152,7 @@ export class FileSnapshotStore implements SnapshotStore {
       return null;
     }
     try {
-      const snapshot = deserialize(bytes) as { format: number; streamId: string; version: number; state: unknown };
-      if (snapshot.format !== SNAPSHOT_FORMAT || snapshot.streamId !== streamId) return null;
-      return { version: snapshot.version, state: snapshot.state };
+      return await decodeSnapshot(bytes, streamId, nextTurn);
     } catch {
       return null;
     }
@@ -72,10 +160,10 @@ export class FileSnapshotStore implements SnapshotStore {
 
   /** Resolves once this snapshot, or a newer one of the stream, is on disk. */
   save(streamId: string, version: number, state: unknown): Promise<void> {
-    let bytes: Buffer;
+    let bytes: Buffer[];
     try {
       // Serialised now, synchronously: the caller goes on mutating `state` in place.
-      bytes = serialize({ format: SNAPSHOT_FORMAT, streamId, version, state });
+      bytes = encodeSnapshot(streamId, version, state);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -105,14 +193,15 @@ export class FileSnapshotStore implements SnapshotStore {
     this.queues.delete(streamId);
   }
 
-  /** Writes one serialised snapshot in place of the stream's file (a test may slow it down). */
-  protected async write(streamId: string, bytes: Buffer): Promise<void> {
+  /** Writes one serialised snapshot (its file's parts, in order) in place of the stream's file (a test may slow it down). */
+  protected async write(streamId: string, bytes: Buffer[]): Promise<void> {
     const target = this.path(streamId);
     // Unique per write, so no two writes ever share a temporary file.
     const temporary = `${target}.${process.pid}.${++this.saves}.tmp`;
     const file = await open(temporary, 'w');
     try {
-      await file.writeFile(bytes);
+      // writeFile writes each part whole, at the file's position.
+      for (const part of bytes) await file.writeFile(part);
       await file.sync();
     } finally {
       await file.close();
