@@ -48,6 +48,24 @@ describe('command pipeline', () => {
     expect((await store.readStream('claims-1')).map((e) => (e.data as { name: string }).name)).toEqual(['a', 'b', 'c']);
   });
 
+  it('lets the event loop run while it folds a long stream (the store reads synchronously)', async () => {
+    const names = Array.from({ length: 12_000 }, (_, i) => ({ type: 'Claimed' as const, data: { name: `n${i}` }, metadata: meta }));
+    for (let i = 0; i < names.length; i += 4_000)
+      await store.append('claims-long', names.slice(i, i + 4_000), i === 0 ? 'no_stream' : i - 1);
+    // Counts the loop's turns while a fresh pipeline folds the 12,000 events.
+    let turns = 0;
+    let folding = true;
+    const turn = () => {
+      turns++;
+      if (folding) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const state = await new CommandPipeline(store, claims, silent, null).currentState('claims-long');
+    folding = false;
+    expect(state.size).toBe(12_000);
+    expect(turns).toBeGreaterThanOrEqual(2);
+  });
+
   it('notices writes by another pipeline (another process) and retries on a version conflict', async () => {
     const one = new CommandPipeline(store, claims, silent, null);
     const two = new CommandPipeline(store, claims, silent, null);

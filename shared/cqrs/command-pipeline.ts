@@ -50,6 +50,12 @@ interface StreamSlot<Command, State, Event extends EventData> {
   turn: Promise<void>;
 }
 
+/** Events a catch-up reads and folds between two turns of the event loop. */
+const FOLD_BATCH = 5_000;
+
+/** Lets the event loop serve what came meanwhile (setImmediate runs after it has looked at the sockets). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export interface SnapshotPolicy {
   store: SnapshotStore;
   /**
@@ -316,12 +322,15 @@ export class CommandPipeline<Command, State, Event extends EventData> {
     }
     const startVersion = slot.version;
     for (;;) {
-      const events = await this.store.readStream(streamId, slot.version + 1, 5000);
+      const events = await this.store.readStream(streamId, slot.version + 1, FOLD_BATCH);
       for (const event of events) {
         slot.state = this.decider.evolve(slot.state, { type: event.type, data: event.data } as Event);
         slot.version = event.streamVersion;
       }
-      if (events.length < 5000) break;
+      if (events.length < FOLD_BATCH) break;
+      // A store that reads synchronously (SQLite) resolves each read at once: without a turn of the
+      // event loop here, folding a long stream would hold every request of the process until done.
+      await nextTurn();
     }
     if (slot.version > startVersion) this.snapshotIfDue(streamId, slot);
   }
