@@ -15,6 +15,8 @@ import type { EventStore } from '../eventstore/port';
 import type { Decider } from './decider';
 import type { SnapshotStore } from './snapshot-store';
 import { contextWithSpan, endSpan, inSpan, inSpanSync, linksToSpans, startSpan, type Span } from '../tracing/spans';
+// setImmediate runs after the event loop has looked at the sockets: awaited, it lets the loop serve what came meanwhile.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export interface CommandOutcome<Event extends EventData> {
   events: Event[];
@@ -52,9 +54,6 @@ interface StreamSlot<Command, State, Event extends EventData> {
 
 /** Events a catch-up reads and folds between two turns of the event loop. */
 const FOLD_BATCH = 5_000;
-
-/** Lets the event loop serve what came meanwhile (setImmediate runs after it has looked at the sockets). */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface SnapshotPolicy {
   store: SnapshotStore;

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+// setImmediate runs after the event loop has looked at the sockets: awaited, it lets the loop serve what came meanwhile.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Snapshots of command-side stream state: a cache that lets a restarted process
@@ -111,9 +113,6 @@ export async function decodeSnapshot(
   }
   return { version: header.version!, state };
 }
-
-/** Lets the event loop serve what came meanwhile (setImmediate runs after it has looked at the sockets). */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Waiter {
   resolve(): void;
