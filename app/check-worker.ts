@@ -18,6 +18,7 @@ import { checkWorkerFeatures } from './features';
 import { featureRoutes } from './feature';
 import { closeServer, takeConnection } from './http-server';
 import { forwardTo } from './forward-request';
+import { limitHeapGrowth } from './heap-growth';
 import { ReplicaFreshness } from './replica-freshness';
 import { buildServices } from './services';
 import { sqliteEventsPath, sqliteReadModelsPath } from './stores';
@@ -114,6 +115,7 @@ export async function startCheckWorker(config: Config, logger: Logger, upstreamP
 /** The process entry: forked by app/check-workers.ts with the main process's configuration. */
 async function main(): Promise<void> {
   const config = JSON.parse(process.env[CHECK_WORKER_ENV.config] ?? '') as Config;
+  limitHeapGrowth(config.HEAP_GROWTH_PERCENT);
   const index = process.env[CHECK_WORKER_ENV.index] ?? '?';
   // `worker` on every line; `component` only where this process speaks for itself: the loggers made
   // from this one (the access log's `http`, the features') bind their own, and a line holds each key once.

@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../shared/config';
 import { createRootLogger } from '../shared/logger';
 import { stopTracing } from '../shared/tracing/start';
 import { StartupRefused } from './startup-refused';
+import { limitHeapGrowth } from './heap-growth';
 
 export interface RunningService {
   /** Graceful stop: stop taking work, finish or hand back what is in flight, store checkpoints, close clients. */
@@ -16,8 +17,9 @@ const SHUTDOWN_TIMEOUT_MS = 30_000;
 
 /**
  * The process shell of every entry point: loads the configuration, creates
- * the one root logger, starts the service, and on SIGTERM/SIGINT closes it
- * and exits 0 (1 if closing fails or takes longer than 30 s).
+ * the one root logger, sets how far the heaps grow (app/heap-growth.ts),
+ * starts the service, and on SIGTERM/SIGINT closes it and exits 0 (1 if
+ * closing fails or takes longer than 30 s).
  */
 export function runService(name: string, start: (config: Config, logger: Logger) => Promise<RunningService>): void {
   let config: Config;
@@ -29,6 +31,7 @@ export function runService(name: string, start: (config: Config, logger: Logger)
     refused(createRootLogger('info', name, { format }), new StartupRefused(error instanceof Error ? error.message : String(error)));
   }
   const logger = createRootLogger(config.LOG_LEVEL, name, { format: config.LOG_FORMAT });
+  limitHeapGrowth(config.HEAP_GROWTH_PERCENT);
   let service: RunningService | null = null;
   let stopping = false;
 

@@ -122,6 +122,11 @@ const configSchema = z.object({
    * costs memory; `npm start` and the image hold it down with MALLOC_ARENA_MAX=2 (README).
    */
   PROJECTION_THREAD: z.enum(['auto', 'true', 'false']).default('auto'),
+  /**
+   * How far each V8 heap may grow past what its last full collection kept before it is collected
+   * again, in percent (app/heap-growth.ts). 0: V8's own policy (up to 300% on a large machine).
+   */
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
   /** How long a write waits for the read models to reflect it before answering anyway. */
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   /** Audit log streams (server-sent events): how often each reports its position with a `checkpoint` event. */
