@@ -25,9 +25,11 @@ export interface Explanation {
 export interface CheckResult {
   allow: boolean;
   /**
-   * An allow holds until this instant at the latest: the first end among the grants and
-   * assignments it was decided from (docs/expiring-access.md); absent when none of them ends. A
-   * cache keeps the answer no later. (A deny is not undone by time: ends only take access away.)
+   * The answer holds until this instant at the latest; a cache keeps it no later. An allow: the
+   * first end among the grants and assignments it was decided from (docs/expiring-access.md). A
+   * deny: ends only take access away, but for one: the end of the user's last direct role on the
+   * instance gives back a guarded role (`no_direct_roles_on_object`) that may permit the action,
+   * and a deny holds until then (DenialEnds). Absent when nothing the answer came from ends.
    */
   until?: string;
   explanation?: Explanation;
@@ -47,7 +49,7 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
     const decided = await decide(deps, environmentId, request);
     if (decided.allow) return decided;
     const abac = await setRules(deps, environmentId, request, false);
-    return abac.allow ? { allow: true, ...(abac.until === undefined ? {} : { until: abac.until }) } : { allow: false };
+    return abac.allow ? { allow: true, ...(abac.until === undefined ? {} : { until: abac.until }) } : decided;
   }
   const { rm } = deps;
   const { type, key } = request.resource;
@@ -97,11 +99,19 @@ export async function check(deps: QueryDeps, environmentId: string, request: Che
  */
 async function decide(deps: QueryDeps, environmentId: string, request: CheckRequest): Promise<Decided> {
   const { type, key } = request.resource;
+  // The roles that would permit the action here: a deny holds until one of them may be given back (denied).
+  let permittingHere: string[] = [];
+  const denied = async (): Promise<Decided> => {
+    if (key === null || permittingHere.length === 0 || deps.denials === undefined) return { allow: false };
+    const until = await deps.denials.denyHoldsUntil(environmentId, request.user, `${type}:${key}`, permittingHere);
+    return until === undefined ? { allow: false } : { allow: false, until };
+  };
   if (key !== null) {
     // Only the roles that permit the action: one of them is enough, and a role implied through a
     // tuple (a sink role, docs/grants.md) is looked for only when no stored one is held.
     const permissions = await deps.roles.ofResource(environmentId, type);
     const permitting = [...permissions].filter(([, actions]) => actions.has(request.action)).map(([role]) => role);
+    permittingHere = permitting;
     if (permitting.length > 0) {
       const held = await deps.grants.grants.find(
         { environment_id: environmentId, user: request.user, instance: `${type}:${key}`, role: { $in: permitting } },
@@ -114,16 +124,16 @@ async function decide(deps: QueryDeps, environmentId: string, request: CheckRequ
     { environment_id: environmentId, user: request.user, resource_instance: null },
     { fields: ['role', 'tenant', 'expires_at'] },
   );
-  if (tenantAssignments.length === 0) return { allow: false };
+  if (tenantAssignments.length === 0) return denied();
   const instance = key === null ? null : await deps.rm.instances.findOne({ environment_id: environmentId, resource: type, key });
   const tenant = instance?.tenant ?? request.resource.tenant ?? DEFAULT_TENANT;
   const permission = `${type}:${request.action}`;
   const topLevel = await deps.roles.topLevel(environmentId);
   const permits = tenantAssignments.find((a) => a.tenant === tenant && topLevel.get(a.role)?.has(permission));
-  return permits ? allowedUntil(permits.expires_at) : { allow: false };
+  return permits ? allowedUntil(permits.expires_at) : denied();
 }
 
-/** A decision, and for an allow the instant it holds until (CheckResult.until). */
+/** A decision, and the instant it holds until (CheckResult.until). */
 type Decided = Pick<CheckResult, 'allow' | 'until'>;
 
 const allowedUntil = (end: string | null | undefined): Decided =>

@@ -15,6 +15,8 @@ import { ReadOnlyGrants } from './read-only-grants';
 import { InForceGrants } from './in-force-grants';
 import { earlierEnd } from '../../shared/read-models/grants/ends';
 import { chunks, unique } from './types';
+import type { AssignmentDoc } from '../../shared/read-models/read-models';
+import { DirectRolesAt, type UserOn } from './ended-direct-roles';
 
 /**
  * The grants as the queries read them: the stored rows, and the grants of sink roles that a stored
@@ -33,25 +35,48 @@ import { chunks, unique } from './types';
  *
  * An implied grant's reason is its support with the smallest parent grant id, so every read gives
  * the same one; it carries its parent grant's timestamps.
+ *
+ * Grants of guarded roles (`no_direct_roles_on_object`) given back by a direct role's end are
+ * implied the same way until the projection stores them again (givenBack).
  */
 export class EffectiveGrants extends ReadOnlyGrants {
   private readonly stored: Collection<GrantDoc>;
   private readonly rulesOf: (environmentId: string) => Promise<RuleIndex>;
+  private readonly directRoles: DirectRolesAt | null;
 
   /**
    * @param edges the tuples in force (a view of the read models at the same instant: in-force.ts)
    * @param instant the instant the grants are read at (the service's clock): stored grants that
    * ended at or before it are none (InForceGrants)
+   * @param assignments the role assignments as stored, ended ones included (in-force.ts
+   * storedBeneath): where a user's direct roles on an instance have all ended, their guarded roles
+   * there are given back at the end (givenBack). Without them, only once the projection has them.
    */
   constructor(
     collections: GrantCollections,
     private readonly edges: Finder<EdgeDoc>,
     rulesOf?: (environmentId: string) => Promise<RuleIndex>,
     instant: () => number = Date.now,
+    assignments?: Finder<AssignmentDoc>,
   ) {
     super('the effective grants are read-only: the projection writes the stored ones');
     this.stored = new InForceGrants(collections.grants, instant);
     this.rulesOf = rulesOf ?? (async (environmentId) => RuleIndex.of(await collections.rules.get(environmentId)));
+    this.directRoles = assignments ? new DirectRolesAt(assignments, instant) : null;
+  }
+
+  /**
+   * Until when a deny of `roles` for the user on the instance may hold at the latest: where one of
+   * them is a guarded role a rule derives and the user's direct roles there all end, the last of
+   * those ends (from then the guarded role may be given back). Undefined: no end of the user's
+   * undoes it (ends only take access away).
+   */
+  async denyHoldsUntil(environmentId: string, user: string, instance: string, roles: string[]): Promise<string | undefined> {
+    if (this.directRoles === null) return undefined;
+    const rules = await this.rulesOf(environmentId);
+    const type = typeOf(instance);
+    if (!roles.some((role) => rules.isGuarded(type, role) && rules.incoming(type, role).length > 0)) return undefined;
+    return this.directRoles.holdBackUntil(environmentId, user, instance);
   }
 
   /** By id: an implied grant is never the parent of another (no rule starts from its role), so the stored rows are every grant asked for by id. */
@@ -88,6 +113,14 @@ export class EffectiveGrants extends ReadOnlyGrants {
       const sinks = sinkRulesInto(rules, typeOf(instance), filter);
       if (sinks.length > 0) implied.push(...(await this.impliedOn(environmentId, rules, instance, sinks, { user })));
     }
+    implied.push(
+      ...(await this.givenBack(
+        environmentId,
+        rules,
+        unique(instances).map((instance) => ({ user, instance })),
+        filter,
+      )),
+    );
     return merged(stored, implied, filter, options);
   }
 
@@ -105,6 +138,7 @@ export class EffectiveGrants extends ReadOnlyGrants {
     );
     const rules = await this.rulesOf(environmentId);
     const implied = await this.impliedOfUser(environmentId, rules, user, after, filter, options.limit);
+    implied.push(...(await this.givenBackWhereEnded(environmentId, rules, { user }, filter)));
     return merged(stored, implied, filter, options);
   }
 
@@ -113,9 +147,10 @@ export class EffectiveGrants extends ReadOnlyGrants {
     const stored = await this.stored.find(filter, options);
     const rules = await this.rulesOf(environmentId);
     const sinks = sinkRulesInto(rules, typeOf(instance), filter);
-    if (sinks.length === 0) return stored;
     const users: Filter = filter.user === undefined ? {} : { user: filter.user };
-    const implied = await this.impliedOn(environmentId, rules, instance, sinks, { users, limit: options.limit });
+    const implied = sinks.length === 0 ? [] : await this.impliedOn(environmentId, rules, instance, sinks, { users, limit: options.limit });
+    // Every holder given back on the instance (few): the page is cut from them and the others.
+    implied.push(...(await this.givenBackWhereEnded(environmentId, rules, { resource_instance: instance }, filter)));
     return merged(stored, implied, filter, options);
   }
 
@@ -132,6 +167,7 @@ export class EffectiveGrants extends ReadOnlyGrants {
         for (const edge of edges) if (carries(entry, edge, parent)) implied.push(impliedGrant(parent, edge, entry));
       }
     }
+    implied.push(...(await this.givenBackWhereEnded(environmentId, rules, {}, filter)));
     return merged(stored, await this.unguarded(environmentId, rules, implied), filter, options);
   }
 
@@ -300,6 +336,33 @@ export class EffectiveGrants extends ReadOnlyGrants {
     }
   }
 
+  /**
+   * The grants of guarded roles (`no_direct_roles_on_object`) that the end of a user's last direct
+   * role on an instance gave back, for those of `pairs` where it did (DirectRolesAt.released): the
+   * projection stores them again only when it applies that role's expiry event, a moment after the
+   * end. Implied here as sink grants are, from the stored grants and the tuples into the instance,
+   * so that checks and lists answer at the end as they will after the event. (What such a grant
+   * derives further, on other instances, comes with the event: docs/expiring-access.md.) Sink
+   * roles need nothing here: their guard is read with them (unguarded).
+   */
+  private async givenBack(environmentId: string, rules: RuleIndex, pairs: UserOn[], filter: Filter): Promise<GrantDoc[]> {
+    if (this.directRoles === null || !rules.hasGuarded()) return [];
+    const candidates = pairs.filter((p) => storedGuardedRulesInto(rules, typeOf(p.instance), filter).length > 0);
+    if (candidates.length === 0) return [];
+    const given: GrantDoc[] = [];
+    for (const { user, instance } of await this.directRoles.released(environmentId, candidates)) {
+      const entries = storedGuardedRulesInto(rules, typeOf(instance), filter);
+      given.push(...(await this.impliedOn(environmentId, rules, instance, entries, { user })));
+    }
+    return given;
+  }
+
+  /** givenBack wherever a direct role among those `narrowing` selects (a user's, an instance's, all) has ended and is still stored. */
+  private async givenBackWhereEnded(environmentId: string, rules: RuleIndex, narrowing: Filter, filter: Filter): Promise<GrantDoc[]> {
+    if (this.directRoles === null || !rules.hasGuarded()) return [];
+    return this.givenBack(environmentId, rules, await this.directRoles.ended(environmentId, narrowing), filter);
+  }
+
   /** Drops the implied grants of guarded roles (`no_direct_roles_on_object`) for users who hold a direct role on that instance (a stored grant from an assignment). */
   private async unguarded(environmentId: string, rules: RuleIndex, implied: GrantDoc[]): Promise<GrantDoc[]> {
     const guarded = implied.filter((g) => rules.isGuarded(g.resource, g.role));
@@ -338,6 +401,15 @@ const FILTER_FIELDS = new Set(['environment_id', 'user', 'instance', 'role', 'te
 function sinkRulesInto(rules: RuleIndex, type: string, filter: Filter): RuleEntry[] {
   if (!matches(filter.resource, type)) return [];
   return rules.all().filter((e) => e.resource === type && rules.isSink(e.resource, e.role) && matches(filter.role, e.role));
+}
+
+/** The rules into guarded roles of `type` whose grants are stored (no sink), that the filter's `role` and `resource` allow. */
+function storedGuardedRulesInto(rules: RuleIndex, type: string, filter: Filter): RuleEntry[] {
+  if (!matches(filter.resource, type)) return [];
+  return rules
+    .guardedOf(type)
+    .filter((role) => !rules.isSink(type, role) && matches(filter.role, role))
+    .flatMap((role) => rules.incoming(type, role));
 }
 
 /** Whether a filter's condition on a string field (absent, a value, or `$in`) admits `value`. */

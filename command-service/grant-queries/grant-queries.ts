@@ -1,11 +1,12 @@
 import type { ReadModels } from '../../shared/read-models/read-models';
 import { tupleEdges, type GrantCollections } from '../../shared/read-models/grants/collections';
+import { storedBeneath } from '../../shared/read-models/in-force';
 import { EffectiveGrants } from './effective-grants';
 import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
 import { check, type CheckResult } from './check';
 import { GrantsAsOf } from './grants-as-of';
 import { cachedRolePermissions, storedRolePermissions, type RolePermissions } from './role-permissions';
-import type { QueryDeps, CheckRequest } from './types';
+import type { QueryDeps, CheckRequest, DenialEnds } from './types';
 import { cachedAbacPolicies, storedAbacPolicies, type AbacPolicies } from './set-rules';
 import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
 
@@ -18,17 +19,20 @@ export class GrantQueries {
     grants: Pick<GrantCollections, 'grants'>,
     roles: RolePermissions = storedRolePermissions(rm),
     abac: AbacPolicies = storedAbacPolicies(rm),
+    denials?: DenialEnds,
   ) {
-    this.deps = { rm, grants, roles, abac };
+    this.deps = { rm, grants, roles, abac, ...(denials === undefined ? {} : { denials }) };
   }
 
   /**
    * The queries over the current read models: the stored grants, with the grants of sink roles they
    * imply (EffectiveGrants), those in force at `instant` (the service's clock; `rm` should be a view
-   * at the same instant: shared/read-models/in-force.ts).
+   * at the same instant: shared/read-models/in-force.ts). The assignments beneath the view tell
+   * where a direct role that ended still holds a guarded role back in the stored grants.
    */
   static overStored(rm: ReadModels, collections: GrantCollections, instant: () => number = Date.now): GrantQueries {
-    return new GrantQueries(rm, { grants: new EffectiveGrants(collections, tupleEdges(rm.tuples), undefined, instant) });
+    const grants = new EffectiveGrants(collections, tupleEdges(rm.tuples), undefined, instant, storedBeneath(rm).assignments);
+    return new GrantQueries(rm, { grants }, undefined, undefined, grants);
   }
 
   /**
@@ -44,12 +48,13 @@ export class GrantQueries {
 
   /** The same queries, with role definitions kept while the read models stay at `position` (see ReadCache). */
   withRolesCachedPer(position: () => number): GrantQueries {
-    const { rm, grants } = this.deps;
+    const { rm, grants, denials } = this.deps;
     return new GrantQueries(
       rm,
       grants,
       cachedRolePermissions(storedRolePermissions(rm), position),
       cachedAbacPolicies(storedAbacPolicies(rm), position),
+      denials,
     );
   }
 

@@ -11,6 +11,13 @@ export interface QueryDeps {
   roles: RolePermissions;
   /** Set rules and condition sets (ABAC), evaluated at check time. */
   abac: AbacPolicies;
+  /** How long a deny holds at the latest (CheckResult.until); absent where nothing is cached (the past). */
+  denials?: DenialEnds;
+}
+
+/** When ends may undo a deny: only a guarded role's (`no_direct_roles_on_object`) comes back at an end (EffectiveGrants.denyHoldsUntil). */
+export interface DenialEnds {
+  denyHoldsUntil(environmentId: string, user: string, instance: string, roles: string[]): Promise<string | undefined>;
 }
 
 /** A resource as a check names it. `key` null: the resource type as a whole. */

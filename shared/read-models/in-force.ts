@@ -23,8 +23,20 @@ export function inForceAt(rm: ReadModels, instant: () => number | Promise<number
   const at = async () => new Date(await instant()).toISOString();
   Object.defineProperty(view, 'assignments', { value: inForceCollection(rm.assignments, at), enumerable: true });
   Object.defineProperty(view, 'tuples', { value: inForceCollection(rm.tuples, at), enumerable: true });
+  beneath.set(view, rm);
   return view;
 }
+
+/** The read models each view reads through. */
+const beneath = new WeakMap<ReadModels, ReadModels>();
+
+/**
+ * The read models as stored beneath a view (`rm` itself when it is none): ended facts included
+ * until their expiry events. For the one read that must see them: the derived grants a direct
+ * role that ended still holds back (`no_direct_roles_on_object`) until its expiry event is
+ * projected (command-service/grant-queries/ended-direct-roles.ts).
+ */
+export const storedBeneath = (rm: ReadModels): ReadModels => beneath.get(rm) ?? rm;
 
 /**
  * Reads narrowed to the documents still in force (`_ends` after the instant), and read back without

@@ -76,7 +76,8 @@ describe('the decision cache across expiries', () => {
     expect(await s.allowed('carol', 'write', 'document:d')).toBe(false);
 
     // The derived role is back once the direct one ended (docs/expiring-access.md): a deny cached
-    // before must not outlive the expiry event (between the end and the event it may: the known limit).
+    // before must not outlive the end, nor the expiry event (test/expiry/support/guarded-at-the-end-suite.ts
+    // asks between the two).
     clock.set(T0 + 1_000);
     await until('the expiry event', async () => ((await expiries(s)) === 1 ? true : undefined), 10_000);
     const fromStore = await s.ok(s.api.post('/allowed?explain=true', { user: 'carol', action: 'write', resource: 'document:d' }));

@@ -4,6 +4,7 @@ import { startTestServer } from '../support/embedded-server';
 import { asOfAndCopySuite } from './support/as-of-and-copy-suite';
 import { exactChecksSuite } from './support/exact-checks-suite';
 import { expiryEventsSuite } from './support/expiry-events-suite';
+import { guardedAtTheEndSuite } from './support/guarded-at-the-end-suite';
 import { randomSequenceWithEnds } from './support/random-ends';
 import type { StartExpiryServer } from './support/start-server';
 import { writeSideSuite } from './support/write-side-suite';
@@ -43,6 +44,7 @@ if (url) {
   expiryEventsSuite('expiry events, on MongoDB read models', onMongo('events'));
   asOfAndCopySuite('expires_at: as_of and environment copy, on MongoDB read models', onMongo('asof'));
   writeSideSuite('expires_at: the write side, on MongoDB read models', onMongo('write'));
+  guardedAtTheEndSuite('expires_at: a guarded role given back at the end, on MongoDB read models', onMongo('guarded'));
 
   describe('expiring access on MongoDB read models', () => {
     it('keeps exact ends of derived grants along a random sequence', async () => {

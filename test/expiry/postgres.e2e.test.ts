@@ -4,6 +4,7 @@ import { postgresReadModelsDatabase } from '../support/postgres-read-models';
 import { asOfAndCopySuite } from './support/as-of-and-copy-suite';
 import { exactChecksSuite } from './support/exact-checks-suite';
 import { expiryEventsSuite } from './support/expiry-events-suite';
+import { guardedAtTheEndSuite } from './support/guarded-at-the-end-suite';
 import { randomSequenceWithEnds } from './support/random-ends';
 import type { StartExpiryServer } from './support/start-server';
 import { writeSideSuite } from './support/write-side-suite';
@@ -27,6 +28,7 @@ if (url) {
   expiryEventsSuite('expiry events, on PostgreSQL read models', onPostgres('events'));
   asOfAndCopySuite('expires_at: as_of and environment copy, on PostgreSQL read models', onPostgres('asof'));
   writeSideSuite('expires_at: the write side, on PostgreSQL read models', onPostgres('write'));
+  guardedAtTheEndSuite('expires_at: a guarded role given back at the end, on PostgreSQL read models', onPostgres('guarded'));
 
   describe('expiring access on PostgreSQL read models', () => {
     it('keeps exact ends of derived grants along a random sequence', async () => {

@@ -20,16 +20,16 @@ export class CachedChecks {
     maxEntries: number,
     /** Counted in place: a hit or a miss per check that looks in the cache (metrics). */
     private readonly lookups: { hits: number; misses: number } = { hits: 0, misses: 0 },
-    /** The service's clock: an allow derived from something that ends is kept until that end only. */
+    /** The service's clock: an answer derived from something that ends is kept until that end only (CheckResult.until). */
     private readonly now: () => number = Date.now,
   ) {
     this.decisions = new ReadCache(currentPosition, maxEntries);
   }
 
-  /** A cached decision, unless it is an allow whose first end has come (then it is decided again). */
+  /** A cached decision, unless the end it holds until has come (then it is decided again). */
   private valid(hit: CachedDecision | undefined): boolean | undefined {
-    if (typeof hit !== 'number') return hit;
-    return hit > this.now() ? true : undefined;
+    if (hit === undefined || typeof hit === 'boolean') return hit;
+    return hit.until > this.now() ? hit.allow : undefined;
   }
 
   /**
@@ -116,13 +116,13 @@ export class CachedChecks {
 }
 
 /**
- * A decision as the cache keeps it: true or false, or for an allow that holds until an end
- * (CheckResult.until), that instant in milliseconds.
+ * A decision as the cache keeps it: true or false, or for one that holds until an end
+ * (CheckResult.until), the answer and that instant in milliseconds.
  */
-type CachedDecision = boolean | number;
+type CachedDecision = boolean | { allow: boolean; until: number };
 
 const cachedOf = (result: CheckResult): CachedDecision =>
-  result.allow && result.until !== undefined ? Date.parse(result.until) : result.allow;
+  result.until !== undefined ? { allow: result.allow, until: Date.parse(result.until) } : result.allow;
 
 /** What a check's spans say of it: the question's shape and where it is asked, not who (keys and attributes stay out). */
 function checkAttributes(check: CheckRequest): Record<string, string | boolean> {

@@ -133,7 +133,7 @@ function inForce(s: EnvState, instant: number): EnvState {
 /** Every grant of the environment in force at `instant`, stored or implied, as the queries read them. */
 function grantsAt(h: GrantsHarness, instant: number) {
   const view = inForceAt(h.read.rm, () => instant);
-  return new EffectiveGrants(h.read.grants, tupleEdges(view.tuples), undefined, () => instant).find(
+  return new EffectiveGrants(h.read.grants, tupleEdges(view.tuples), undefined, () => instant, h.read.rm.assignments).find(
     { environment_id: ENV },
     { sortBy: 'id' },
   );
