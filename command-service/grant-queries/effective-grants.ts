@@ -367,13 +367,25 @@ export class EffectiveGrants extends ReadOnlyGrants {
   private async unguarded(environmentId: string, rules: RuleIndex, implied: GrantDoc[]): Promise<GrantDoc[]> {
     const guarded = implied.filter((g) => rules.isGuarded(g.resource, g.role));
     if (guarded.length === 0) return implied;
-    const direct = new Set<string>();
-    for (const instance of unique(guarded.map((g) => g.instance))) {
-      const users = unique(guarded.filter((g) => g.instance === instance).map((g) => g.user));
-      const held = await this.stored.find({ environment_id: environmentId, instance, user: { $in: users } });
-      for (const g of held) if (g.reason.kind === 'assignment') direct.add(`${g.user}\u0000${g.instance}`);
-    }
+    const pairs = uniquePairs(guarded);
+    const direct = new Set((await this.directlyHeld(environmentId, pairs)).map((p) => `${p.user}\u0000${p.instance}`));
     return implied.filter((g) => !(rules.isGuarded(g.resource, g.role) && direct.has(`${g.user}\u0000${g.instance}`)));
+  }
+
+  /**
+   * Of `pairs`, where the user holds a direct role on the instance: from the assignments in force
+   * (DirectRolesAt) when this reads them. Without them, from the stored grants whose support is an
+   * assignment, which misses a direct role whose grant keeps a derivation that ends later.
+   */
+  private async directlyHeld(environmentId: string, pairs: UserOn[]): Promise<UserOn[]> {
+    if (this.directRoles !== null) return this.directRoles.holding(environmentId, pairs);
+    const held: UserOn[] = [];
+    for (const instance of unique(pairs.map((p) => p.instance))) {
+      const users = unique(pairs.filter((p) => p.instance === instance).map((p) => p.user));
+      const grants = await this.stored.find({ environment_id: environmentId, instance, user: { $in: users } });
+      for (const g of grants) if (g.reason.kind === 'assignment') held.push({ user: g.user, instance: g.instance });
+    }
+    return held;
   }
 }
 
@@ -477,4 +489,11 @@ function merged(stored: GrantDoc[], implied: GrantDoc[], filter: Filter, options
   all.sort((a, b) => byteOrder(key(a.g), key(b.g)) || byteOrder(a.g.id, b.g.id));
   const page = options.limit === undefined ? all : all.slice(0, options.limit);
   return page.map(({ g, partial }) => (partial ? g : findInMemory([g], {}, { fields: options.fields })[0]!));
+}
+
+/** The distinct (user, instance) of `grants`. */
+function uniquePairs(grants: GrantDoc[]): UserOn[] {
+  const pairs = new Map<string, UserOn>();
+  for (const g of grants) pairs.set(`${g.user}\u0000${g.instance}`, { user: g.user, instance: g.instance });
+  return [...pairs.values()];
 }

@@ -62,6 +62,15 @@ export class DirectRolesAt {
     return pairs.filter((p) => endedHere.has(pairKey(p.user, p.instance)) && !heldHere.has(pairKey(p.user, p.instance)));
   }
 
+  /** Of `pairs`, those where the user holds a direct role on the instance now (one in force). */
+  async holding(environmentId: string, pairs: UserOn[]): Promise<UserOn[]> {
+    const now = this.now();
+    const held = new Set<string>();
+    for (const row of await this.rowsOf(environmentId, pairs))
+      if (inForce(row.expires_at, now)) held.add(pairKey(row.user, row.resource_instance!));
+    return pairs.filter((p) => held.has(pairKey(p.user, p.instance)));
+  }
+
   /**
    * Until when the user's direct roles on the instance hold their guarded roles back: the last of
    * their ends, when every one of them ends (undefined when one never does, or none is held).

@@ -151,6 +151,36 @@ export function guardedAtTheEndSuite(title: string, start: StartExpiryServer): v
       expect(await hits()).toBe(before + 1);
     });
 
+    it('holds a guarded sink role back while a direct role is in force, though that role is also derived and its grant keeps the derivation', async () => {
+      clock.set(T0);
+      const s = await Scenario.create(server, 'guarded-derived-direct');
+      await documentSchema(s);
+      // folder#auditor: a sink (it derives nothing), guarded, derived from an editor of the parent folder.
+      await s.role('folder', 'auditor', ['share']);
+      await s.derive('folder', 'auditor', 'folder', 'editor', 'parent');
+      await s.ok(
+        s.api.request('PUT', `${s.schema}/resources/folder/roles/auditor/implicit_grants/conditions`, { no_direct_roles_on_object: true }),
+      );
+      for (const ref of ['folder:f', 'folder:g']) await s.instance(ref, 'acme');
+      await s.tuple('folder:f', 'parent', 'folder:g');
+      await s.assign('alice', 'editor', 'folder:f');
+      // Viewer of g twice over: derived from f without an end, and assigned directly until END. The
+      // stored grant keeps the support that ends last (the derivation); the direct role is there all the same.
+      await s.assign('alice', 'viewer', 'folder:f');
+      await s.ok(
+        s.api.post(`${s.facts}/role_assignments`, { user: 'alice', role: 'viewer', resource_instance: 'folder:g', expires_at: at(END) }),
+      );
+      const share = async () =>
+        (await s.ok(s.api.post('/allowed?explain=true', { user: 'alice', action: 'share', resource: 'folder:g' }))).allow as boolean;
+      clock.set(END - 1);
+      expect(await share()).toBe(false);
+      expect(await rolesOn(s, 'alice', 'folder:g')).not.toContain('auditor');
+      clock.set(END + 1);
+      expect(await share()).toBe(true);
+      await expireDue(s);
+      expect(await share()).toBe(true);
+    });
+
     it('answers as_of a time between the end and the expiry event with the guarded role given back', async () => {
       const { s, on } = await world('guarded-as-of', 'folder');
       const allowedAsOf = async (asOf: number) =>
