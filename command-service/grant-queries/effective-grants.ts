@@ -16,7 +16,7 @@ import { InForceGrants } from './in-force-grants';
 import { earlierEnd } from '../../shared/read-models/grants/ends';
 import { chunks, unique } from './types';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
-import { DirectRolesAt, type UserOn } from './ended-direct-roles';
+import { DirectRolesAt, pairKey, type UserOn } from './ended-direct-roles';
 
 /**
  * The grants as the queries read them: the stored rows, and the grants of sink roles that a stored
@@ -368,8 +368,8 @@ export class EffectiveGrants extends ReadOnlyGrants {
     const guarded = implied.filter((g) => rules.isGuarded(g.resource, g.role));
     if (guarded.length === 0) return implied;
     const pairs = uniquePairs(guarded);
-    const direct = new Set((await this.directlyHeld(environmentId, pairs)).map((p) => `${p.user}\u0000${p.instance}`));
-    return implied.filter((g) => !(rules.isGuarded(g.resource, g.role) && direct.has(`${g.user}\u0000${g.instance}`)));
+    const direct = new Set((await this.directlyHeld(environmentId, pairs)).map((p) => pairKey(p.user, p.instance)));
+    return implied.filter((g) => !(rules.isGuarded(g.resource, g.role) && direct.has(pairKey(g.user, g.instance))));
   }
 
   /**
@@ -494,6 +494,6 @@ function merged(stored: GrantDoc[], implied: GrantDoc[], filter: Filter, options
 /** The distinct (user, instance) of `grants`. */
 function uniquePairs(grants: GrantDoc[]): UserOn[] {
   const pairs = new Map<string, UserOn>();
-  for (const g of grants) pairs.set(`${g.user}\u0000${g.instance}`, { user: g.user, instance: g.instance });
+  for (const g of grants) pairs.set(pairKey(g.user, g.instance), { user: g.user, instance: g.instance });
   return [...pairs.values()];
 }

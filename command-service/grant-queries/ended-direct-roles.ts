@@ -105,4 +105,5 @@ export class DirectRolesAt {
   }
 }
 
-const pairKey = (user: string, instance: string) => `${user}\u0000${instance}`;
+/** The key of a (user, instance) pair in a set. */
+export const pairKey = (user: string, instance: string) => `${user}\u0000${instance}`;

@@ -41,14 +41,20 @@ async function serve(fixed: boolean): Promise<{ server: Server; port: number }> 
   return { server, port: (server.address() as AddressInfo).port };
 }
 
+/** A connection to `port` whose first request has been answered: kept alive, idle. */
+async function keptAlive(port: number): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(REQUEST);
+  expect(await nextAnswer(socket)).toBe('HTTP/1.1 200 OK');
+  return socket;
+}
+
 /** Two requests on one connection, the second sent in time but read only after the loop was held past the timeout. */
 async function secondRequestAfterAStall(fixed: boolean): Promise<string> {
   const { server, port } = await serve(fixed);
-  const socket = connect(port, '127.0.0.1');
+  const socket = await keptAlive(port);
   try {
-    await once(socket, 'connect');
-    socket.write(REQUEST);
-    expect(await nextAnswer(socket)).toBe('HTTP/1.1 200 OK');
     const answer = nextAnswer(socket);
     // The request reaches the kernel now (the write is tried at once); the server reads it after the stall.
     socket.write(REQUEST);
@@ -72,11 +78,8 @@ describe('keep-alive connections through a stalled event loop', () => {
 
   it('still closes a connection that stays idle past the timeout', async () => {
     const { server, port } = await serve(true);
-    const socket = connect(port, '127.0.0.1');
+    const socket = await keptAlive(port);
     try {
-      await once(socket, 'connect');
-      socket.write(REQUEST);
-      expect(await nextAnswer(socket)).toBe('HTTP/1.1 200 OK');
       const started = performance.now();
       await once(socket, 'close');
       expect(performance.now() - started).toBeGreaterThanOrEqual(KEEP_ALIVE_MS);
