@@ -11,6 +11,8 @@ export function formatValue(value: number, unit: string): string {
       return `${value.toFixed(1)} ms`;
     case 'ratio':
       return `${value.toFixed(2)}×`;
+    case '%':
+      return `${value < 1 ? value.toPrecision(2) : value.toFixed(1)} %`;
     case 'MiB':
       return `${grouped(value)} MiB`;
     default:

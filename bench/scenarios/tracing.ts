@@ -5,6 +5,7 @@ import { cpuSecondsOf } from '../lib/child';
 import { runLoad, type LoadRun } from '../lib/load';
 import type { ScenarioResult } from '../lib/results';
 import { environmentKey, startService, type RunningService } from '../lib/service';
+import { callsPerRequest, startCountedService, tracingOffRow } from './tracing-off';
 
 const SCHEMA = '/v2/schema/default/production';
 const FACTS = '/v2/facts/default/production';
@@ -35,9 +36,9 @@ type ModeId = (typeof MODES)[number]['id'];
  * twice: as fast as answered (16 connections; the throughput on vs off), and at a steady rate
  * well below that (the CPU per request on vs off, every process of the service counted).
  *
- * Target (issue 48): on at 1%, at most 5% of either. That off costs nothing against a build
- * without tracing is not measured here (the same build runs every mode): bench/compare.ts on the
- * main check and create rows of two runs, before and after, says it.
+ * Target (issue 48): on at 1%, at most 5% of either; off, at most 2% against a build without
+ * tracing, which is counted rather than timed (tracing-off.ts says why and how): a fourth service,
+ * off, with its trace points counted, takes the steady loads after the timed rounds.
  */
 export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'>): Promise<ScenarioResult[]> {
   const { durationS, warmupS } = ctx.options;
@@ -93,7 +94,36 @@ export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'
       const cpuUs = cpuBefore === null || cpuAfter === null ? NaN : ((cpuAfter - cpuBefore) / run.ok) * 1e6;
       return { ...run, cpuUs };
     };
+    /** The off rows: the same steady loads on a service whose trace points are counted (tracing-off.ts). */
+    const countTracePointsOff = async (offCpuUs: Partial<Record<Kind, number>>): Promise<ScenarioResult[]> => {
+      const counted = await startCountedService({ env: { HTTP_WORKERS: '1' }, nodeOptions: ctx.options.serverNodeOptions });
+      try {
+        const api = await environmentKey(counted.service.admin);
+        await loadData(api, size);
+        const out: ScenarioResult[] = [];
+        for (const kind of ['check', 'create'] as const) {
+          ctx.log(`tracing: ${kind}s at ${STEADY_RATE[kind]} req/s with tracing off, trace points counted`);
+          const before = counted.counts();
+          const run = await runLoad({
+            url: `${counted.service.url}${paths[kind]}`,
+            headers: api.headers,
+            body: bodies[kind](),
+            connections: 16,
+            durationS,
+            rate: STEADY_RATE[kind],
+          });
+          await new Promise((resolve) => setTimeout(resolve, COUNTS_SETTLE_MS));
+          const what = kind === 'check' ? 'POST /allowed (cached)' : 'single creates (resource instance)';
+          out.push(tracingOffRow(kind, what, callsPerRequest(before, counted.counts(), run.ok), offCpuUs[kind] ?? NaN));
+        }
+        return out;
+      } finally {
+        await counted.stop();
+      }
+    };
     const out: ScenarioResult[] = [];
+    /** The timed service's CPU per request with tracing off at the steady rate (median round), by kind. */
+    const steadyOffCpuUs: Partial<Record<Kind, number>> = {};
     for (const kind of ['check', 'create'] as const) {
       for (const shape of ['saturated', 'steady'] as const) {
         const what = shape === 'steady' ? `${STEADY_RATE[kind]} req/s` : 'as fast as answered';
@@ -104,9 +134,11 @@ export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'
           for (const mode of MODES) measured[mode.id].push(await load(kind, shape, mode.id, durationS));
         }
         out.push(...rows(kind, shape, measured));
+        if (shape === 'steady') steadyOffCpuUs[kind] = median(measured.off, (m) => m.cpuUs).cpuUs;
       }
     }
     ctx.log(`tracing: the sink took ${sink.exports} exports, ${(sink.bytes / 1e6).toFixed(1)} MB`);
+    out.push(...(await countTracePointsOff(steadyOffCpuUs)));
     return out;
   } finally {
     for (const service of services.values()) await service.stop();
@@ -119,14 +151,17 @@ type Kind = 'check' | 'create';
 type Shape = 'saturated' | 'steady';
 type Measured = LoadRun & { cpuUs: number };
 const STEADY_RATE: Record<Kind, number> = { check: 1_000, create: 100 };
+/** Long enough for the projection thread to finish a load's last batch and every thread to write its counts (every 100 ms). */
+const COUNTS_SETTLE_MS = 1_000;
+
+const median = (list: Measured[], by: (m: Measured) => number) =>
+  [...list].sort((a, b) => by(a) - by(b))[Math.floor((list.length - 1) / 2)]!;
 
 /**
  * The rows of one load: saturated, the throughput on vs off (the median round of each); steady,
  * the service's CPU per request on vs off (the rate is the same, so the cost shows as CPU).
  */
 function rows(kind: Kind, shape: Shape, runs: Record<ModeId, Measured[]>): ScenarioResult[] {
-  const median = (list: Measured[], by: (m: Measured) => number) =>
-    [...list].sort((a, b) => by(a) - by(b))[Math.floor((list.length - 1) / 2)]!;
   const what = kind === 'check' ? 'POST /allowed (cached)' : 'single creates (resource instance)';
   return (['1pct', '100pct'] as const).map((id): ScenarioResult => {
     const label = MODES.find((m) => m.id === id)!.label;
