@@ -44,175 +44,141 @@ export function bulkRoutes(context: RouteContext): void {
   const { services } = context;
   const run = (req: Request, res: Response, commands: BulkItemCommand[]) =>
     executeEnvCommand(services, req, res, envOf(res).id, { type: 'Bulk', commands });
+  /** The instant the request's items are decided at, for their `expires_at` (which must be later). */
+  const now = () => new Date(services.clock.now()).toISOString();
 
-  route(
-    context,
-    {
-      method: 'post',
-      path: '/relationship_tuples/bulk',
-      summary: `Create up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
-      tag: 'Bulk',
-      body: tuplesCreateBody,
-      response: bulkCountSchema('tuples_created'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      const now = new Date(services.clock.now()).toISOString();
-      await run(
-        req,
-        res,
-        body.operations.map((t, index) => {
-          const expiresAt = futureEnd(services.clock, t.expires_at, ['body', 'operations', index, 'expires_at']);
-          return {
-            type: 'CreateTuple',
-            id: newId(),
-            subject: t.subject,
-            relation: t.relation,
-            object: t.object,
-            tenant: t.tenant ?? null,
-            newSubjectId: newId(),
-            newObjectId: newId(),
-            ...(expiresAt === undefined ? {} : { expiresAt }),
-            now,
-          };
-        }),
-      );
-      res.json({ tuples_created: body.operations.length });
-    },
-  );
+  /**
+   * A bulk route that turns each item into one command and answers how many it applied
+   * (`{ <counted>: n }`); every bulk route but `PUT /bulk/users`, which tells created from replaced.
+   */
+  const countingRoute = <Body extends z.ZodType>(declaration: {
+    method: 'post' | 'put' | 'delete';
+    path: string;
+    summary: string;
+    body: Body;
+    counted: string;
+    commands: (body: z.infer<Body>) => BulkItemCommand[];
+  }) =>
+    route(
+      context,
+      {
+        method: declaration.method,
+        path: declaration.path,
+        summary: declaration.summary,
+        tag: 'Bulk',
+        body: declaration.body,
+        response: bulkCountSchema(declaration.counted),
+      },
+      async (req, res, input) => {
+        // input.body() is the body schema's output; TypeScript cannot resolve that through the generic.
+        const commands = declaration.commands(input.body() as z.infer<Body>);
+        await run(req, res, commands);
+        res.json({ [declaration.counted]: commands.length });
+      },
+    );
 
-  route(
-    context,
-    {
-      method: 'delete',
-      path: '/relationship_tuples/bulk',
-      summary: `Delete up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
-      tag: 'Bulk',
-      body: tuplesDeleteBody,
-      response: bulkCountSchema('tuples_deleted'),
+  countingRoute({
+    method: 'post',
+    path: '/relationship_tuples/bulk',
+    summary: `Create up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
+    body: tuplesCreateBody,
+    counted: 'tuples_created',
+    commands: (body) => {
+      const at = now();
+      return body.operations.map((t, index) => {
+        const expiresAt = futureEnd(services.clock, t.expires_at, ['body', 'operations', index, 'expires_at']);
+        return {
+          type: 'CreateTuple',
+          id: newId(),
+          subject: t.subject,
+          relation: t.relation,
+          object: t.object,
+          tenant: t.tenant ?? null,
+          newSubjectId: newId(),
+          newObjectId: newId(),
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+          now: at,
+        };
+      });
     },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.idents.map((t) => ({ type: 'DeleteTuple', subject: t.subject, relation: t.relation, object: t.object })),
-      );
-      res.json({ tuples_deleted: body.idents.length });
-    },
-  );
+  });
 
-  route(
-    context,
-    {
-      method: 'post',
-      path: '/role_assignments/bulk',
-      tag: 'Bulk',
-      body: assignmentsBody,
-      response: bulkCountSchema('assignments_created'),
-      summary: `Assign up to ${MAX_BULK_ITEMS} roles (a bare array; creates new users), all or none`,
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      const now = new Date(services.clock.now()).toISOString();
-      await run(
-        req,
-        res,
-        body.map((a, index) => {
-          const expiresAt = futureEnd(services.clock, a.expires_at, ['body', index, 'expires_at']);
-          return {
-            type: 'AssignRole',
-            id: newId(),
-            newUserId: newId(),
-            newInstanceId: newId(),
-            user: a.user,
-            role: a.role,
-            tenant: a.tenant ?? null,
-            resourceInstance: a.resource_instance ?? null,
-            ...(expiresAt === undefined ? {} : { expiresAt }),
-            now,
-          };
-        }),
-      );
-      res.json({ assignments_created: body.length });
-    },
-  );
+  countingRoute({
+    method: 'delete',
+    path: '/relationship_tuples/bulk',
+    summary: `Delete up to ${MAX_BULK_ITEMS} relationship tuples, all or none`,
+    body: tuplesDeleteBody,
+    counted: 'tuples_deleted',
+    commands: (body) => body.idents.map((t) => ({ type: 'DeleteTuple', subject: t.subject, relation: t.relation, object: t.object })),
+  });
 
-  route(
-    context,
-    {
-      method: 'delete',
-      path: '/role_assignments/bulk',
-      summary: `Unassign up to ${MAX_BULK_ITEMS} roles (a bare array), all or none`,
-      tag: 'Bulk',
-      body: unassignmentsBody,
-      response: bulkCountSchema('assignments_removed'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.map((a) => ({
-          type: 'UnassignRole',
+  countingRoute({
+    method: 'post',
+    path: '/role_assignments/bulk',
+    summary: `Assign up to ${MAX_BULK_ITEMS} roles (a bare array; creates new users), all or none`,
+    body: assignmentsBody,
+    counted: 'assignments_created',
+    commands: (body) => {
+      const at = now();
+      return body.map((a, index) => {
+        const expiresAt = futureEnd(services.clock, a.expires_at, ['body', index, 'expires_at']);
+        return {
+          type: 'AssignRole',
+          id: newId(),
+          newUserId: newId(),
+          newInstanceId: newId(),
           user: a.user,
           role: a.role,
           tenant: a.tenant ?? null,
           resourceInstance: a.resource_instance ?? null,
-        })),
-      );
-      res.json({ assignments_removed: body.length });
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+          now: at,
+        };
+      });
     },
-  );
+  });
 
-  route(
-    context,
-    {
-      method: 'put',
-      path: '/bulk/resource_instances',
-      summary: `Create up to ${MAX_BULK_ITEMS} resource instances, all or none`,
-      tag: 'Bulk',
-      body: instancesCreateBody,
-      response: bulkCountSchema('instances_created'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.operations.map((i) => ({
-          type: 'CreateInstance',
-          id: newId(),
-          key: i.key,
-          resource: i.resource,
-          tenant: i.tenant,
-          attributes: i.attributes ?? {},
-        })),
-      );
-      res.json({ instances_created: body.operations.length });
-    },
-  );
+  countingRoute({
+    method: 'delete',
+    path: '/role_assignments/bulk',
+    summary: `Unassign up to ${MAX_BULK_ITEMS} roles (a bare array), all or none`,
+    body: unassignmentsBody,
+    counted: 'assignments_removed',
+    commands: (body) =>
+      body.map((a) => ({
+        type: 'UnassignRole',
+        user: a.user,
+        role: a.role,
+        tenant: a.tenant ?? null,
+        resourceInstance: a.resource_instance ?? null,
+      })),
+  });
 
-  route(
-    context,
-    {
-      method: 'delete',
-      path: '/bulk/resource_instances',
-      tag: 'Bulk',
-      body: instancesDeleteBody,
-      response: bulkCountSchema('instances_deleted'),
-      summary: `Delete up to ${MAX_BULK_ITEMS} resource instances (type:key or id) with their tuples and assignments, all or none`,
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.idents.map((instance) => ({ type: 'DeleteInstance', instance })),
-      );
-      res.json({ instances_deleted: body.idents.length });
-    },
-  );
+  countingRoute({
+    method: 'put',
+    path: '/bulk/resource_instances',
+    summary: `Create up to ${MAX_BULK_ITEMS} resource instances, all or none`,
+    body: instancesCreateBody,
+    counted: 'instances_created',
+    commands: (body) =>
+      body.operations.map((i) => ({
+        type: 'CreateInstance',
+        id: newId(),
+        key: i.key,
+        resource: i.resource,
+        tenant: i.tenant,
+        attributes: i.attributes ?? {},
+      })),
+  });
+
+  countingRoute({
+    method: 'delete',
+    path: '/bulk/resource_instances',
+    summary: `Delete up to ${MAX_BULK_ITEMS} resource instances (type:key or id) with their tuples and assignments, all or none`,
+    body: instancesDeleteBody,
+    counted: 'instances_deleted',
+    commands: (body) => body.idents.map((instance) => ({ type: 'DeleteInstance', instance })),
+  });
 
   const userCommand = (type: 'CreateUser' | 'ReplaceUser', u: z.infer<typeof userCreateSchema>): BulkItemCommand => ({
     type,
@@ -225,26 +191,14 @@ export function bulkRoutes(context: RouteContext): void {
     roleAssignments: inlineAssignments(u.role_assignments),
   });
 
-  route(
-    context,
-    {
-      method: 'post',
-      path: '/bulk/users',
-      summary: `Create up to ${MAX_BULK_ITEMS} users (with their role_assignments), all or none`,
-      tag: 'Bulk',
-      body: usersBody,
-      response: bulkCountSchema('users_created'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.operations.map((u) => userCommand('CreateUser', u)),
-      );
-      res.json({ users_created: body.operations.length });
-    },
-  );
+  countingRoute({
+    method: 'post',
+    path: '/bulk/users',
+    summary: `Create up to ${MAX_BULK_ITEMS} users (with their role_assignments), all or none`,
+    body: usersBody,
+    counted: 'users_created',
+    commands: (body) => body.operations.map((u) => userCommand('CreateUser', u)),
+  });
 
   route(
     context,
@@ -268,73 +222,38 @@ export function bulkRoutes(context: RouteContext): void {
     },
   );
 
-  route(
-    context,
-    {
-      method: 'delete',
-      path: '/bulk/users',
-      summary: `Delete up to ${MAX_BULK_ITEMS} users (keys or ids) with their role assignments, all or none`,
-      tag: 'Bulk',
-      body: identsBody,
-      response: bulkCountSchema('users_deleted'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.idents.map((user) => ({ type: 'DeleteUser', user })),
-      );
-      res.json({ users_deleted: body.idents.length });
-    },
-  );
+  countingRoute({
+    method: 'delete',
+    path: '/bulk/users',
+    summary: `Delete up to ${MAX_BULK_ITEMS} users (keys or ids) with their role assignments, all or none`,
+    body: identsBody,
+    counted: 'users_deleted',
+    commands: (body) => body.idents.map((user) => ({ type: 'DeleteUser', user })),
+  });
 
-  route(
-    context,
-    {
-      method: 'post',
-      path: '/bulk/tenants',
-      summary: `Create up to ${MAX_BULK_ITEMS} tenants, all or none`,
-      tag: 'Bulk',
-      body: tenantsCreateBody,
-      response: bulkCountSchema('tenants_created'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.operations.map((t) => ({
-          type: 'CreateTenant',
-          id: newId(),
-          key: t.key,
-          name: t.name,
-          description: t.description ?? null,
-          attributes: t.attributes ?? {},
-        })),
-      );
-      res.json({ tenants_created: body.operations.length });
-    },
-  );
+  countingRoute({
+    method: 'post',
+    path: '/bulk/tenants',
+    summary: `Create up to ${MAX_BULK_ITEMS} tenants, all or none`,
+    body: tenantsCreateBody,
+    counted: 'tenants_created',
+    commands: (body) =>
+      body.operations.map((t) => ({
+        type: 'CreateTenant',
+        id: newId(),
+        key: t.key,
+        name: t.name,
+        description: t.description ?? null,
+        attributes: t.attributes ?? {},
+      })),
+  });
 
-  route(
-    context,
-    {
-      method: 'delete',
-      path: '/bulk/tenants',
-      summary: `Delete up to ${MAX_BULK_ITEMS} tenants (keys or ids) with their instances and assignments, all or none`,
-      tag: 'Bulk',
-      body: identsBody,
-      response: bulkCountSchema('tenants_deleted'),
-    },
-    async (req, res, input) => {
-      const body = input.body();
-      await run(
-        req,
-        res,
-        body.idents.map((tenant) => ({ type: 'DeleteTenant', tenant })),
-      );
-      res.json({ tenants_deleted: body.idents.length });
-    },
-  );
+  countingRoute({
+    method: 'delete',
+    path: '/bulk/tenants',
+    summary: `Delete up to ${MAX_BULK_ITEMS} tenants (keys or ids) with their instances and assignments, all or none`,
+    body: identsBody,
+    counted: 'tenants_deleted',
+    commands: (body) => body.idents.map((tenant) => ({ type: 'DeleteTenant', tenant })),
+  });
 }
