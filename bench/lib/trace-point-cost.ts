@@ -68,8 +68,11 @@ function callShapes(): Record<string, CallShape> {
   // A batch as the group commit, the command pipeline and the projection runner hand theirs over:
   // what they build for tracing from it (a list of callers, spans or carriers) is part of the cost.
   const batch = Array.from({ length: 4 }, () => ({ caller: undefined, span: undefined, metadata: {} }));
-  const request = {} as Parameters<ServerSpan['inRequestContext']>[0];
+  // What the service's listener gets of a request to a traced path, with no `traceparent`.
+  const request = { method: 'POST', url: '/allowed', headers: {} } as Parameters<ServerSpan['inRequestContext']>[0];
   const response = {} as Parameters<ServerSpan['inRequestContext']>[1];
+  const listener = (_request: unknown, _response: unknown) => undefined;
+  const tracedListener = server.tracedRequests(listener);
   return {
     'spans.traced': { traced: () => spans.traced(), bare: () => false },
     'spans.tracedContext': { traced: () => spans.tracedContext(), bare: () => undefined },
@@ -111,6 +114,7 @@ function callShapes(): Record<string, CallShape> {
         ),
       bare: () => undefined,
     },
+    'server-span.request': { traced: () => tracedListener(request, response), bare: () => listener(request, response) },
     'server-span.requestTraceContext': { traced: () => server.requestTraceContext(request), bare: () => undefined },
     'server-span.inRequestContext': { traced: (i) => server.inRequestContext(request, response, () => syncWork(i)), bare: syncWork },
     'trace-context.traceIdOf': { traced: () => context.traceIdOf(undefined), bare: () => null },

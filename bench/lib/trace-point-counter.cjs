@@ -2,6 +2,7 @@
  * Preloaded into a service under the tracing bench (`NODE_OPTIONS=-r …/trace-point-counter.cjs`,
  * bench/scenarios/tracing.ts) to learn what tracing costs a request while it is off: every function
  * the built tracing modules export is wrapped with a counter, before the service loads them, and
+ * so is the request listener `tracedRequests` returns (`server-span.request`), and
  * each thread (Node runs a preload in worker threads too) writes its counts to
  * `$TRACE_POINT_COUNTS_DIR/<pid>-<thread>.json` a few times a second. The bench reads the counts
  * before and after a load: the trace points a request passes, by function. The wrapper costs time
@@ -36,6 +37,18 @@ if (dir) {
         counts[counted]++;
         return value.apply(this, args);
       };
+      // The request listener it returns is a trace point of every request (server-span.request).
+      if (counted === 'server-span.tracedRequests') {
+        counts['server-span.request'] = 0;
+        exported[key] = function (...args) {
+          counts[counted]++;
+          const listener = value.apply(this, args);
+          return function (...request) {
+            counts['server-span.request']++;
+            return listener.apply(this, request);
+          };
+        };
+      }
     }
   }
   const file = join(dir, `${process.pid}-${threadId}.json`);
