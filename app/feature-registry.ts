@@ -5,7 +5,7 @@ import { historyProjection } from '../projection-service/history/projection';
 import type { Projection } from '../shared/read-models/projection';
 import type { ReadModels } from '../shared/read-models/read-models';
 import { TaskCompletion } from '../shared/read-models/task-completion';
-import { taskCollection } from '../shared/read-models/tasks';
+import { readStoresOf } from '../shared/read-stores/port';
 import { taskProjection } from '../task-service/task-projection';
 
 /**
@@ -18,7 +18,7 @@ import { taskProjection } from '../task-service/task-projection';
 export const featureRegistry = {
   'environment-copy': {
     projections: (rm: ReadModels, completion = new TaskCompletion()): Projection[] => [
-      taskProjection(rm, taskCollection(rm.store), completion),
+      taskProjection(rm, readStoresOf(rm.store).tasks, completion),
     ],
   },
   'derived-grants': {

@@ -157,6 +157,7 @@ function openSharedSqliteStore(path: string): DocumentStore {
     collection: (spec) => store.collection(spec),
     transaction: (work) => store.transaction(work),
     writerView: () => store.writerView(),
+    stores: () => store.stores(),
     loadCheckpoint: (name) => store.loadCheckpoint(name),
     saveCheckpoint: (name, expected, next) => store.saveCheckpoint(name, expected, next),
     dropAll: () => store.dropAll(),

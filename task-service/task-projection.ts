@@ -1,80 +1,57 @@
 import type { Projection } from '../shared/read-models/projection';
 import type { ReadModels } from '../shared/read-models/read-models';
-import type { Collection } from '../shared/docstore/port';
 import type { EventHandlers, EventOf, TaskEvent } from '../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../shared/events';
 import type { TaskCompletion } from '../shared/read-models/task-completion';
-import type { TaskDoc } from '../shared/read-models/tasks';
+import type { TaskDoc, TaskStore } from '../shared/read-stores/tasks/port';
 
 /** What a task handler writes with, for one event at log `position`. */
 interface TaskScope {
   rm: ReadModels;
-  tasks: Collection<TaskDoc>;
+  tasks: TaskStore;
   completion: TaskCompletion;
   at: string;
   position: number;
 }
 
-/** Every task event changes its task's document; an outcome also wakes the requests waiting for it. */
+/** Every task event changes its task in the task store; an outcome also wakes the requests waiting for it. */
 export const taskProjectionHandlers: EventHandlers<TaskEvent, TaskScope, Promise<void>> = {
   async EnvironmentCopyRequested({ tasks, at, position }, event) {
-    await tasks.put(requestedDoc(event, position, at));
+    await tasks.requested(requestedDoc(event, position, at));
   },
-  async TaskStarted(scope, { data: d }) {
-    await update(scope, d.taskId, (doc) => {
-      doc.attempts = Math.max(doc.attempts, d.attempt);
-      doc.started_at ??= scope.at;
-    });
+  async TaskStarted({ tasks, at }, { data: d }) {
+    await tasks.started(d.taskId, d.attempt, at);
   },
-  async TaskProgressed(scope, { data: d }) {
-    await update(scope, d.taskId, (doc) => {
-      doc.progress = { ...doc.progress, source_events_read: d.sourceEventsRead, events_copied: d.eventsCopied };
-    });
+  async TaskProgressed({ tasks, at }, { data: d }) {
+    await tasks.progressed(d.taskId, d, at);
   },
   async TaskSucceeded(scope, { data: d }) {
-    await update(scope, d.taskId, async (doc) => {
-      doc.status = 'success';
-      doc.result = await scope.rm.environments.get(d.environmentId);
-      doc.error = null;
-      doc.progress = { ...doc.progress, source_events_read: d.sourceEventsRead, events_copied: d.eventsCopied };
-      doc.finished_at = scope.at;
-    });
+    const result = await scope.rm.environments.get(d.environmentId);
+    await scope.tasks.succeeded(d.taskId, result, d, scope.at);
     scope.completion.finished(d.taskId, scope.position);
   },
   async TaskFailed(scope, { data: d }) {
-    await update(scope, d.taskId, (doc) => {
-      doc.status = 'failure';
-      doc.result = null;
-      doc.error = d.error;
-      doc.finished_at = scope.at;
-    });
+    await scope.tasks.failed(d.taskId, d.error, scope.at);
     scope.completion.finished(d.taskId, scope.position);
   },
 };
 
 /**
- * Builds the task read model from task streams. Idempotent: every field is set
+ * Builds the task read store from task streams. Idempotent: every field is set
  * from the event (never incremented), so a replayed event changes nothing.
  * On a task's outcome it wakes the requests waiting for it.
  */
-export function taskProjection(rm: ReadModels, tasks: Collection<TaskDoc>, completion: TaskCompletion): Projection<TaskEvent> {
+export function taskProjection(rm: ReadModels, tasks: TaskStore, completion: TaskCompletion): Projection<TaskEvent> {
   return {
     name: 'tasks',
-    version: 1,
+    // 2: the tasks moved from a generic collection to their own store's table (docs/read-stores.md).
+    version: 2,
     handles: handledTypes(eventTypes.task, taskProjectionHandlers),
     async apply(event) {
       const scope = { rm, tasks, completion, at: event.metadata.timestamp, position: event.position };
       await dispatch(taskProjectionHandlers, event.type, scope, event);
     },
   };
-}
-
-async function update({ tasks, at }: TaskScope, taskId: string, change: (doc: TaskDoc) => void | Promise<void>): Promise<void> {
-  const doc = await tasks.get(taskId);
-  if (!doc) return;
-  await change(doc);
-  doc.updated_at = at;
-  await tasks.put(doc);
 }
 
 function requestedDoc(e: EventOf<'EnvironmentCopyRequested'>, position: number, at: string): TaskDoc {

@@ -9,7 +9,7 @@ import { TaskCompletion } from '../../shared/read-models/task-completion';
 import type { TaskEvent } from '../../shared/events';
 import { taskDecider, type TaskCommand, type TaskState } from '../../shared/domain/task/decider';
 import { featureRegistry } from '../feature-registry';
-import { taskCollection } from '../../shared/read-models/tasks';
+import { readStoresOf } from '../../shared/read-stores/port';
 import { CopyTaskWorker, type WorkerOptions } from '../../task-service/worker';
 
 export interface EnvironmentCopyOptions {
@@ -51,14 +51,14 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
     projections: (rm) => featureRegistry['environment-copy'].projections(rm, completion),
     routes: (context) =>
       copyRoutes({
-        tasks: taskCollection(context.documentStore),
+        tasks: readStoresOf(context.documentStore).tasks,
         completion,
         taskCommands: commandsFor(context),
         eventStore: context.eventStore,
       }),
     followReadModels(context) {
       // Held `wait` requests learn their task's outcome from the task read model (one query per process).
-      const poller = completion.pollFrom(taskCollection(context.documentStore), TASK_POLL_MS);
+      const poller = completion.pollFrom(readStoresOf(context.documentStore).tasks, TASK_POLL_MS);
       return { stop: async () => poller.stop() };
     },
     async startWorkers(context) {
@@ -78,8 +78,8 @@ export function environmentCopyFeature(options: EnvironmentCopyOptions = {}): Fe
         logger,
       );
       await worker.start();
-      const tasks = taskCollection(context.documentStore);
-      context.services.metrics.countOpenTasks(() => tasks.count({ status: 'processing' }));
+      const { tasks } = readStoresOf(context.documentStore);
+      context.services.metrics.countOpenTasks(() => tasks.countProcessing());
       // One relay among the task-service replicas (the embedded process runs it at once).
       const relay = await (context.runExclusively ?? runNow)('task-relay', async () => {
         // A child of the root logger: under the task-service logger, its lines would carry `component` twice.

@@ -2,7 +2,6 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ProjectDoc } from '../../shared/read-models/read-models';
 import type { CommandPipeline } from '../../shared/cqrs/command-pipeline';
-import type { Collection } from '../../shared/docstore/port';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors';
 import type { TaskEvent } from '../../shared/events';
 import { streams } from '../../shared/events';
@@ -12,7 +11,7 @@ import { deterministicId, newId } from '../../shared/ids';
 import { StoredTaskError } from '../../shared/domain/task/errors';
 import type { TaskCompletion } from '../../shared/read-models/task-completion';
 import type { CopyRequest, TaskCommand, TaskState } from '../../shared/domain/task/decider';
-import type { TaskDoc } from '../../shared/read-models/tasks';
+import type { TaskDoc, TaskStore } from '../../shared/read-stores/tasks/port';
 import { authOf, resolveProject, type AuthContext } from '../http/auth';
 import { errorBody } from '../http/error-middleware';
 import { environmentSchema, taskSchema } from '../http/responses';
@@ -69,7 +68,7 @@ export const copyBodySchema = z
 type CopyBody = z.infer<typeof copyBodySchema>;
 
 export interface CopyRouteDependencies {
-  tasks: Collection<TaskDoc>;
+  tasks: TaskStore;
   completion: TaskCompletion;
   taskCommands: CommandPipeline<TaskCommand, TaskState, TaskEvent>;
   eventStore: EventStore;

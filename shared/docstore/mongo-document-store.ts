@@ -1,5 +1,7 @@
 import { MongoClient, MongoServerError, type Db, type Document, type Collection as MongoCollection } from 'mongodb';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
+import type { ReadStores } from '../read-stores/port';
+import { MongoTaskStore } from '../read-stores/tasks/mongo';
 
 /** How a read-model document is stored: `_id` = its id, each declared field at the top level, the whole document as JSON. */
 interface StoredDoc {
@@ -48,6 +50,7 @@ export class MongoDocumentStore implements DocumentStore {
   readonly atomicTransactions = false;
   readonly unsortedPagesById = true;
   private readonly collections = new Map<string, MongoDocCollection<{ id: string }>>();
+  private readStores: ReadStores | null = null;
 
   private constructor(
     private readonly client: MongoClient,
@@ -72,6 +75,11 @@ export class MongoDocumentStore implements DocumentStore {
       this.collections.set(spec.name, existing);
     }
     return existing as unknown as Collection<T>;
+  }
+
+  /** The domain stores on this database (no transactions here: the writer view is the store itself). */
+  stores(): ReadStores {
+    return (this.readStores ??= { tasks: new MongoTaskStore(this.db) });
   }
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {

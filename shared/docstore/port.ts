@@ -1,3 +1,5 @@
+import type { ReadStores } from '../read-stores/port';
+
 /**
  * The read-model port: named collections of JSON documents keyed by `id`, with
  * equality queries on declared fields. Small on purpose, so that SQLite and
@@ -94,6 +96,14 @@ export type CheckpointSaveResult = { ok: true } | { ok: false; reason: 'MISMATCH
 
 export interface DocumentStore {
   collection<T extends { id: string }>(spec: CollectionSpec): Collection<T>;
+
+  /**
+   * The domain stores (shared/read-stores/, docs/read-stores.md) on this store's engine, through
+   * this view: those of the writer view write in its transactions, and read what they wrote.
+   * Emptied with the collections by `dropAll`. Every engine's adapter has them; a view that has
+   * none (the history's view as of a position) leaves it out (`readStoresOf` refuses it).
+   */
+  stores?(): ReadStores;
 
   /**
    * Runs `work` atomically where the engine can (SQLite); elsewhere the writes

@@ -3,7 +3,9 @@ import { openPostgresPool, type PostgresPool } from '../eventstore/postgres-conn
 import { translateStoreError } from '../eventstore/postgres-errors';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore } from './port';
 import { PostgresCollection, type StatementRunner } from './postgres-collection';
-import { checkpointsTable, defineSchema, defineTable, emptyAllTables, tableName } from './postgres-tables';
+import { checkpointsTable, defineSchema, defineTable, defineUnderLock, emptyAllTables, tableName } from './postgres-tables';
+import type { ReadStores } from '../read-stores/port';
+import { PostgresTaskStore, postgresTasksSchema, postgresTasksTableExists } from '../read-stores/tasks/postgres';
 import { TableGrowth } from './postgres-statistics';
 import { WriteBuffer, type HeldWrites } from './postgres-write-buffer';
 
@@ -47,6 +49,7 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
   /** Settles when the open transaction ends; null while none is open. */
   private transactionEnded: Promise<void> | null = null;
   private view: PostgresWriterView | null = null;
+  private readStores: ReadStores | null = null;
   private closed = false;
   /** Rows written per table, to have the planner's statistics follow a rebuild (postgres-statistics.ts). */
   private readonly growth = new TableGrowth();
@@ -68,6 +71,8 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
     });
     try {
       await defineSchema(sql, options.schema);
+      // The domain stores' tables (shared/read-stores/): made when missing, under the DDL lock.
+      if (!(await postgresTasksTableExists(sql, options.schema))) await defineUnderLock(sql, postgresTasksSchema(options.schema));
     } catch (error) {
       await sql.end({ timeout: 0 });
       throw translateStoreError(error, STORE);
@@ -130,6 +135,11 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
 
   writerView(): DocumentStore {
     return (this.view ??= new PostgresWriterView(this));
+  }
+
+  /** The domain stores on the pool: committed state, writes once no batch transaction is open. */
+  stores(): ReadStores {
+    return (this.readStores ??= { tasks: new PostgresTaskStore(this) });
   }
 
   /**
@@ -201,8 +211,14 @@ class PostgresWriterView implements DocumentStore, StatementRunner {
   private tx: Runs | null = null;
   /** The open transaction's writes not sent yet (postgres-write-buffer.ts), or null. */
   private buffer: WriteBuffer | null = null;
+  private readStores: ReadStores | null = null;
 
   constructor(private readonly store: PostgresDocumentStore) {}
+
+  /** The domain stores on the batch transaction's connection while one is open (their statements go at once, not held). */
+  stores(): ReadStores {
+    return (this.readStores ??= { tasks: new PostgresTaskStore(this) });
+  }
 
   get schema(): string {
     return this.store.schema;

@@ -209,6 +209,17 @@ function fieldColumns(field: string): string[] {
   ];
 }
 
+/**
+ * Runs `statements` (a domain store's DDL, shared/read-stores/) in one transaction under the DDL
+ * lock. The caller looks first, without a lock, whether they are needed.
+ */
+export async function defineUnderLock(sql: PostgresPool, statements: string[]): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${DDL_LOCK})`;
+    for (const statement of statements) await tx.unsafe(statement);
+  });
+}
+
 /** Empties every read-model table and the checkpoints (in one statement, one transaction). */
 export async function emptyAllTables(sql: PostgresPool, schema: string): Promise<void> {
   const tables = await sql<Array<{ name: string }>>`

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
 import { WalCheckpointer } from './sqlite-wal-checkpointer';
+import type { ReadStores } from '../read-stores/port';
+import { SQLITE_TASKS_SCHEMA, SqliteTaskStore } from '../read-stores/tasks/sqlite';
 
 /**
  * Read models on SQLite. Each collection is a table `rm_<name>` with one column
@@ -37,6 +39,7 @@ export class SqliteDocumentStore implements DocumentStore {
   /** Tables defined (created, indexes declared) by this store or its writer view. */
   private readonly definedTables = new Set<string>();
   private view: SqliteWriterView | null = null;
+  private readStores: ReadStores | null = null;
   private closed = false;
 
   private readonly walCheckpointer: WalCheckpointer | null;
@@ -66,6 +69,8 @@ export class SqliteDocumentStore implements DocumentStore {
     // grows as far as it is used.
     writer.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
     writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
+    // The domain stores' tables, made here, before any batch transaction could take their DDL in (and roll it back).
+    writer.exec(SQLITE_TASKS_SCHEMA);
     this.reader = open(path);
     // Checkpoints off the event loop (see WalCheckpointer); SQLite's automatic ones only as a fallback.
     this.walCheckpointer = WalCheckpointer.start(path, () => writer.pragma('wal_autocheckpoint = 1000'));
@@ -91,6 +96,11 @@ export class SqliteDocumentStore implements DocumentStore {
   writerView(): DocumentStore {
     this.writeConnection();
     return (this.view ??= new SqliteWriterView(this));
+  }
+
+  /** The domain stores on this store's connections: committed state, writes once no batch transaction is open. */
+  stores(): ReadStores {
+    return (this.readStores ??= { tasks: new SqliteTaskStore(this) });
   }
 
   writeConnection(): Database.Database {
@@ -251,11 +261,17 @@ class SqliteWriterView implements DocumentStore {
   readonly atomicTransactions = true;
   readonly isReplica = false;
   private readonly collections = new Map<string, SqliteCollection<{ id: string }>>();
+  private readStores: ReadStores | null = null;
 
   constructor(private readonly store: SqliteDocumentStore) {}
 
   writerView(): DocumentStore {
     return this;
+  }
+
+  /** The domain stores on the writing connection: inside the batch transaction while one is open. */
+  stores(): ReadStores {
+    return (this.readStores ??= { tasks: new SqliteTaskStore(this) });
   }
 
   statement(sql: string): Database.Statement {

@@ -1,5 +1,4 @@
-import type { Collection } from '../docstore/port';
-import type { TaskDoc } from './tasks';
+import type { TaskStore } from '../read-stores/tasks/port';
 
 export type WaitOutcome = { finished: true; position: number } | { finished: false; reason: 'timeout' | 'aborted' };
 
@@ -63,15 +62,15 @@ export class TaskCompletion {
    * One poller for the whole process: every `intervalMs`, while requests are
    * held, a single query for the held tasks that are no longer processing.
    */
-  pollFrom(tasks: Collection<TaskDoc>, intervalMs: number): { stop(): void } {
+  pollFrom(tasks: Pick<TaskStore, 'finishedAmong'>, intervalMs: number): { stop(): void } {
     let running = false;
     const timer = setInterval(() => {
       if (running || this.waiters.size === 0) return;
       running = true;
       tasks
-        .find({ id: { $in: [...this.waiters.keys()] } })
-        .then((docs) => {
-          for (const doc of docs) if (doc.status !== 'processing') this.finished(doc.id, 0);
+        .finishedAmong([...this.waiters.keys()])
+        .then((finished) => {
+          for (const taskId of finished) this.finished(taskId, 0);
         })
         .catch(() => undefined)
         .finally(() => (running = false));

@@ -1,6 +1,5 @@
-import type { Collection } from '../docstore/port';
 import { TaskCompletion } from './task-completion';
-import type { TaskDoc } from './tasks';
+import type { TaskDoc, TaskStore } from '../read-stores/tasks/port';
 
 describe('TaskCompletion', () => {
   it('wakes every waiter of a task when it finishes, with the outcome position', async () => {
@@ -39,12 +38,13 @@ describe('TaskCompletion', () => {
       { id: 't1', status: 'processing' },
       { id: 't2', status: 'success' },
     ];
-    const tasks = {
-      find: async (filter: unknown) => {
-        queries.push(filter);
-        return docs;
+    // The store's one query for the held tasks, recorded as the filter it stands for.
+    const tasks: Pick<TaskStore, 'finishedAmong'> = {
+      finishedAmong: async (ids) => {
+        queries.push({ id: { $in: ids } });
+        return docs.filter((doc) => ids.includes(doc.id!) && doc.status !== 'processing').map((doc) => doc.id!);
       },
-    } as unknown as Collection<TaskDoc>;
+    };
     const poller = completion.pollFrom(tasks, 20);
     const t1 = completion.wait('t1', 300);
     const t2 = completion.wait('t2', 10_000);
