@@ -1,11 +1,11 @@
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { INSTRUMENTATIONS, type InstrumentationName } from './settings';
 import { ContextWhileTraced } from './context-while-traced';
 import { RootSampling } from './root-sampling';
 import { tracing } from './spans';
+import { ThreadExporter } from './thread-exporter';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs';
@@ -29,7 +29,8 @@ export function startSdk(defaultServiceName: string, role: string): () => Promis
   const provider = new NodeTracerProvider({
     resource,
     idGenerator: rootSampling,
-    spanProcessors: [contextManager, new BatchSpanProcessor(new OTLPTraceExporter())],
+    // The OTLP exporter runs on a thread of its own (thread-exporter.ts says why).
+    spanProcessors: [contextManager, new BatchSpanProcessor(new ThreadExporter())],
   });
   tracing.sampledNewTrace = () => rootSampling.sampledNewTrace();
   // The W3C trace-context (and baggage) propagator: the default.
