@@ -1,17 +1,38 @@
 import { parentPort } from 'node:worker_threads';
-import { createTraceState } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import type { ClonedSpanContext, FromExportThread, SpanData, ToExportThread } from './export-thread-messages';
+import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import type * as NodeHttp from '@opentelemetry/otlp-exporter-base/build/src/index-node-http';
+import { ProtobufTraceSerializer, type IExporterMetricsHelper, type ISerializer } from '@opentelemetry/otlp-transformer';
+import type { FromExportThread, ToExportThread } from './export-thread-messages';
 
 /**
- * The export thread (thread-exporter.ts says why): the SDK's own OTLP exporter, configured from the
- * same OTEL_EXPORTER_OTLP_* variables as it would be in the process's main thread (a worker sees
- * the process's environment), exporting the spans the main thread sends.
+ * The export thread (thread-exporter.ts says why): the SDK's OTLP/HTTP export, as its protobuf
+ * trace exporter builds it (the same delegate, configured from the same OTEL_EXPORTER_OTLP_*
+ * variables: endpoint, headers, timeout, compression, certificates; a worker sees the process's
+ * environment), sending requests the main thread has encoded already.
  */
-const exporter = new OTLPTraceExporter();
+// The package's `node-http` entry, which this project's module resolution (node10) does not read
+// from its exports map: its types by their file, the module by its name, as Node resolves it.
+const { convertLegacyHttpOptions, createOtlpHttpExportDelegate } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('@opentelemetry/otlp-exporter-base/node-http') as typeof NodeHttp;
+const spansIn = new WeakMap<Uint8Array, number>();
+/** The request is encoded: serialising it is handing it over; answers are read as the SDK reads them. */
+const encoded: ISerializer<Uint8Array, unknown> = {
+  serializeRequest: (request) => request,
+  deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
+};
+const counted: IExporterMetricsHelper<Uint8Array> = { name: 'span', countItems: (request) => spansIn.get(request) ?? 0 };
+const exporter = new OTLPExporterBase(
+  createOtlpHttpExportDelegate(
+    convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
+    encoded,
+    // The component type the SDK's OTLP/HTTP span exporter reports itself as.
+    'otlp_http_span_exporter',
+    counted,
+    undefined,
+  ),
+);
 const port = parentPort!;
 
 port.on('message', (message: ToExportThread) => {
@@ -22,32 +43,13 @@ port.on('message', (message: ToExportThread) => {
       (error: unknown) => reply({ code: ExportResultCode.FAILED, error: String(error) }),
     );
   switch (message.type) {
-    case 'export': {
-      const resource = resourceFromAttributes(message.resource);
-      exporter.export(
-        message.spans.map((span) => readable(span, resource)),
-        (result) => reply({ code: result.code, ...(result.error ? { error: result.error.message } : {}) }),
-      );
+    case 'export':
+      spansIn.set(message.request, message.spans);
+      exporter.export(message.request, (result) => reply({ code: result.code, ...(result.error ? { error: result.error.message } : {}) }));
       return;
-    }
     case 'flush':
       return void settled(exporter.forceFlush());
     case 'shutdown':
       return void settled(exporter.shutdown());
   }
 });
-
-function readable(span: SpanData, resource: ReadableSpan['resource']): ReadableSpan {
-  const spanContext = restored(span.spanContext);
-  return {
-    ...span,
-    spanContext: () => spanContext,
-    parentSpanContext: span.parentSpanContext && restored(span.parentSpanContext),
-    links: span.links.map((link) => ({ ...link, context: restored(link.context) })),
-    resource,
-  };
-}
-
-function restored({ traceState, ...context }: ClonedSpanContext): ReturnType<ReadableSpan['spanContext']> {
-  return traceState === undefined ? context : { ...context, traceState: createTraceState(traceState) };
-}

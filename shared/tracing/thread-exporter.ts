@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
-import type { SpanContext } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { startWorkerModule } from '../threads/start-worker-module';
-import type { ClonedSpanContext, FromExportThread, SpanData, ToExportThread } from './export-thread-messages';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { FromExportThread, ToExportThread } from './export-thread-messages';
 
 /**
  * Exports spans from a thread of their own (export-thread.ts), through the SDK's OTLP exporter there.
@@ -13,8 +13,9 @@ import type { ClonedSpanContext, FromExportThread, SpanData, ToExportThread } fr
  * 1% sampling an export every few seconds made V8 throw away its optimised code for those
  * functions, and the requests in between ran them unoptimised until they were optimised again: a
  * cost on every request that an occasional export should not have (docs/tracing.md). On a thread of
- * its own the exporter's client runs in another isolate, and the protobuf encoding goes with it.
- * What stays here: copying each finished span's data into the message.
+ * its own the exporter's client runs in another isolate. The spans are encoded here, as the SDK's
+ * protobuf exporter would (their objects cannot cross threads; copying their data across cost more
+ * than encoding it), and the request's bytes go to the thread.
  */
 export class ThreadExporter implements SpanExporter {
   private worker: Worker | null = null;
@@ -25,8 +26,9 @@ export class ThreadExporter implements SpanExporter {
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    const resource = spans[0]?.resource.attributes ?? {};
-    this.send({ type: 'export', id: this.nextId++, resource, spans: spans.map(spanData) }, ({ code, error }) =>
+    const request = ProtobufTraceSerializer.serializeRequest(spans);
+    if (!request) return done({ code: ExportResultCode.FAILED, error: new Error('the spans could not be encoded') });
+    this.send({ type: 'export', id: this.nextId++, request, spans: spans.length }, ({ code, error }) =>
       done(code === ExportResultCode.SUCCESS ? { code } : { code, error: new Error(error ?? 'the export failed') }),
     );
   }
@@ -81,29 +83,4 @@ export class ThreadExporter implements SpanExporter {
     this.worker = worker;
     return worker;
   }
-}
-
-function spanData(span: ReadableSpan): SpanData {
-  return {
-    name: span.name,
-    kind: span.kind,
-    spanContext: cloned(span.spanContext()),
-    ...(span.parentSpanContext ? { parentSpanContext: cloned(span.parentSpanContext) } : {}),
-    startTime: span.startTime,
-    endTime: span.endTime,
-    duration: span.duration,
-    status: span.status,
-    attributes: span.attributes,
-    links: span.links.map((link) => ({ ...link, context: cloned(link.context) })),
-    events: span.events,
-    ended: span.ended,
-    instrumentationScope: { ...span.instrumentationScope },
-    droppedAttributesCount: span.droppedAttributesCount,
-    droppedEventsCount: span.droppedEventsCount,
-    droppedLinksCount: span.droppedLinksCount,
-  };
-}
-
-function cloned({ traceState, ...context }: SpanContext): ClonedSpanContext {
-  return traceState === undefined ? context : { ...context, traceState: traceState.serialize() };
 }
