@@ -6,6 +6,7 @@ import { applyToProjections, type Projection } from '../shared/read-models/proje
 import { ANSWERS, answersCheckpoint, mayChangeAnswers } from '../shared/read-models/answer-changes';
 import { ensureLayout } from '../shared/read-models/layout';
 import { PositionNotifier } from '../shared/read-models/position-notifier';
+import { applyRun, runAccepted, stepsOf, type ExpiryRun } from '../shared/read-models/runs';
 import { sleep } from '../shared/sleep';
 import { Yielder } from './yielder';
 import { inSpanForCarriers } from '../shared/tracing/spans';
@@ -25,6 +26,11 @@ export interface ProjectionRunnerOptions {
    * write that is not, gets a steady batch.
    */
   catchUpBatchSize?: number;
+  /**
+   * false: every event applied one at a time, runs of expiries too (shared/read-models/runs.ts); by
+   * default a run is applied at once where every projection accepts it. Tests compare the two.
+   */
+  expiryRuns?: boolean;
   /** Told each batch's last position once it committed, after `position` moved (a projection thread tells the API's). */
   onCommitted?: (position: number) => void;
   /** Told once the runner stops for good (`failure`: another runner moved the checkpoint), with the reason. */
@@ -218,6 +224,11 @@ export class ProjectionRunner {
     this.failures = 0;
   }
 
+  /** The batch's events, runs of expiries together (runs.ts) unless the options say one at a time. */
+  private stepsOf(batch: RecordedEvent[]): Iterable<{ run: ExpiryRun } | { event: RecordedEvent }> {
+    return this.options.expiryRuns === false ? batch.map((event) => ({ event })) : stepsOf(batch);
+  }
+
   /** `again`: an earlier attempt failed, possibly after its checkpoint save landed (its answer lost on the way). */
   private async applyOnce(batch: RecordedEvent[], again: boolean): Promise<void> {
     const last = batch.at(-1)!.position;
@@ -225,12 +236,22 @@ export class ProjectionRunner {
     let answersChanged: number | null = null;
     await this.store.transaction(async () => {
       for (const projection of this.projections) await projection.prepare?.(batch);
-      for (const event of batch) {
-        await applyToProjections(this.projections, event);
-        if (mayChangeAnswers(event, this.projections)) answersChanged = event.position;
-        // A batch takes a millisecond or more per 10 events at scale: requests get their turn meanwhile
-        // (they read the last committed batch; writes from elsewhere wait for this one, see the store).
-        await yielder.maybeYield();
+      for (const step of this.stepsOf(batch)) {
+        if ('run' in step && (await runAccepted(this.projections, step.run))) {
+          await applyRun(this.projections, step.run);
+          // The last event of the run stands for all of it (an answer changed by any of them changed by then).
+          const last = step.run.at(-1)!;
+          if (mayChangeAnswers(last, this.projections)) answersChanged = last.position;
+          await yielder.maybeYield();
+          continue;
+        }
+        for (const event of 'run' in step ? step.run : [step.event]) {
+          await applyToProjections(this.projections, event);
+          if (mayChangeAnswers(event, this.projections)) answersChanged = event.position;
+          // A batch takes a millisecond or more per 10 events at scale: requests get their turn meanwhile
+          // (they read the last committed batch; writes from elsewhere wait for this one, see the store).
+          await yielder.maybeYield();
+        }
       }
       if (answersChanged !== null) await this.saveAnswersChanged(answersChanged, again);
       const saved = await this.store.saveCheckpoint(this.checkpointName, this.checkpoint, last);

@@ -1,4 +1,4 @@
-import type { EnvEvent, EventHandlers } from '../../shared/events';
+import type { EnvEvent, EventHandlers, RecordedEvent } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes, streamCategory } from '../../shared/events';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
@@ -21,6 +21,9 @@ import { BatchHolders } from './batch-holders';
 import { PrefetchedEdges } from './prefetched-edges';
 import { GrantStats } from './stats';
 import { Yielder } from '../yielder';
+import { runRetraction } from './expiry-runs';
+import { deleteByIds } from './paging';
+import type { GrantDoc } from '../../shared/read-models/grants/model';
 
 /**
  * What each environment event does to the derived grants. Events that only
@@ -126,6 +129,27 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   const prefetched = new PrefetchedEdges(edges);
   /** Whether applying the last event may have changed a check's answer (changedAnswers). */
   let answersMayHaveChanged = false;
+  /** The run of expiries last accepted (acceptsRun), by its positions, and the grants it removes. */
+  let accepted: { first: number; last: number; removed: GrantDoc[] } | null = null;
+  /** What the derivation steps of `event` work with. */
+  const contextOf = async (event: RecordedEvent): Promise<GrantContext> => {
+    const environmentId = streamCategory(event.streamId).id;
+    return {
+      environmentId,
+      at: event.metadata.timestamp,
+      rules: await ruleBook.of(environmentId),
+      // Writes go through the recorder, which drops the holders it had read of an instance written.
+      collections: { grants: holders.recording(environmentId, () => (answersMayHaveChanged = true)), rules: collections.rules },
+      edges,
+      instanceKeys: instances,
+      assignments: rm.assignments,
+      stats,
+      yielder,
+      prefetchedEdges: (instance) => prefetched.of(environmentId, instance, event.position),
+      holdersBefore: (instance) => holders.of(environmentId, instance, event.position),
+      previous: new Map(),
+    };
+  };
   return {
     name: 'derived-grants',
     // 2: a grant keeps the support whose chain ends last, and that chain's first end (docs/expiring-access.md).
@@ -140,27 +164,42 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
     // an expiry gives those back, stored (conditions.ts) or read (a sink role's guard,
     // effective-grants.ts, lifts at the end itself), so an answer cached before it may be stale.
     changedAnswers: () => answersMayHaveChanged,
+    // A run of expiries (shared/read-models/runs.ts) is taken when deleting the grants it removes is
+    // exactly its retraction one at a time (expiry-runs.ts), read before any of it is applied.
+    async acceptsRun(run) {
+      const first = run[0]!;
+      ruleBook.peek(first.position);
+      try {
+        const removed = await runRetraction(await contextOf(first), run);
+        accepted = removed && { first: first.position, last: run.at(-1)!.position, removed };
+      } catch (error) {
+        ruleBook.reset();
+        throw error;
+      }
+      return accepted !== null;
+    },
+    async applyRun(run) {
+      answersMayHaveChanged = false;
+      const first = run[0]!;
+      const last = run.at(-1)!;
+      const taken = accepted?.first === first.position && accepted.last === last.position ? accepted : null;
+      accepted = null;
+      ruleBook.observe(last.position);
+      const ctx = await contextOf(last);
+      // Read when it was accepted; read again if not (the facts projection has applied the run since, which changes nothing read).
+      const removed = taken?.removed ?? (await runRetraction(ctx, run));
+      if (removed === null) throw new Error(`the run of expiries at ${first.position}–${last.position} cannot be applied at once`);
+      // Dependants first: a retry after a partial delete (an engine without transactions) still finds what is left from its roots.
+      ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, removed.map((g) => g.id).reverse(), yielder);
+      stats.events += run.length;
+    },
     async apply(event) {
       answersMayHaveChanged = false;
       if (!handles.has(event.type)) return;
       ruleBook.observe(event.position);
       if (tupleChanges.has(event.type)) prefetched.forget();
-      const environmentId = streamCategory(event.streamId).id;
-      const ctx: GrantContext = {
-        environmentId,
-        at: event.metadata.timestamp,
-        rules: await ruleBook.of(environmentId),
-        // Writes go through the recorder, which drops the holders it had read of an instance written.
-        collections: { grants: holders.recording(environmentId, () => (answersMayHaveChanged = true)), rules: collections.rules },
-        edges,
-        instanceKeys: instances,
-        assignments: rm.assignments,
-        stats,
-        yielder,
-        prefetchedEdges: (instance) => prefetched.of(environmentId, instance, event.position),
-        holdersBefore: (instance) => holders.of(environmentId, instance, event.position),
-        previous: new Map(),
-      };
+      const ctx = await contextOf(event);
+      const environmentId = ctx.environmentId;
       try {
         if (!ctx.rules.sinksImplied) await dropStoredSinkGrants(ctx);
         await dispatch(grantsProjectionHandlers, event.type, ctx, event);

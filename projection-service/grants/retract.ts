@@ -69,8 +69,12 @@ export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<Gr
   return restored;
 }
 
-/** The roots and every grant whose reason chain passes through one of them. */
-async function subtrees(ctx: GrantContext, roots: GrantDoc[], tuplesDroppedFrom: string | undefined): Promise<Map<string, GrantDoc>> {
+/** The roots and every grant whose reason chain passes through one of them (a run of expiries reads them too, expiry-runs.ts). */
+export async function subtrees(
+  ctx: GrantContext,
+  roots: GrantDoc[],
+  tuplesDroppedFrom: string | undefined,
+): Promise<Map<string, GrantDoc>> {
   const removed = new Map(roots.map((g) => [g.id, g]));
   let frontier = roots;
   while (frontier.length > 0) {

@@ -18,6 +18,11 @@ export class RuleBook {
     this.lastPosition = position;
   }
 
+  /** Call before reading for the event at `position` ahead of applying it (a run of expiries asked whether it can be taken at once). */
+  peek(position: number): void {
+    if (position <= this.lastPosition) this.cache.clear();
+  }
+
   async of(environmentId: string): Promise<RuleIndex> {
     const cached = this.cache.get(environmentId);
     if (cached) return cached;

@@ -1,5 +1,6 @@
 import { splitRef } from '../../shared/refs';
 import { endsColumn } from '../../shared/read-models/in-force';
+import { deleteEach } from '../../shared/read-models/history/versioning';
 import type { EnvEvent, EventHandlers } from '../../shared/events';
 import { dispatch, eventTypes, handledTypes } from '../../shared/events';
 import { associatedTenants, type ReadModels } from '../../shared/read-models/read-models';
@@ -248,6 +249,14 @@ export function factsProjection(rm: ReadModels): Projection<EnvEvent> {
       const ctx = await contexts.of(event);
       const at = event.metadata.timestamp;
       await dispatch(factsProjectionHandlers, event.type, { rm, keyIds, ctx, at, common: createdFields(ctx, at) }, event);
+    },
+    // Expiries of resource-instance assignments (runs.ts): their assignments and ends go, in a few
+    // deletes, each version closed at its own event's position, as `unassigned` would one by one.
+    async applyRun(run) {
+      for (const event of run) keyIds.observe(event.position);
+      const entries = run.map((event) => ({ id: event.data.id, position: event.position }));
+      await deleteEach(rm.assignments, entries);
+      await deleteEach(rm.factEnds, entries);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { DomainEvent, RecordedEvent, RecordedOf } from '../events';
 import { isDomainEvent, streamCategory } from '../events';
 import type { ReadModels } from './read-models';
+import type { ExpiryRun } from './runs';
 
 /**
  * A projection folds events into read models. `apply` must be idempotent:
@@ -35,8 +36,22 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
    */
   begin?(event: RecordedEvent): void;
   /**
+   * Applies a run of expiries at once (runs.ts: consecutive RoleAssignmentExpired events of one
+   * environment, on resource instances), leaving the read models exactly as applying its events
+   * one at a time, in order, would: what is versioned closed at each event's own position. Called
+   * only when every projection that handles them accepted the run (`acceptsRun`).
+   */
+  applyRun?(run: ExpiryRun): Promise<void>;
+  /**
+   * Asked before any projection applies a run (after the events before it were applied): false
+   * when this one could not apply it at once exactly as one at a time; the run's events are then
+   * applied one at a time, as any others. Without it, a projection with `applyRun` takes every run.
+   */
+  acceptsRun?(run: ExpiryRun): Promise<boolean>;
+  /**
    * Asked right after `apply` of an event whose type changes no check's answer by itself
-   * (answer-changes.ts, an expiry): whether applying it here changed one all the same.
+   * (answer-changes.ts, an expiry), or `applyRun` of a run of them: whether applying it here
+   * changed one all the same.
    */
   changedAnswers?(): boolean;
 }

@@ -80,6 +80,27 @@ export class Versioning {
   }
 }
 
+/** Ids one delete names (`$in`): engines bound the size of one statement. */
+const DELETE_CHUNK = 500;
+
+/**
+ * Deletes the documents `entries` name from `collection`, each as a delete event at its own
+ * position would (`entries` in the log's order): where the collection keeps versions, each closed
+ * at its entry's position, in one write; elsewhere deleted by ids, many a statement.
+ */
+export async function deleteEach<T extends { id: string }>(
+  collection: Collection<T>,
+  entries: ReadonlyArray<{ id: string; position: number }>,
+): Promise<void> {
+  if (collection instanceof VersionedCollection && collection.versioned) return collection.deleteEach(entries);
+  await deleteIds(collection, entries);
+}
+
+async function deleteIds(collection: Collection<{ id: string }>, entries: ReadonlyArray<{ id: string }>): Promise<void> {
+  for (let i = 0; i < entries.length; i += DELETE_CHUNK)
+    await collection.deleteMany({ id: { $in: entries.slice(i, i + DELETE_CHUNK).map((entry) => entry.id) } });
+}
+
 /**
  * When a stored document became what it is: its `_from`, or 0 for one written before versions were
  * kept (the history stamps every current document with its start when it starts after the log did,
@@ -109,6 +130,11 @@ class VersionedCollection<T extends { id: string }> implements Collection<T> {
     private readonly inner: Collection<T>,
     private readonly closedOf: () => Collection<Version<T>>,
   ) {}
+
+  /** Whether its writes keep versions now (the history enabled them). */
+  get versioned(): boolean {
+    return this.versioning.active;
+  }
 
   // Read without `_from`: what the projections and the API read is the document (the as-of reads
   // and the versioning itself read the stored collections).
@@ -153,6 +179,25 @@ class VersionedCollection<T extends { id: string }> implements Collection<T> {
     if (prior) await this.close(prior);
     await this.inner.delete(id);
     this.known.set(id, null);
+  }
+
+  /**
+   * Deletes each of `entries`' documents as `delete` would at the entry's own position (a run of
+   * events applied at once, shared/read-models/runs.ts): each version closed at its position, all
+   * of them in one write, then the documents in as few deletes as the engine takes ids in one.
+   */
+  async deleteEach(entries: ReadonlyArray<{ id: string; position: number }>): Promise<void> {
+    const versions: Array<Version<T>> = [];
+    for (const { id, position } of entries) {
+      const prior = await this.prior(id);
+      if (prior && fromOf(prior) < position) versions.push(versionOf(prior, fromOf(prior), position));
+      this.known.set(id, null);
+    }
+    if (versions.length > 0) {
+      this.closedCollection ??= this.closedOf();
+      await this.closedCollection.insertMissing(versions);
+    }
+    await deleteIds(this.inner, entries);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
