@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Document } from 'mongodb';
 import pino from 'pino';
 import { buildProjections } from '../../../app/feature';
 import { embeddedFeatures } from '../../../app/features';
@@ -18,16 +18,22 @@ export async function snapshot(url: string, database: string): Promise<Record<st
       .sort();
     const out: Record<string, Array<{ id: string }>> = {};
     for (const name of names) {
-      const docs = await db
-        .collection(name)
-        .find({}, { projection: { _doc: 1 } })
-        .toArray();
-      out[name] = docs.map((d) => JSON.parse(String(d._doc)) as { id: string }).sort((a, b) => a.id.localeCompare(b.id));
+      const docs = await db.collection(name).find({}).toArray();
+      out[name] = docs.map(documentOf).sort((a, b) => a.id.localeCompare(b.id));
     }
     return out;
   } finally {
     await client.close();
   }
+}
+
+/**
+ * A read-model document as stored: the document store keeps it as its JSON in `_doc`; a domain
+ * store (shared/read-stores, docs/read-stores.md) keeps its fields at the top level, by `_id`.
+ */
+function documentOf({ _id, _doc, ...fields }: Document): { id: string } {
+  if (_doc !== undefined) return JSON.parse(String(_doc)) as { id: string };
+  return { ...fields, id: String(_id) };
 }
 
 /**
