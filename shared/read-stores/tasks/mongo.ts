@@ -2,36 +2,10 @@ import type { Collection as MongoCollection, Db } from 'mongodb';
 import type { EnvironmentDoc } from '../../read-models/read-models';
 import type { TaskError } from '../../events/task-events';
 import type { TaskCounts, TaskDoc, TaskStore } from './port';
+import { recordOf, taskOfRecord, type TaskRecord } from './rows';
 
-/**
- * A task as MongoDB keeps it: `_id` its id, its scalar fields at the top level, and the fields
- * that hold structures (scope, as_of, result, error) as their JSON text, so that any key a result
- * holds (an environment's settings may hold `.` or `$`) is kept as it is, on every server.
- */
-interface StoredTask {
-  _id: string;
-  type: TaskDoc['type'];
-  status: TaskDoc['status'];
-  organization_id: string;
-  project_id: string;
-  source_environment: string;
-  source_environment_id: string | null;
-  target_kind: TaskDoc['target_kind'];
-  target_environment_id: string | null;
-  scope: string;
-  as_of: string;
-  requested_at_position: number;
-  attempts: number;
-  source_events_total: number;
-  source_events_read: number;
-  events_copied: number;
-  result: string;
-  error: string;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
+/** A task as MongoDB keeps it: the record every engine stores (rows.ts), keyed by `_id`. */
+type StoredTask = Omit<TaskRecord, 'task_id'> & { _id: string };
 
 /** `rm_` like every read-model collection: a rebuild empties it too. */
 const COLLECTION = 'rm_tasks';
@@ -134,58 +108,10 @@ export class MongoTaskStore implements TaskStore {
 }
 
 function storedOf(task: TaskDoc): StoredTask {
-  return {
-    _id: task.task_id,
-    type: task.type,
-    status: task.status,
-    organization_id: task.organization_id,
-    project_id: task.project_id,
-    source_environment: task.source_environment,
-    source_environment_id: task.source_environment_id,
-    target_kind: task.target_kind,
-    target_environment_id: task.target_environment_id,
-    scope: JSON.stringify(task.scope),
-    as_of: JSON.stringify(task.as_of),
-    requested_at_position: task.requested_at_position,
-    attempts: task.attempts,
-    source_events_total: task.progress.source_events_total,
-    source_events_read: task.progress.source_events_read,
-    events_copied: task.progress.events_copied,
-    result: JSON.stringify(task.result),
-    error: JSON.stringify(task.error),
-    created_at: task.created_at,
-    updated_at: task.updated_at,
-    started_at: task.started_at,
-    finished_at: task.finished_at,
-  };
+  const { task_id, ...fields } = recordOf(task);
+  return { _id: task_id, ...fields };
 }
 
-function taskOfStored(stored: StoredTask): TaskDoc {
-  return {
-    id: stored._id,
-    task_id: stored._id,
-    type: stored.type,
-    status: stored.status,
-    organization_id: stored.organization_id,
-    project_id: stored.project_id,
-    source_environment: stored.source_environment,
-    source_environment_id: stored.source_environment_id ?? null,
-    target_kind: stored.target_kind,
-    target_environment_id: stored.target_environment_id ?? null,
-    scope: JSON.parse(stored.scope) as TaskDoc['scope'],
-    as_of: JSON.parse(stored.as_of) as TaskDoc['as_of'],
-    requested_at_position: Number(stored.requested_at_position),
-    attempts: Number(stored.attempts),
-    progress: {
-      source_events_total: Number(stored.source_events_total),
-      source_events_read: Number(stored.source_events_read),
-      events_copied: Number(stored.events_copied),
-    },
-    result: JSON.parse(stored.result) as EnvironmentDoc | null,
-    error: JSON.parse(stored.error) as TaskError | null,
-    created_at: stored.created_at,
-    updated_at: stored.updated_at,
-    started_at: stored.started_at ?? null,
-    finished_at: stored.finished_at ?? null,
-  };
+function taskOfStored({ _id, ...fields }: StoredTask): TaskDoc {
+  return taskOfRecord({ task_id: _id, ...fields });
 }
