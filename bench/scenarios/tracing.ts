@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchContext } from '../lib/context';
 import { cpuSecondsOf } from '../lib/child';
-import { runLoad, type LoadRun } from '../lib/load';
+import { medianBy, runLoad, type LoadRun } from '../lib/load';
 import type { ScenarioResult } from '../lib/results';
 import { environmentKey, startService, type RunningService } from '../lib/service';
 import { callsPerRequest, startCountedService, tracingOffRow } from './tracing-off';
@@ -137,7 +137,7 @@ export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'
           for (const mode of MODES) measured[mode.id].push(await load(kind, shape, mode.id, seconds));
         }
         out.push(...rows(kind, shape, measured));
-        if (shape === 'steady') steadyOffCpuUs[kind] = median(measured.off, (m) => m.cpuUs).cpuUs;
+        if (shape === 'steady') steadyOffCpuUs[kind] = medianBy(measured.off, (m) => m.cpuUs).cpuUs;
       }
     }
     ctx.log(`tracing: the sink took ${sink.exports} exports, ${(sink.bytes / 1e6).toFixed(1)} MB`);
@@ -164,10 +164,6 @@ const STEADY_MIN_S = 5;
 /** Long enough for the projection thread to finish a load's last batch and every thread to write its counts (every 100 ms). */
 const COUNTS_SETTLE_MS = 1_000;
 
-const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
-const median = (list: Measured[], by: (m: Measured) => number) =>
-  [...list].sort((a, b) => by(a) - by(b))[Math.floor((list.length - 1) / 2)]!;
-
 /**
  * The rows of one load: saturated, the throughput on vs off (the median round of each); steady,
  * the service's CPU per request on vs off (the rate is the same, so the cost shows as CPU).
@@ -179,8 +175,8 @@ function rows(kind: Kind, shape: Shape, runs: Record<ModeId, Measured[]>): Scena
     const target =
       id === '1pct' ? { text: 'tracing on at 1% costs ≤ 5%', met: null as boolean | null } : { text: 'none (for reading)', met: null };
     if (shape === 'saturated') {
-      const off = median(runs.off, (m) => m.rps);
-      const on = median(runs[id], (m) => m.rps);
+      const off = medianBy(runs.off, (m) => m.rps);
+      const on = medianBy(runs[id], (m) => m.rps);
       const ratio = on.rps / off.rps;
       if (id === '1pct') target.met = ratio >= 0.95;
       return {
@@ -200,9 +196,12 @@ function rows(kind: Kind, shape: Shape, runs: Record<ModeId, Measured[]>): Scena
     }
     // Paired: each round's on less the same round's off, the median of those. A slower minute of
     // the machine falls on both of a pair, so the differences vary less than either mode's figures.
-    const off = median(runs.off, (m) => m.cpuUs);
-    const extraUs = medianOf(runs[id].map((m, round) => m.cpuUs - runs.off[round]!.cpuUs));
-    const on = { ...median(runs[id], (m) => m.cpuUs), cpuUs: off.cpuUs + extraUs };
+    const off = medianBy(runs.off, (m) => m.cpuUs);
+    const extraUs = medianBy(
+      runs[id].map((m, round) => m.cpuUs - runs.off[round]!.cpuUs),
+      (difference) => difference,
+    );
+    const on = { ...medianBy(runs[id], (m) => m.cpuUs), cpuUs: off.cpuUs + extraUs };
     const ratio = on.cpuUs / off.cpuUs;
     if (id === '1pct') target.met = ratio <= 1.05;
     return {
