@@ -11,6 +11,7 @@ import { CachedChecks } from './cached-checks';
 import { recordChecks, sourceOf } from './decision-entries';
 import { atOnePosition, queriesAsOf, queryAsOf } from './positions';
 import { bulkCheckSchema, checkSchema, explainQuery } from './schemas';
+import { tracedContext } from '../../../shared/tracing/spans';
 
 /**
  * `POST /allowed` and `POST /allowed/bulk`, Permit's PDP checks. The
@@ -78,7 +79,9 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
               await queriesAsOf(services, res, env, asOf, [bodyAsOf !== undefined ? 'body' : 'query', 'as_of'])
             ).check(env.id, check, explain)
           : await atOnePosition(services, res, async () =>
-              explain ? await queries.check(env.id, check, true) : { allow: await decisions.allowed(env.id, check, noCache(req)) },
+              explain
+                ? await queries.check(env.id, check, true)
+                : { allow: await decisions.allowed(env.id, check, noCache(req), tracedContext()) },
             );
       recordChecks(services.decisionLog, sourceOf(res, '/allowed', env), [{ question: check, allow: answer.allow }]);
       res.json(counted(single, answer));
@@ -123,7 +126,7 @@ export function allowedRoutes(context: RouteContext, queries: GrantQueries): voi
       });
       const decide = async () => {
         const current = questions.filter((_, i) => asOfOf(checks[i]!) === undefined && !explained(checks[i]!));
-        const decided = await decisions.allowedAll(env.id, current, noCache(req));
+        const decided = await decisions.allowedAll(env.id, current, noCache(req), tracedContext());
         const out = [];
         let next = 0;
         for (const [index, check] of checks.entries()) {

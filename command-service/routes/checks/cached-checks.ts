@@ -2,7 +2,7 @@ import type { GrantQueries } from '../../grant-queries/grant-queries';
 import type { CheckRequest } from '../../grant-queries/types';
 import type { CheckResult } from '../../grant-queries/check';
 import { ReadCache } from '../../../shared/read-cache';
-import { inChildSpan, tracedContext, type Context, type Span } from '../../../shared/tracing/spans';
+import { inChildSpan, type Context, type Span } from '../../../shared/tracing/spans';
 
 /**
  * Permission decisions, answered from a ReadCache while the read models stay
@@ -33,10 +33,12 @@ export class CachedChecks {
   }
 
   /**
-   * `trace`: the traced context this check is asked in, carried explicitly (inChildSpan says why);
-   * by default the active one, as an express route runs.
+   * `trace`: the traced context this check is asked in, carried explicitly (inChildSpan says why):
+   * an express route passes `tracedContext()`, a lane the context it carries; undefined when the
+   * check is not traced. No default: a lane's undefined would look the active context up on every
+   * untraced check, only to find none.
    */
-  allowed(environmentId: string, check: CheckRequest, fromStore = false, trace: Context | undefined = tracedContext()): Promise<boolean> {
+  allowed(environmentId: string, check: CheckRequest, fromStore: boolean, trace: Context | undefined): Promise<boolean> {
     if (trace === undefined) return this.decide(environmentId, check, fromStore);
     return inChildSpan('check', { attributes: checkAttributes(check) }, trace, async (span, inCheck) => {
       const allow = await this.decide(environmentId, check, fromStore, span, inCheck);
@@ -65,12 +67,7 @@ export class CachedChecks {
   }
 
   /** One decision per check, in order; the cache's misses are decided one after another. */
-  allowedAll(
-    environmentId: string,
-    checks: CheckRequest[],
-    fromStore = false,
-    trace: Context | undefined = tracedContext(),
-  ): Promise<boolean[]> {
+  allowedAll(environmentId: string, checks: CheckRequest[], fromStore: boolean, trace: Context | undefined): Promise<boolean[]> {
     if (trace === undefined) return this.decideAll(environmentId, checks, fromStore);
     return inChildSpan('checks', { attributes: { 'rebac.checks': checks.length } }, trace, async (span, inChecks) => {
       const answers = await this.decideAll(environmentId, checks, fromStore, inChecks);
