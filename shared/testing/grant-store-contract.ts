@@ -131,8 +131,12 @@ export function describeGrantStoreContract(name: string, harness: GrantStoreHarn
         expect(ids(await grants.userRange(idRange(userGrantIds(ENV, 'alice', 'document:d1'))))).toEqual(
           ids([aliceD2, folderOwner, aliceF1Viewer, aliceF2]),
         );
-        expect(ids(await grants.userRange(idRange(typeGrantIds(ENV, 'alice', 'folder'))))).toEqual(ids([folderOwner, aliceF1Viewer, aliceF2]));
-        expect(ids(await grants.userRange(idRange(instanceGrantIds(ENV, 'alice', 'folder:f1'))))).toEqual(ids([folderOwner, aliceF1Viewer]));
+        expect(ids(await grants.userRange(idRange(typeGrantIds(ENV, 'alice', 'folder'))))).toEqual(
+          ids([folderOwner, aliceF1Viewer, aliceF2]),
+        );
+        expect(ids(await grants.userRange(idRange(instanceGrantIds(ENV, 'alice', 'folder:f1'))))).toEqual(
+          ids([folderOwner, aliceF1Viewer]),
+        );
         expect(ids(await grants.userRange(alice, { roles: ['viewer'] }))).toEqual(ids([aliceF1Viewer, aliceF2]));
         expect(ids(await grants.userRange(alice, { tenants: ['other'] }))).toEqual(ids([aliceF1Viewer]));
         expect(ids(await grants.userRange(alice, { resources: ['document'] }))).toEqual(ids([docEditor, aliceD2]));
@@ -155,7 +159,9 @@ export function describeGrantStoreContract(name: string, harness: GrantStoreHarn
         expect(ids(await grants.holders(ENV, 'folder:f1'))).toEqual(ids([bobF1, folderOwner, aliceF1Viewer, carolF1]));
         expect(ids(await grants.holders(ENV, 'folder:f1', { limit: 3 }))).toEqual(ids([bobF1, folderOwner, aliceF1Viewer]));
         expect(ids(await grants.holders(ENV, 'folder:f1', { afterUser: 'alice' }))).toEqual(ids([carolF1]));
-        expect(ids(await grants.holders(ENV, 'folder:f1', { users: ['carol', 'alice'] }))).toEqual(ids([folderOwner, aliceF1Viewer, carolF1]));
+        expect(ids(await grants.holders(ENV, 'folder:f1', { users: ['carol', 'alice'] }))).toEqual(
+          ids([folderOwner, aliceF1Viewer, carolF1]),
+        );
         expect(ids(await grants.holders(ENV, 'folder:f1', { users: [] }))).toEqual([]);
         expect(ids(await grants.holders(ENV, 'folder:f1', { roles: ['owner'], afterUser: 'Bob' }))).toEqual(ids([folderOwner]));
         expect(ids(await grants.holders(ENV, 'folder:f1', { tenants: ['default'], limit: 2 }))).toEqual(ids([bobF1, folderOwner]));

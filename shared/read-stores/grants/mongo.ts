@@ -157,7 +157,7 @@ export class MongoGrantStore implements GrantStore {
   }
 
   async putRules(rules: RulesDoc): Promise<void> {
-    await this.rulesCollection.replaceOne({ _id: rules.id }, { _id: rules.id, rules: rulesText(rules) }, { upsert: true });
+    await this.rulesCollection.replaceOne({ _id: rules.id }, { rules: rulesText(rules) }, { upsert: true });
   }
 
   private async read(filter: MongoFilter<StoredGrant>): Promise<GrantDoc[]> {

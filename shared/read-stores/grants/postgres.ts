@@ -123,13 +123,23 @@ export class PostgresGrantStore implements GrantStore {
   }
 
   userRange(range: GrantIdRange, narrowing: GrantNarrowing = {}, page: { limit?: number; skip?: number } = {}): Promise<GrantDoc[]> {
-    return this.rows(this.sql.userRange, [range.after, range.before, null, page.limit ?? null, page.skip ?? 0, ...narrowingValues(narrowing)]);
+    return this.rows(this.sql.userRange, [
+      range.after,
+      range.before,
+      null,
+      page.limit ?? null,
+      page.skip ?? 0,
+      ...narrowingValues(narrowing),
+    ]);
   }
 
   async countUserRange(range: GrantIdRange, narrowing: GrantNarrowing = {}, atMost?: number): Promise<number> {
-    const [[n]] = (await this.runner.run(this.sql.countUserRange, [range.after, range.before, atMost ?? null, ...narrowingValues(narrowing)])) as [
-      [number],
-    ];
+    const [[n]] = (await this.runner.run(this.sql.countUserRange, [
+      range.after,
+      range.before,
+      atMost ?? null,
+      ...narrowingValues(narrowing),
+    ])) as [[number]];
     return n;
   }
 
@@ -211,6 +221,7 @@ export class PostgresGrantStore implements GrantStore {
 /** The grants as JSON arrays of records, ROWS_PER_STATEMENT each (the insert statements' one parameter). */
 function rowsJson(grants: GrantDoc[]): string[] {
   const out: string[] = [];
-  for (let i = 0; i < grants.length; i += ROWS_PER_STATEMENT) out.push(JSON.stringify(grants.slice(i, i + ROWS_PER_STATEMENT).map(recordOf)));
+  for (let i = 0; i < grants.length; i += ROWS_PER_STATEMENT)
+    out.push(JSON.stringify(grants.slice(i, i + ROWS_PER_STATEMENT).map(recordOf)));
   return out;
 }

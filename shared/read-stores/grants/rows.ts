@@ -125,7 +125,10 @@ export function rulesOfText(environmentId: string, text: string): RulesDoc {
 }
 
 /** Keeps the grants `narrowing` admits. */
-export function narrowed(grants: GrantDoc[], narrowing: { roles?: readonly string[]; tenants?: readonly string[]; resources?: readonly string[] } = {}): GrantDoc[] {
+export function narrowed(
+  grants: GrantDoc[],
+  narrowing: { roles?: readonly string[]; tenants?: readonly string[]; resources?: readonly string[] } = {},
+): GrantDoc[] {
   const { roles, tenants, resources } = narrowing;
   if (!roles && !tenants && !resources) return grants;
   return grants.filter(

@@ -27,14 +27,25 @@ describe('SqliteGrantStore', () => {
     try {
       const db = new Database(join(dirs.get(store)!, 'rm.sqlite'), { readonly: true });
       const plan = (sql: string) =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...sql.split('?').slice(1).map(() => 'x')) as Array<{ detail: string }>).map((row) => row.detail).join('; ');
+        (
+          db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(
+            ...sql
+              .split('?')
+              .slice(1)
+              .map(() => 'x'),
+          ) as Array<{ detail: string }>
+        )
+          .map((row) => row.detail)
+          .join('; ');
       const primary = /SEARCH rm_grants USING PRIMARY KEY \(id[ =>]/;
       const holders = /SEARCH rm_grants USING (COVERING )?INDEX rm_grants__holders \(environment_id=\? AND instance[=>]/;
       // get, byIds
       expect(plan('SELECT * FROM rm_grants WHERE id = ?')).toMatch(primary);
       expect(plan('SELECT * FROM rm_grants WHERE id IN (?, ?, ?)')).toMatch(primary);
       // userRange (narrowed, paged), countUserRange
-      const range = plan("SELECT * FROM rm_grants WHERE id > ? AND id < ? AND role IN (?, ?) AND tenant IN (?) ORDER BY id LIMIT 10 OFFSET 2");
+      const range = plan(
+        'SELECT * FROM rm_grants WHERE id > ? AND id < ? AND role IN (?, ?) AND tenant IN (?) ORDER BY id LIMIT 10 OFFSET 2',
+      );
       expect(range).toMatch(/SEARCH rm_grants USING PRIMARY KEY \(id>\? AND id<\?\)/);
       expect(range).not.toMatch(/TEMP B-TREE/);
       expect(plan('SELECT COUNT(*) FROM (SELECT 1 FROM rm_grants WHERE id > ? AND id < ? AND role IN (?) LIMIT 101)')).toMatch(

@@ -98,7 +98,14 @@ export class SqliteGrantStore implements GrantStore {
     for (let i = 0; i < instances.length; i += KEYS_PER_READ) {
       const chunk = instances.slice(i, i + KEYS_PER_READ);
       const on = chunk.length === 1 ? 'instance = ?' : `instance IN (${marks(chunk.length)})`;
-      out.push(...this.rows(`${SELECT} WHERE environment_id = ? AND ${on} AND user = ?${where.sql}`, [environmentId, ...chunk, user, ...where.values]));
+      out.push(
+        ...this.rows(`${SELECT} WHERE environment_id = ? AND ${on} AND user = ?${where.sql}`, [
+          environmentId,
+          ...chunk,
+          user,
+          ...where.values,
+        ]),
+      );
     }
     return out.sort((a, b) => byBytes(a.id, b.id));
   }
@@ -145,19 +152,25 @@ export class SqliteGrantStore implements GrantStore {
 
   async rules(environmentId: string): Promise<RulesDoc | null> {
     const row = this.source.statement('SELECT rules FROM rm_grant_rules WHERE environment_id = ?').raw(true).get(environmentId) as
-      | [string]
-      | undefined;
+      [string] | undefined;
     return row ? rulesOfText(environmentId, row[0]) : null;
   }
 
   async putRules(rules: RulesDoc): Promise<void> {
     await this.source.writing(() =>
-      this.source.statement('INSERT OR REPLACE INTO rm_grant_rules (environment_id, rules) VALUES (?, ?)', true).run(rules.id, rulesText(rules)),
+      this.source
+        .statement('INSERT OR REPLACE INTO rm_grant_rules (environment_id, rules) VALUES (?, ?)', true)
+        .run(rules.id, rulesText(rules)),
     );
   }
 
   private rows(sql: string, values: readonly unknown[]): GrantDoc[] {
-    return (this.source.statement(sql).raw(true).all(...values) as unknown[][]).map(grantOfRow);
+    return (
+      this.source
+        .statement(sql)
+        .raw(true)
+        .all(...values) as unknown[][]
+    ).map(grantOfRow);
   }
 }
 
@@ -170,7 +183,8 @@ const marks = (n: number): string => new Array<string>(n).fill('?').join(', ');
 function limitClause(limit: number | undefined, skip?: number): string {
   if (limit === undefined && !skip) return '';
   for (const n of [limit, skip]) {
-    if (n !== undefined && (!Number.isSafeInteger(n) || n < 0)) throw new Error(`grants: a page's limit and skip are non-negative integers, not ${n}`);
+    if (n !== undefined && (!Number.isSafeInteger(n) || n < 0))
+      throw new Error(`grants: a page's limit and skip are non-negative integers, not ${n}`);
   }
   return ` LIMIT ${limit ?? -1}${skip ? ` OFFSET ${skip}` : ''}`;
 }
