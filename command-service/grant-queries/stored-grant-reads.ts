@@ -78,7 +78,12 @@ const FIELDS = new Set(['id', 'environment_id', 'user', 'instance', 'role', 'ten
 /** The filter's conditions on role, tenant and resource, as the store's narrowing. */
 function narrowingOf(filter: Filter): GrantNarrowing {
   const narrowing: GrantNarrowing = {};
-  const listOf = (condition: Filter[string]): string[] => (isIn(condition) ? condition.$in.map(String) : [String(condition)]);
+  const listOf = (condition: Filter[string]): string[] => {
+    if (isIn(condition)) return condition.$in.map(String);
+    if (condition !== null && typeof condition === 'object')
+      throw new Error(`stored grants are not narrowed by ${JSON.stringify(condition)}`);
+    return [String(condition)];
+  };
   if (filter.role !== undefined) narrowing.roles = listOf(filter.role);
   if (filter.tenant !== undefined) narrowing.tenants = listOf(filter.tenant);
   if (filter.resource !== undefined) narrowing.resources = listOf(filter.resource);
@@ -88,7 +93,7 @@ function narrowingOf(filter: Filter): GrantNarrowing {
 /** Rows sorted by `sortBy` (then id), `skip` of them dropped and `limit` kept. */
 function cut(rows: GrantDoc[], sortBy: string | undefined, limit: number | undefined, skip: number | undefined): GrantDoc[] {
   if (sortBy !== undefined) {
-    const key = (g: GrantDoc) => String((g as unknown as Record<string, unknown>)[sortBy] ?? '');
+    const key = (g: GrantDoc) => (g as unknown as Record<string, string | undefined>)[sortBy] ?? '';
     rows.sort((a, b) => byteOrder(key(a), key(b)) || byteOrder(a.id, b.id));
   }
   const from = skip ?? 0;

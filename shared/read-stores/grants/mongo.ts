@@ -86,7 +86,7 @@ export class MongoGrantStore implements GrantStore {
     if (instances.length === 0) return [];
     await this.ready();
     const instance = instances.length === 1 ? instances[0] : { $in: [...instances] };
-    const grants = await this.read({ environment_id: environmentId, instance, user, ...narrowed(narrowing) } as MongoFilter<StoredGrant>);
+    const grants = await this.read({ environment_id: environmentId, instance, user, ...narrowed(narrowing) });
     return grants.sort((a, b) => byBytes(a.id, b.id));
   }
 

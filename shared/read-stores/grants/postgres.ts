@@ -94,8 +94,8 @@ export class PostgresGrantStore implements GrantStore {
     this.sql = {
       get: `${select} WHERE id = $1`,
       byIds: `${select} WHERE id = ANY($1::text[])`,
-      // $4: the limit (null: all), $5: the rows skipped.
-      userRange: `${select} WHERE id > $1 AND id < $2${narrowingSql(6)} ORDER BY id LIMIT $4 OFFSET $5`,
+      // $3: the limit (null: all), $4: the rows skipped.
+      userRange: `${select} WHERE id > $1 AND id < $2${narrowingSql(5)} ORDER BY id LIMIT $3 OFFSET $4`,
       countUserRange: `SELECT COUNT(*)::int FROM (SELECT 1 FROM ${table} WHERE id > $1 AND id < $2${narrowingSql(4)} LIMIT $3) AS kept`,
       holders: `${select} WHERE environment_id = $1 AND instance = $2 AND ($3::text IS NULL OR "user" > $3)
         AND ($4::text[] IS NULL OR "user" = ANY($4::text[]))${narrowingSql(6)} ORDER BY "user", role LIMIT $5`,
@@ -123,14 +123,7 @@ export class PostgresGrantStore implements GrantStore {
   }
 
   userRange(range: GrantIdRange, narrowing: GrantNarrowing = {}, page: { limit?: number; skip?: number } = {}): Promise<GrantDoc[]> {
-    return this.rows(this.sql.userRange, [
-      range.after,
-      range.before,
-      null,
-      page.limit ?? null,
-      page.skip ?? 0,
-      ...narrowingValues(narrowing),
-    ]);
+    return this.rows(this.sql.userRange, [range.after, range.before, page.limit ?? null, page.skip ?? 0, ...narrowingValues(narrowing)]);
   }
 
   async countUserRange(range: GrantIdRange, narrowing: GrantNarrowing = {}, atMost?: number): Promise<number> {
