@@ -7,7 +7,7 @@ import { Scenario } from '../grants/support/scenario';
 
 /**
  * The derived grants moved from two generic collections (`rm_derived_grants`, `rm_derived_grant_rules`,
- * grants projection version 2) to their own store (`rm_grants`, `rm_grant_rules`, version 3,
+ * grants projection version 2) to their own store (`rm_grant_rows`, `rm_grant_rules`, version 3,
  * docs/read-stores.md). A data directory whose read models the previous layout wrote opens: the
  * grants are rebuilt from the log into their tables, the old collections go, and the checks and
  * lists answer as they did.
@@ -53,11 +53,11 @@ describe('a data directory with the grants of the previous layout', () => {
     const file = join(dataDir, 'read-models.sqlite');
     const previous = new Database(file);
     try {
-      const grants = previous.prepare('SELECT id, environment_id, user, instance, role FROM rm_grants').all() as Array<
+      const grants = previous.prepare('SELECT id, environment_id, user, instance, role FROM rm_grant_rows').all() as Array<
         Record<string, string>
       >;
       expect(grants.length).toBeGreaterThan(0);
-      previous.exec('DROP TABLE rm_grants; DROP TABLE rm_grant_rules');
+      previous.exec('DROP TABLE rm_grant_rows; DROP TABLE rm_grant_rules');
       previous.exec(
         `CREATE TABLE rm_derived_grants (id TEXT PRIMARY KEY, "f_environment_id", "f_user", "f_instance", "f_resource", "f_role",
            "f_tenant", "f_from_grant", "f_expires_at", doc TEXT NOT NULL)`,
@@ -93,9 +93,9 @@ describe('a data directory with the grants of the previous layout', () => {
         .get(projectionVersionCheckpoint('derived-grants')) as {
         position: number;
       };
-      const rows = (after.prepare('SELECT COUNT(*) AS n FROM rm_grants').get() as { n: number }).n;
+      const rows = (after.prepare('SELECT COUNT(*) AS n FROM rm_grant_rows').get() as { n: number }).n;
       expect({ tables, version: version.position, rebuilt: rows > 0 }).toEqual({
-        tables: ['rm_grant_rules', 'rm_grants'],
+        tables: ['rm_grant_rows', 'rm_grant_rules'],
         version: 3,
         rebuilt: true,
       });

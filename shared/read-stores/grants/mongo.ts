@@ -10,14 +10,14 @@ interface StoredRules {
 }
 
 /** `rm_` like every read-model collection: a rebuild empties them too. */
-const GRANTS = 'rm_grants';
+const GRANTS = 'rm_grant_rows';
 const RULES = 'rm_grant_rules';
 /** The index of an instance's holders (in user order, then role) and of a user's grants on given instances. */
 const HOLDERS_INDEX = 'holders';
 const HOLDERS_KEYS = { environment_id: 1, instance: 1, user: 1, role: 1 } as const;
 
 /**
- * The grants' read store on MongoDB (or FerretDB): the collections `rm_grants` (by `_id`, the grant's
+ * The grants' read store on MongoDB (or FerretDB): the collections `rm_grant_rows` (by `_id`, the grant's
  * id, whose ranges are one user's grants; and the holders index) and `rm_grant_rules` (by
  * environment). No transactions here (the document store's are not atomic): the projection's writes
  * are idempotent, and a replayed batch ends where it ended.

@@ -3,7 +3,7 @@ import type { PostgresStatements } from '../tasks/postgres';
 import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HoldersPage, RulesDoc } from './port';
 import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, recordOf, rulesOfText, rulesText } from './rows';
 
-const grantsTable = (schema: string): string => `"${schema}"."rm_grants"`;
+const grantsTable = (schema: string): string => `"${schema}"."rm_grant_rows"`;
 const rulesTable = (schema: string): string => `"${schema}"."rm_grant_rules"`;
 
 /**
@@ -33,7 +33,7 @@ export function postgresGrantsSchema(schema: string): string[] {
   created_at text NOT NULL,
   updated_at text NOT NULL
 )`,
-    `CREATE INDEX IF NOT EXISTS rm_grants__holders ON ${grants} (environment_id, instance, "user", role)`,
+    `CREATE INDEX IF NOT EXISTS rm_grant_rows__holders ON ${grants} (environment_id, instance, "user", role)`,
     `CREATE TABLE IF NOT EXISTS ${rulesTable(schema)} (environment_id text COLLATE "C" PRIMARY KEY, rules text NOT NULL)`,
     `DROP TABLE IF EXISTS "${schema}"."rm_derived_grants"`,
     `DROP TABLE IF EXISTS "${schema}"."rm_derived_grant_rules"`,
@@ -42,7 +42,7 @@ export function postgresGrantsSchema(schema: string): string[] {
 
 /** Whether the grants' tables are there (read without a lock: a service may start on a read-only server). */
 export async function postgresGrantsTablesExist(sql: PostgresPool, schema: string): Promise<boolean> {
-  const [row] = await sql<[{ made: boolean }]>`SELECT to_regclass(${`"${schema}".rm_grants`}) IS NOT NULL
+  const [row] = await sql<[{ made: boolean }]>`SELECT to_regclass(${`"${schema}".rm_grant_rows`}) IS NOT NULL
     AND to_regclass(${`"${schema}".rm_grant_rules`}) IS NOT NULL AS made`;
   return row?.made === true;
 }
@@ -59,7 +59,7 @@ const narrowingSql = (k: number): string =>
 const ROWS_PER_STATEMENT = 1000;
 
 /**
- * The grants' read store on PostgreSQL: SQL on `<schema>.rm_grants` and `<schema>.rm_grant_rules`,
+ * The grants' read store on PostgreSQL: SQL on `<schema>.rm_grant_rows` and `<schema>.rm_grant_rules`,
  * each statement prepared once per connection. A batch of grants is written as one statement, its
  * rows one JSON parameter (`jsonb_to_recordset`); an insert of those missing says which went in
  * (`RETURNING id`) in the same round trip.

@@ -37,36 +37,38 @@ describe('SqliteGrantStore', () => {
         )
           .map((row) => row.detail)
           .join('; ');
-      const primary = /SEARCH rm_grants USING PRIMARY KEY \(id[ =>]/;
-      const holders = /SEARCH rm_grants USING (COVERING )?INDEX rm_grants__holders \(environment_id=\? AND instance[=>]/;
+      const primary = /SEARCH rm_grant_rows USING PRIMARY KEY \(id[ =>]/;
+      const holders = /SEARCH rm_grant_rows USING (COVERING )?INDEX rm_grant_rows__holders \(environment_id=\? AND instance[=>]/;
       // get, byIds
-      expect(plan('SELECT * FROM rm_grants WHERE id = ?')).toMatch(primary);
-      expect(plan('SELECT * FROM rm_grants WHERE id IN (?, ?, ?)')).toMatch(primary);
+      expect(plan('SELECT * FROM rm_grant_rows WHERE id = ?')).toMatch(primary);
+      expect(plan('SELECT * FROM rm_grant_rows WHERE id IN (?, ?, ?)')).toMatch(primary);
       // userRange (narrowed, paged), countUserRange
       const range = plan(
-        'SELECT * FROM rm_grants WHERE id > ? AND id < ? AND role IN (?, ?) AND tenant IN (?) ORDER BY id LIMIT 10 OFFSET 2',
+        'SELECT * FROM rm_grant_rows WHERE id > ? AND id < ? AND role IN (?, ?) AND tenant IN (?) ORDER BY id LIMIT 10 OFFSET 2',
       );
-      expect(range).toMatch(/SEARCH rm_grants USING PRIMARY KEY \(id>\? AND id<\?\)/);
+      expect(range).toMatch(/SEARCH rm_grant_rows USING PRIMARY KEY \(id>\? AND id<\?\)/);
       expect(range).not.toMatch(/TEMP B-TREE/);
-      expect(plan('SELECT COUNT(*) FROM (SELECT 1 FROM rm_grants WHERE id > ? AND id < ? AND role IN (?) LIMIT 101)')).toMatch(
-        /SEARCH rm_grants USING PRIMARY KEY \(id>\? AND id<\?\)/,
+      expect(plan('SELECT COUNT(*) FROM (SELECT 1 FROM rm_grant_rows WHERE id > ? AND id < ? AND role IN (?) LIMIT 101)')).toMatch(
+        /SEARCH rm_grant_rows USING PRIMARY KEY \(id>\? AND id<\?\)/,
       );
       // holders: after a user, for some users, narrowed
       for (const sql of [
-        'SELECT * FROM rm_grants WHERE environment_id = ? AND instance = ? ORDER BY user, role LIMIT 501',
-        'SELECT * FROM rm_grants WHERE environment_id = ? AND instance = ? AND user > ? AND role IN (?, ?) ORDER BY user, role LIMIT 100',
-        'SELECT * FROM rm_grants WHERE environment_id = ? AND instance = ? AND user IN (?, ?) ORDER BY user, role',
+        'SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance = ? ORDER BY user, role LIMIT 501',
+        'SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance = ? AND user > ? AND role IN (?, ?) ORDER BY user, role LIMIT 100',
+        'SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance = ? AND user IN (?, ?) ORDER BY user, role',
       ]) {
         expect(plan(sql)).toMatch(holders);
         expect(plan(sql)).not.toMatch(/TEMP B-TREE/);
       }
       // userOn (the checks' read), onInstances, ofEnvironment
-      expect(plan('SELECT * FROM rm_grants WHERE environment_id = ? AND instance = ? AND user = ? AND role IN (?, ?)')).toMatch(
-        /USING (COVERING )?INDEX rm_grants__holders \(environment_id=\? AND instance=\? AND user=\?/,
+      expect(plan('SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance = ? AND user = ? AND role IN (?, ?)')).toMatch(
+        /USING (COVERING )?INDEX rm_grant_rows__holders \(environment_id=\? AND instance=\? AND user=\?/,
       );
-      expect(plan('SELECT * FROM rm_grants WHERE environment_id = ? AND instance IN (?, ?) AND user = ?')).toMatch(holders);
-      expect(plan('SELECT * FROM rm_grants WHERE environment_id = ? AND instance IN (?, ?, ?) LIMIT 20001')).toMatch(holders);
-      expect(plan('SELECT * FROM rm_grants WHERE environment_id = ? ORDER BY id')).toMatch(/rm_grants__holders \(environment_id=\?\)/);
+      expect(plan('SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance IN (?, ?) AND user = ?')).toMatch(holders);
+      expect(plan('SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance IN (?, ?, ?) LIMIT 20001')).toMatch(holders);
+      expect(plan('SELECT * FROM rm_grant_rows WHERE environment_id = ? ORDER BY id')).toMatch(
+        /rm_grant_rows__holders \(environment_id=\?\)/,
+      );
       // rules
       expect(plan('SELECT rules FROM rm_grant_rules WHERE environment_id = ?')).toMatch(/USING PRIMARY KEY \(environment_id=\?\)/);
       db.close();

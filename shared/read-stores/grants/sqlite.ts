@@ -12,7 +12,7 @@ import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, grantRow, rulesO
  * rebuilt here from the log.
  */
 export const SQLITE_GRANTS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS rm_grants (
+CREATE TABLE IF NOT EXISTS rm_grant_rows (
   id TEXT PRIMARY KEY,
   environment_id TEXT NOT NULL,
   user TEXT NOT NULL,
@@ -30,18 +30,18 @@ CREATE TABLE IF NOT EXISTS rm_grants (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rm_grants__holders ON rm_grants (environment_id, instance, user, role);
+CREATE INDEX IF NOT EXISTS rm_grant_rows__holders ON rm_grant_rows (environment_id, instance, user, role);
 CREATE TABLE IF NOT EXISTS rm_grant_rules (environment_id TEXT PRIMARY KEY, rules TEXT NOT NULL) WITHOUT ROWID;
 DROP TABLE IF EXISTS rm_derived_grants;
 DROP TABLE IF EXISTS rm_derived_grant_rules;
 `;
 
-const SELECT = `SELECT ${GRANT_COLUMN_LIST} FROM rm_grants`;
-const INSERT = `INTO rm_grants (${GRANT_COLUMN_LIST}) VALUES (${GRANT_COLUMNS.map(() => '?').join(', ')})`;
+const SELECT = `SELECT ${GRANT_COLUMN_LIST} FROM rm_grant_rows`;
+const INSERT = `INTO rm_grant_rows (${GRANT_COLUMN_LIST}) VALUES (${GRANT_COLUMNS.map(() => '?').join(', ')})`;
 /** Keys per statement of the reads by several keys: well under SQLite's variable limit, few distinct statements. */
 const KEYS_PER_READ = 500;
 
-/** The grants' read store on SQLite: plain SQL on `rm_grants` and `rm_grant_rules`. */
+/** The grants' read store on SQLite: plain SQL on `rm_grant_rows` and `rm_grant_rules`. */
 export class SqliteGrantStore implements GrantStore {
   constructor(private readonly source: SqliteStatements) {}
 
@@ -67,7 +67,7 @@ export class SqliteGrantStore implements GrantStore {
 
   async countUserRange(range: GrantIdRange, narrowing: GrantNarrowing = {}, atMost?: number): Promise<number> {
     const where = narrowed(narrowing);
-    const inner = `SELECT 1 FROM rm_grants WHERE id > ? AND id < ?${where.sql}${limitClause(atMost)}`;
+    const inner = `SELECT 1 FROM rm_grant_rows WHERE id > ? AND id < ?${where.sql}${limitClause(atMost)}`;
     const [n] = this.source
       .statement(`SELECT COUNT(*) FROM (${inner})`)
       .raw(true)
@@ -123,7 +123,7 @@ export class SqliteGrantStore implements GrantStore {
   }
 
   async count(): Promise<number> {
-    const [n] = this.source.statement('SELECT COUNT(*) FROM rm_grants').raw(true).get() as [number];
+    const [n] = this.source.statement('SELECT COUNT(*) FROM rm_grant_rows').raw(true).get() as [number];
     return n;
   }
 
@@ -143,7 +143,7 @@ export class SqliteGrantStore implements GrantStore {
 
   delete(ids: readonly string[]): Promise<number> {
     return this.source.writing(() => {
-      const statement = this.source.statement('DELETE FROM rm_grants WHERE id = ?', true);
+      const statement = this.source.statement('DELETE FROM rm_grant_rows WHERE id = ?', true);
       let deleted = 0;
       for (const id of ids) deleted += statement.run(id).changes;
       return deleted;
