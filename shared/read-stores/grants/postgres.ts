@@ -1,5 +1,5 @@
 import type { PostgresPool } from '../../eventstore/postgres-connection';
-import type { PostgresStatements } from '../tasks/postgres';
+import type { PostgresStatements } from '../statements';
 import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HoldersPage, RulesDoc } from './port';
 import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, recordOf, rulesOfText, rulesText } from './rows';
 

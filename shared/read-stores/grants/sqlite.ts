@@ -1,4 +1,4 @@
-import type { SqliteStatements } from '../tasks/sqlite';
+import type { SqliteStatements } from '../statements';
 import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HoldersPage, RulesDoc } from './port';
 import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, grantRow, rulesOfText, rulesText } from './rows';
 
