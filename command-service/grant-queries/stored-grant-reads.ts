@@ -52,6 +52,10 @@ export class StoredGrantReads extends ReadOnlyGrants {
         return sortBy === undefined || sortBy === 'id' ? kept : cut(kept, sortBy, limit, skip);
       }
     } else if (typeof environmentId === 'string') {
+      if (typeof user === 'string' && typeof instance === 'string' && checksRead(filter, options)) {
+        const held = await this.store.rolesOn(environmentId, user, instance, narrowing.roles);
+        return cut(held as unknown as GrantDoc[], sortBy, limit, skip);
+      }
       if (typeof user === 'string' && (typeof instance === 'string' || isIn(instance))) {
         const instances = typeof instance === 'string' ? [instance] : instance.$in.map(String);
         return cut(await this.store.userOn(environmentId, user, instances, narrowing), sortBy, limit, skip);
@@ -74,6 +78,20 @@ export class StoredGrantReads extends ReadOnlyGrants {
 }
 
 const FIELDS = new Set(['id', 'environment_id', 'user', 'instance', 'role', 'tenant', 'resource']);
+
+/** The fields of a grant that GrantStore.rolesOn gives. */
+const HELD_ROLE_FIELDS = new Set(['id', 'role', 'expires_at']);
+
+/**
+ * Whether a read of a user's grants on one instance asks only for what a check compares (its roles
+ * and their ends, narrowed by role at most): then the store's index answers it alone (rolesOn), and
+ * the rows come back as those fields, as a read with `fields` does.
+ */
+const checksRead = (filter: Filter, options: FindOptions): boolean =>
+  options.fields !== undefined &&
+  options.fields.every((field) => HELD_ROLE_FIELDS.has(field)) &&
+  filter.tenant === undefined &&
+  filter.resource === undefined;
 
 /** The filter's conditions on role, tenant and resource, as the store's narrowing. */
 function narrowingOf(filter: Filter): GrantNarrowing {

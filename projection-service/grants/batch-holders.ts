@@ -56,6 +56,7 @@ export class BatchHolders {
       countUserRange: (range, narrowing, atMost) => grants.countUserRange(range, narrowing, atMost),
       holders: (env, instance, page) => grants.holders(env, instance, page),
       userOn: (env, user, instances, narrowing) => grants.userOn(env, user, instances, narrowing),
+      rolesOn: (env, user, instance, roles) => grants.rolesOn(env, user, instance, roles),
       onInstances: (env, instances, limit) => grants.onInstances(env, instances, limit),
       ofEnvironment: (env) => grants.ofEnvironment(env),
       count: () => grants.count(),

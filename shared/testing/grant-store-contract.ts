@@ -179,6 +179,15 @@ export function describeGrantStoreContract(name: string, harness: GrantStoreHarn
         expect(ids(await grants.userOn('env-2', 'alice', ['folder:f1']))).toEqual(ids([elsewhere]));
       });
 
+      it("gives a user's roles on one instance and their ends (of some roles), in role order", async () => {
+        const held = (r: GrantDoc) => ({ id: r.id, role: r.role, expires_at: r.expires_at ?? null });
+        expect(await grants.rolesOn(ENV, 'alice', 'folder:f1')).toEqual([held(folderOwner), held(aliceF1Viewer)]);
+        expect(await grants.rolesOn(ENV, 'alice', 'folder:f1', ['viewer', 'admin'])).toEqual([held(aliceF1Viewer)]);
+        expect(await grants.rolesOn(ENV, 'alice', 'document:d1')).toEqual([{ id: docEditor.id, role: 'editor', expires_at: LATER }]);
+        expect(await grants.rolesOn(ENV, 'alice', 'folder:f1', [])).toEqual([]);
+        expect(await grants.rolesOn(ENV, 'dave', 'folder:f1')).toEqual([]);
+      });
+
       it('gives the grants on any of several instances, at most a limit, and every grant of an environment in id order', async () => {
         expect(sortedIds(await grants.onInstances(ENV, ['folder:f1', 'document:d2'], 100))).toEqual(
           sortedIds([folderOwner, aliceF1Viewer, bobF1, carolF1, aliceD2]),

@@ -1,5 +1,5 @@
 import type { Collection as MongoCollection, Db, Filter as MongoFilter } from 'mongodb';
-import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HoldersPage, RulesDoc } from './port';
+import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HeldRole, HoldersPage, RulesDoc } from './port';
 import { byBytes, grantOfRecord, recordOf, rulesOfText, rulesText, type GrantRecord } from './rows';
 
 /** A grant as MongoDB keeps it: the record every engine stores (rows.ts), keyed by `_id`, its null fields left out. */
@@ -14,7 +14,7 @@ const GRANTS = 'rm_grant_rows';
 const RULES = 'rm_grant_rules';
 /** The index of an instance's holders (in user order, then role) and of a user's grants on given instances. */
 const HOLDERS_INDEX = 'holders';
-const HOLDERS_KEYS = { environment_id: 1, instance: 1, user: 1, role: 1 } as const;
+const HOLDERS_KEYS = { environment_id: 1, instance: 1, user: 1, role: 1, expires_at: 1 } as const;
 
 /**
  * The grants' read store on MongoDB (or FerretDB): the collections `rm_grant_rows` (by `_id`, the grant's
@@ -88,6 +88,15 @@ export class MongoGrantStore implements GrantStore {
     const instance = instances.length === 1 ? instances[0] : { $in: [...instances] };
     const grants = await this.read({ environment_id: environmentId, instance, user, ...narrowed(narrowing) });
     return grants.sort((a, b) => byBytes(a.id, b.id));
+  }
+
+  async rolesOn(environmentId: string, user: string, instance: string, roles?: readonly string[]): Promise<HeldRole[]> {
+    await this.ready();
+    const found = await this.grants
+      .find({ environment_id: environmentId, instance, user, ...narrowed({ roles }) }, { projection: { _id: 1, role: 1, expires_at: 1 } })
+      .sort({ role: 1 })
+      .toArray();
+    return found.map((g) => ({ id: g._id, role: g.role!, expires_at: g.expires_at ?? null }));
   }
 
   async onInstances(environmentId: string, instances: readonly string[], limit: number): Promise<GrantDoc[]> {

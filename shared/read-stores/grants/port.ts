@@ -24,6 +24,13 @@ export interface GrantNarrowing {
   resources?: readonly string[];
 }
 
+/** A user's role on an instance and its end: what a check compares (GrantStore.rolesOn). */
+export interface HeldRole {
+  id: string;
+  role: string;
+  expires_at: string | null;
+}
+
 /** A page of one instance's holders (GrantStore.holders). */
 export interface HoldersPage extends GrantNarrowing {
   /** Only holders whose user sorts after this one (byte order). */
@@ -39,9 +46,10 @@ export interface HoldersPage extends GrantNarrowing {
  * the projection itself read them. Each read is one query shape served by one index:
  * - the primary key, the grant's id: `get`, `byIds`, and one user's grants as a range of it
  *   (`userRange`, `countUserRange`), in id order, which is instance order;
- * - `(environment_id, instance, user, role)`: the holders of roles on an instance (`holders`, in
- *   user order, then role), a user's grants on given instances (`userOn`), the grants on any of
- *   several instances (`onInstances`), and an environment's grants (`ofEnvironment`).
+ * - `(environment_id, instance, user, role, expires_at)`: the holders of roles on an instance
+ *   (`holders`, in user order, then role), a user's grants on given instances (`userOn`), and the
+ *   roles a check compares (`rolesOn`, from the index alone), the grants on any of several
+ *   instances (`onInstances`), and an environment's grants (`ofEnvironment`).
  * No index on the grant's support (`from_grant`): the retraction finds a grant's dependants
  * through the tuples from its instance (projection-service/grants/retract.ts), and an index on it
  * cost every grant written one more entry at a random place.
@@ -62,6 +70,8 @@ export interface GrantStore {
   holders(environmentId: string, instance: string, page?: HoldersPage): Promise<GrantDoc[]>;
   /** One user's grants on any of `instances`, narrowed, in id order. */
   userOn(environmentId: string, user: string, instances: readonly string[], narrowing?: GrantNarrowing): Promise<GrantDoc[]>;
+  /** A user's roles on one instance (of `roles` when given) and their ends, in role order: a check's read, which the index answers alone. */
+  rolesOn(environmentId: string, user: string, instance: string, roles?: readonly string[]): Promise<HeldRole[]>;
   /** The grants on any of `instances` (one environment), at most `limit`, in no particular order. */
   onInstances(environmentId: string, instances: readonly string[], limit: number): Promise<GrantDoc[]>;
   /** Every grant of one environment, in id order (tests, audits, and the whole-environment read of the queries). */

@@ -1,6 +1,6 @@
 import type { PostgresPool } from '../../eventstore/postgres-connection';
 import type { PostgresStatements } from '../statements';
-import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HoldersPage, RulesDoc } from './port';
+import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HeldRole, HoldersPage, RulesDoc } from './port';
 import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, recordOf, rulesOfText, rulesText } from './rows';
 
 const grantsTable = (schema: string): string => `"${schema}"."rm_grant_rows"`;
@@ -33,7 +33,7 @@ export function postgresGrantsSchema(schema: string): string[] {
   created_at text NOT NULL,
   updated_at text NOT NULL
 )`,
-    `CREATE INDEX IF NOT EXISTS rm_grant_rows__holders ON ${grants} (environment_id, instance, "user", role)`,
+    `CREATE INDEX IF NOT EXISTS rm_grant_rows__holders ON ${grants} (environment_id, instance, "user", role, expires_at)`,
     `CREATE TABLE IF NOT EXISTS ${rulesTable(schema)} (environment_id text COLLATE "C" PRIMARY KEY, rules text NOT NULL)`,
     `DROP TABLE IF EXISTS "${schema}"."rm_derived_grants"`,
     `DROP TABLE IF EXISTS "${schema}"."rm_derived_grant_rules"`,
@@ -72,6 +72,7 @@ export class PostgresGrantStore implements GrantStore {
     | 'countUserRange'
     | 'holders'
     | 'userOn'
+    | 'rolesOn'
     | 'onInstances'
     | 'ofEnvironment'
     | 'count'
@@ -100,6 +101,8 @@ export class PostgresGrantStore implements GrantStore {
       holders: `${select} WHERE environment_id = $1 AND instance = $2 AND ($3::text IS NULL OR "user" > $3)
         AND ($4::text[] IS NULL OR "user" = ANY($4::text[]))${narrowingSql(6)} ORDER BY "user", role LIMIT $5`,
       userOn: `${select} WHERE environment_id = $1 AND instance = ANY($2::text[]) AND "user" = $3${narrowingSql(4)}`,
+      rolesOn: `SELECT id, role, expires_at FROM ${table} WHERE environment_id = $1 AND instance = $2 AND "user" = $3
+        AND ($4::text[] IS NULL OR role = ANY($4::text[])) ORDER BY role`,
       onInstances: `${select} WHERE environment_id = $1 AND instance = ANY($2::text[]) LIMIT $3`,
       ofEnvironment: `${select} WHERE environment_id = $1 ORDER BY id`,
       count: `SELECT COUNT(*)::int FROM ${table}`,
@@ -152,6 +155,11 @@ export class PostgresGrantStore implements GrantStore {
     if (instances.length === 0) return [];
     const grants = await this.rows(this.sql.userOn, [environmentId, instances, user, ...narrowingValues(narrowing)]);
     return grants.sort((a, b) => byBytes(a.id, b.id));
+  }
+
+  async rolesOn(environmentId: string, user: string, instance: string, roles?: readonly string[]): Promise<HeldRole[]> {
+    const rows = await this.runner.run(this.sql.rolesOn, [environmentId, instance, user, roles ?? null]);
+    return rows.map(([id, role, end]) => ({ id: id as string, role: role as string, expires_at: (end as string | null) ?? null }));
   }
 
   async onInstances(environmentId: string, instances: readonly string[], limit: number): Promise<GrantDoc[]> {

@@ -107,11 +107,48 @@ export function grantRow(grant: GrantDoc): unknown[] {
   return GRANT_COLUMNS.map((column) => record[column]);
 }
 
-/** The grant of a row read as `SELECT <GRANT_COLUMNS>` (values in that order). */
+/** The grant of a row read as `SELECT <GRANT_COLUMNS>` (values in that order; built at once, the checks read many). */
 export function grantOfRow(row: unknown[]): GrantDoc {
-  const record: Record<string, unknown> = {};
-  for (let i = 0; i < GRANT_COLUMNS.length; i++) record[GRANT_COLUMNS[i]!] = row[i] ?? null;
-  return grantOfRecord(record as unknown as GrantRecord);
+  const [
+    id,
+    environmentId,
+    user,
+    instance,
+    resource,
+    role,
+    tenant,
+    from,
+    assignmentId,
+    tupleId,
+    onResource,
+    ruleRole,
+    relation,
+    end,
+    created,
+    updated,
+  ] = row as Array<string | null>;
+  return {
+    id: id!,
+    environment_id: environmentId!,
+    user: user!,
+    instance: instance!,
+    resource: resource!,
+    role: role!,
+    tenant: tenant!,
+    from_grant: from ?? null,
+    reason:
+      tupleId === null || tupleId === undefined || from === null || from === undefined
+        ? { kind: 'assignment', assignment_id: assignmentId ?? '' }
+        : {
+            kind: 'derivation',
+            from_grant: from,
+            tuple: { id: tupleId, subject: instanceOfGrantId(from), relation: relation!, object: instance! },
+            rule: { onResource: onResource!, role: ruleRole!, relation: relation! },
+          },
+    expires_at: end ?? null,
+    created_at: created!,
+    updated_at: updated!,
+  };
 }
 
 /** An environment's rules as every engine stores them: the document without its id, as JSON text. */

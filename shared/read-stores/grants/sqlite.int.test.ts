@@ -60,7 +60,13 @@ describe('SqliteGrantStore', () => {
         expect(plan(sql)).toMatch(holders);
         expect(plan(sql)).not.toMatch(/TEMP B-TREE/);
       }
-      // userOn (the checks' read), onInstances, ofEnvironment
+      // rolesOn (the checks' read): the index alone
+      expect(
+        plan(
+          'SELECT id, role, expires_at FROM rm_grant_rows WHERE environment_id = ? AND instance = ? AND user = ? AND role IN (?, ?) ORDER BY role',
+        ),
+      ).toMatch(/USING COVERING INDEX rm_grant_rows__holders \(environment_id=\? AND instance=\? AND user=\? AND role=\?\)/);
+      // userOn, onInstances, ofEnvironment
       expect(plan('SELECT * FROM rm_grant_rows WHERE environment_id = ? AND instance = ? AND user = ? AND role IN (?, ?)')).toMatch(
         /USING (COVERING )?INDEX rm_grant_rows__holders \(environment_id=\? AND instance=\? AND user=\?/,
       );

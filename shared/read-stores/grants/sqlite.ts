@@ -1,5 +1,5 @@
 import type { SqliteStatements } from '../statements';
-import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HoldersPage, RulesDoc } from './port';
+import type { GrantDoc, GrantIdRange, GrantNarrowing, GrantStore, HeldRole, HoldersPage, RulesDoc } from './port';
 import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, grantRow, rulesOfText, rulesText } from './rows';
 
 /**
@@ -7,7 +7,8 @@ import { byBytes, GRANT_COLUMN_LIST, GRANT_COLUMNS, grantOfRow, grantRow, rulesO
  * like every read-model table, so that emptying the read models for a rebuild empties them too.
  * The grants are clustered by their id (WITHOUT ROWID): one user's grants are a range of it, and
  * the holders index carries the id, so its pages come in (user, role) order, which is id order,
- * with no sort and no second lookup of a rowid. The generic collections the grants were kept in
+ * with no sort and no second lookup of a rowid; with the end in it too, a check's read of a user's
+ * roles on an instance is the index alone. The generic collections the grants were kept in
  * before go: the grants projection's version was raised with these tables, so their rows are
  * rebuilt here from the log.
  */
@@ -30,7 +31,7 @@ CREATE TABLE IF NOT EXISTS rm_grant_rows (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rm_grant_rows__holders ON rm_grant_rows (environment_id, instance, user, role);
+CREATE INDEX IF NOT EXISTS rm_grant_rows__holders ON rm_grant_rows (environment_id, instance, user, role, expires_at);
 CREATE TABLE IF NOT EXISTS rm_grant_rules (environment_id TEXT PRIMARY KEY, rules TEXT NOT NULL) WITHOUT ROWID;
 DROP TABLE IF EXISTS rm_derived_grants;
 DROP TABLE IF EXISTS rm_derived_grant_rules;
@@ -108,6 +109,15 @@ export class SqliteGrantStore implements GrantStore {
       );
     }
     return out.sort((a, b) => byBytes(a.id, b.id));
+  }
+
+  async rolesOn(environmentId: string, user: string, instance: string, roles?: readonly string[]): Promise<HeldRole[]> {
+    const where = narrowed({ roles });
+    return this.source
+      .statement(
+        `SELECT id, role, expires_at FROM rm_grant_rows WHERE environment_id = ? AND instance = ? AND user = ?${where.sql} ORDER BY role`,
+      )
+      .all(environmentId, instance, user, ...where.values) as HeldRole[];
   }
 
   async onInstances(environmentId: string, instances: readonly string[], limit: number): Promise<GrantDoc[]> {
