@@ -142,9 +142,9 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
  * The dependants of `grant` without the tuples that carried them (they were
  * dropped): grants of the same user, of a role some rule derives from
  * `grant`'s role, on instances of that rule's type, whose support is `grant`.
- * Each such type is a range of the id index (typeGrantIds), read in pages; it
- * holds every grant of the user on the type, so this is kept for the rare
- * case that needs it.
+ * Each such type is a range of the id index (typeGrantIds), read in pages
+ * (GrantStore.userRange) and kept where the support is `grant`; it holds every
+ * grant of the user on the type, so this is kept for the rare case that needs it.
  */
 async function* dependantsByUser(ctx: GrantContext, grant: GrantDoc): AsyncGenerator<GrantDoc[]> {
   const types = unique(ctx.rules.storedOutgoing(grant.resource, grant.role).map((entry) => entry.resource));
@@ -250,10 +250,10 @@ const HELD_ROWS = 100;
  * folders now shows that none is left.
  *
  * Per distinct (user, parent type) of `grants`, the user's grants on that type are a range of the
- * id index (typeGrantIds). One read of the range's (HELD_ROWS + 1)-th id, the index alone, tells
- * whether the user holds more than HELD_ROWS of them: then every role there counts as possibly
- * held. Otherwise one read per role asks for the first grant with that role, SQLite stepping
- * through at most HELD_ROWS rows and returning one. (It used to return up to 101 of the user's
+ * id index (typeGrantIds). One count of the range, stopped at HELD_ROWS + 1 rows
+ * (GrantStore.countUserRange), tells whether the user holds more than HELD_ROWS of them: then
+ * every role there counts as possibly held. Otherwise one read per role asks for the first grant
+ * with that role, the engine stepping through at most HELD_ROWS rows and returning one. (It used to return up to 101 of the user's
  * grants on the type, every role, per (user, type), which made a rebuild much slower where an
  * account's admins hold many folders; one row per role without the bound was a little faster, but
  * unbounded: docs/bench-history/design-choices.md.) Past HELD_LOOKUPS (user, type, role) lookups every
