@@ -28,7 +28,7 @@ import pino from 'pino';
 import { ADMIN_KEY_FILE } from '../command-service/bootstrap';
 import { startEmbedded } from '../app/embedded';
 import { embeddedFeatures } from '../app/features';
-import { GrantCollections } from '../shared/read-models/grants/collections';
+import { readStoresOf } from '../shared/read-stores/port';
 import { grantsFeature } from '../app/features/grants';
 import { GrantStats } from '../projection-service/grants/stats';
 import { loadConfig } from '../shared/config';
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
       console.log(`\nCPU profile of the two phases written to ${process.env.FANOUT_PROFILE}`);
     }
     console.log(`\n${latencies('checks at rest', restSamples)}`);
-    const total = await new GrantCollections(service.documentStore).grants.count({});
+    const total = await readStoresOf(service.documentStore).grants.count();
     console.log(`derived grant rows stored at the end: ${total.toLocaleString('en-US')}`);
   } finally {
     await service.close();

@@ -1,5 +1,5 @@
 import type { Feature } from '../feature';
-import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { readStoresOf } from '../../shared/read-stores/port';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
 import { assertionRoutes } from '../../command-service/routes/assertions';
 import { scratchCopier } from '../scratch-copy';
@@ -16,7 +16,7 @@ export function assertionsFeature(): Feature {
       ({ schema }) =>
         assertionRoutes(
           schema,
-          GrantQueries.overStored(services.readModels, new GrantCollections(documentStore), () => services.clock.now()),
+          GrantQueries.overStored(services.readModels, readStoresOf(documentStore).grants, () => services.clock.now()),
           scratchCopier({ config, logger, eventStore, services }),
         ),
   };

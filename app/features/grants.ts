@@ -1,6 +1,6 @@
 import { checkRoutes } from '../../command-service/routes/checks';
 import type { Feature } from '../feature';
-import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { readStoresOf } from '../../shared/read-stores/port';
 import { GrantQueries } from '../../command-service/grant-queries/grant-queries';
 import type { GrantStats } from '../../projection-service/grants/stats';
 import { featureRegistry } from '../feature-registry';
@@ -17,7 +17,7 @@ export function grantsFeature(options: { stats?: GrantStats } = {}): Feature {
     projectionsNeedThisThread: options.stats !== undefined,
     routes: (context) =>
       checkRoutes(
-        GrantQueries.overStored(context.services.readModels, new GrantCollections(context.documentStore), () =>
+        GrantQueries.overStored(context.services.readModels, readStoresOf(context.documentStore).grants, () =>
           context.services.clock.now(),
         ),
       ),

@@ -1,5 +1,6 @@
 import type { Collection, Filter, FindOptions } from '../../shared/docstore/port';
-import type { Finder, GrantCollections } from '../../shared/read-models/grants/collections';
+import type { Finder } from '../../shared/read-models/grants/fact-finders';
+import type { GrantStore } from '../../shared/read-stores/grants/port';
 import {
   carriesAlong,
   grantId,
@@ -13,6 +14,7 @@ import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import { byteOrder, findInMemory } from '../../shared/docstore/value-order';
 import { ReadOnlyGrants } from './read-only-grants';
 import { InForceGrants } from './in-force-grants';
+import { StoredGrantReads } from './stored-grant-reads';
 import { earlierEnd } from '../../shared/read-models/grants/ends';
 import { chunks, unique } from './types';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
@@ -53,15 +55,15 @@ export class EffectiveGrants extends ReadOnlyGrants {
    * there are given back at the end (givenBack). Without them, only once the projection has them.
    */
   constructor(
-    collections: GrantCollections,
+    grants: GrantStore,
     private readonly edges: Finder<EdgeDoc>,
     rulesOf?: (environmentId: string) => Promise<RuleIndex>,
     instant: () => number = Date.now,
     assignments?: Finder<AssignmentDoc>,
   ) {
     super('the effective grants are read-only: the projection writes the stored ones');
-    this.stored = new InForceGrants(collections.grants, instant);
-    this.rulesOf = rulesOf ?? (async (environmentId) => RuleIndex.of(await collections.rules.get(environmentId)));
+    this.stored = new InForceGrants(new StoredGrantReads(grants), instant);
+    this.rulesOf = rulesOf ?? (async (environmentId) => RuleIndex.of(await grants.rules(environmentId)));
     this.directRoles = assignments ? new DirectRolesAt(assignments, instant) : null;
   }
 

@@ -1,5 +1,5 @@
 import type { Filter } from '../../shared/docstore/port';
-import type { Finder } from '../../shared/read-models/grants/collections';
+import type { Finder } from '../../shared/read-models/grants/fact-finders';
 import { compareEnds, inForce } from '../../shared/read-models/grants/ends';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
 import { chunks, unique } from './types';

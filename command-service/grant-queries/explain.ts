@@ -1,4 +1,4 @@
-import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import type { GrantReads } from './types';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
 
 /** One link of the chain that produces a grant, root (the assignment) first. */
@@ -25,7 +25,7 @@ const MAX_STEPS = 10_000;
  * reason points to a grant derived earlier, so the walk ends; it is still
  * bounded and cycle-checked, so a damaged read model cannot hang a request.
  */
-export async function derivationChain(grants: Pick<GrantCollections, 'grants'>, grant: GrantDoc): Promise<ChainStep[]> {
+export async function derivationChain(grants: GrantReads, grant: GrantDoc): Promise<ChainStep[]> {
   const steps: ChainStep[] = [];
   const seen = new Set<string>();
   let current: GrantDoc | null = grant;

@@ -1,12 +1,13 @@
 import type { ReadModels } from '../../shared/read-models/read-models';
-import { tupleEdges, type GrantCollections } from '../../shared/read-models/grants/collections';
+import { tupleEdges } from '../../shared/read-models/grants/fact-finders';
+import type { GrantStore } from '../../shared/read-stores/grants/port';
 import { storedBeneath } from '../../shared/read-models/in-force';
 import { EffectiveGrants } from './effective-grants';
 import { authorizedUsers, type AuthorizedUsersPage, type AuthorizedUsersRequest } from './authorized-users';
 import { check, type CheckResult } from './check';
 import { GrantsAsOf } from './grants-as-of';
 import { cachedRolePermissions, storedRolePermissions, type RolePermissions } from './role-permissions';
-import type { QueryDeps, CheckRequest, DenialEnds } from './types';
+import type { QueryDeps, CheckRequest, DenialEnds, GrantReads } from './types';
 import { cachedAbacPolicies, storedAbacPolicies, type AbacPolicies } from './set-rules';
 import { userPermissions, type UserPermissionsPage, type UserPermissionsRequest } from './user-permissions';
 
@@ -16,7 +17,7 @@ export class GrantQueries {
 
   constructor(
     rm: ReadModels,
-    grants: Pick<GrantCollections, 'grants'>,
+    grants: GrantReads,
     roles: RolePermissions = storedRolePermissions(rm),
     abac: AbacPolicies = storedAbacPolicies(rm),
     denials?: DenialEnds,
@@ -30,8 +31,8 @@ export class GrantQueries {
    * at the same instant: shared/read-models/in-force.ts). The assignments beneath the view tell
    * where a direct role that ended still holds a guarded role back in the stored grants.
    */
-  static overStored(rm: ReadModels, collections: GrantCollections, instant: () => number = Date.now): GrantQueries {
-    const grants = new EffectiveGrants(collections, tupleEdges(rm.tuples), undefined, instant, storedBeneath(rm).assignments);
+  static overStored(rm: ReadModels, store: GrantStore, instant: () => number = Date.now): GrantQueries {
+    const grants = new EffectiveGrants(store, tupleEdges(rm.tuples), undefined, instant, storedBeneath(rm).assignments);
     return new GrantQueries(rm, { grants }, undefined, undefined, grants);
   }
 

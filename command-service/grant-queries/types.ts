@@ -1,4 +1,5 @@
-import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import type { Collection } from '../../shared/docstore/port';
+import type { GrantDoc } from '../../shared/read-models/grants/model';
 import type { ReadModels } from '../../shared/read-models/read-models';
 import type { RolePermissions } from './role-permissions';
 import type { AbacInputs, AbacPolicies } from './set-rules';
@@ -7,12 +8,17 @@ import type { AbacInputs, AbacPolicies } from './set-rules';
 export interface QueryDeps {
   rm: ReadModels;
   /** The derived grants: materialised (the current read models), or derived on the fly (as of a past position, GrantsAsOf). */
-  grants: Pick<GrantCollections, 'grants'>;
+  grants: GrantReads;
   roles: RolePermissions;
   /** Set rules and condition sets (ABAC), evaluated at check time. */
   abac: AbacPolicies;
   /** How long a deny holds at the latest (CheckResult.until); absent where nothing is cached (the past). */
   denials?: DenialEnds;
+}
+
+/** The grants as the queries read them: a read-only collection (EffectiveGrants over the grants' store, or GrantsAsOf). */
+export interface GrantReads {
+  grants: Collection<GrantDoc>;
 }
 
 /** When ends may undo a deny: only a guarded role's (`no_direct_roles_on_object`) comes back at an end (EffectiveGrants.denyHoldsUntil). */

@@ -1,5 +1,5 @@
-import type { Collection, Filter } from '../../shared/docstore/port';
 import type { RecordedEvent } from '../../shared/events';
+import type { GrantStore } from '../../shared/read-stores/grants/port';
 import { BatchPrefetch } from './batch-prefetch';
 import { instanceOfGrantId, type GrantDoc } from '../../shared/read-models/grants/model';
 import { sortedLikeKeysetPage } from './paging';
@@ -19,10 +19,10 @@ import { sortedLikeKeysetPage } from './paging';
 export class BatchHolders {
   private readonly prefetch: BatchPrefetch<GrantDoc>;
 
-  constructor(private readonly grants: Collection<GrantDoc>) {
+  constructor(private readonly grants: GrantStore) {
     this.prefetch = new BatchPrefetch({
       keyOf: (e) => (e.type === 'RelationshipTupleCreated' ? e.data.subject : null),
-      read: (env, subjects, limit) => grants.find({ environment_id: env, instance: { $in: subjects } }, { limit }),
+      read: (env, subjects, limit) => grants.onInstances(env, subjects, limit),
       keyOfDoc: (grant) => grant.instance,
       order: (grants) => sortedLikeKeysetPage(grants, 'user'),
     });
@@ -39,32 +39,32 @@ export class BatchHolders {
   }
 
   /**
-   * The grants collection for one event of `environmentId`, reporting what each write touches so
+   * The grants' store for one event of `environmentId`, reporting what each write touches so
    * that stale lists are dropped; `written` is told of each write of grants (not of deletes).
    */
-  recording(environmentId: string, written: () => void = () => undefined): Collection<GrantDoc> {
+  recording(environmentId: string, written: () => void = () => undefined): GrantStore {
     const grants = this.grants;
     const touched = (instances: Iterable<string>) => this.prefetch.drop(environmentId, instances);
-    const wrote = (instances: string[]) => {
-      if (instances.length > 0) written();
-      touched(instances);
-    };
-    const touchedFilter = (filter: Filter) => {
-      const ids = filter.id;
-      if (Object.keys(filter).length === 1 && ids !== null && typeof ids === 'object' && '$in' in ids)
-        touched(ids.$in.map((id) => instanceOfGrantId(String(id))));
-      else this.prefetch.clear();
+    const wrote = (docs: readonly GrantDoc[]) => {
+      if (docs.length > 0) written();
+      touched(docs.map((d) => d.instance));
     };
     return {
       get: (id) => grants.get(id),
-      findOne: (filter) => grants.findOne(filter),
-      find: (filter, options) => grants.find(filter, options),
-      count: (filter) => grants.count(filter),
-      put: (doc) => (wrote([doc.instance]), grants.put(doc)),
-      putMany: (docs) => (wrote(docs.map((d) => d.instance)), grants.putMany(docs)),
-      insertMissing: (docs) => (wrote(docs.map((d) => d.instance)), grants.insertMissing(docs)),
-      delete: (id) => (touched([instanceOfGrantId(id)]), grants.delete(id)),
-      deleteMany: (filter) => (touchedFilter(filter), grants.deleteMany(filter)),
+      byIds: (ids) => grants.byIds(ids),
+      userRange: (range, narrowing, page) => grants.userRange(range, narrowing, page),
+      countUserRange: (range, narrowing, atMost) => grants.countUserRange(range, narrowing, atMost),
+      holders: (env, instance, page) => grants.holders(env, instance, page),
+      userOn: (env, user, instances, narrowing) => grants.userOn(env, user, instances, narrowing),
+      rolesOn: (env, user, instance, roles) => grants.rolesOn(env, user, instance, roles),
+      onInstances: (env, instances, limit) => grants.onInstances(env, instances, limit),
+      ofEnvironment: (env) => grants.ofEnvironment(env),
+      count: () => grants.count(),
+      insertMissing: (docs) => (wrote(docs), grants.insertMissing(docs)),
+      put: (docs) => (wrote(docs), grants.put(docs)),
+      delete: (ids) => (touched(ids.map(instanceOfGrantId)), grants.delete(ids)),
+      rules: (env) => grants.rules(env),
+      putRules: (rules) => grants.putRules(rules),
     };
   }
 }

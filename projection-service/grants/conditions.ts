@@ -3,7 +3,6 @@ import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
 import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import { directlyAssigned, pairKey } from './direct-roles';
-import { findByIds } from './paging';
 import { restore, retract } from './retract';
 import { grantsOfRole } from './role-holders';
 
@@ -21,7 +20,7 @@ import { grantsOfRole } from './role-holders';
 export async function retractGuardedOnAssignment(ctx: GrantContext, user: string, instance: string, assignedRole: string): Promise<void> {
   const resource = typeOf(instance);
   if (ctx.rules.guardedOf(resource).length === 0) return;
-  const held = await ctx.collections.grants.find({ environment_id: ctx.environmentId, user, instance });
+  const held = await ctx.grants.userOn(ctx.environmentId, user, [instance]);
   // The assigned role's own grant becomes direct (onRoleAssigned replaces its reason), so it is not retracted.
   const roots = held.filter((g) => g.reason.kind === 'derivation' && g.role !== assignedRole && ctx.rules.isGuarded(g.resource, g.role));
   await retract(ctx, roots);
@@ -35,12 +34,7 @@ export async function restoreGuardedOnUnassignment(ctx: GrantContext, user: stri
   if ((await directlyAssigned(ctx, [{ user, instance }])).size > 0) return;
   // Only grants that are not stored: one that is keeps its support (rewriting it could close a cycle of reasons).
   const stored = new Set(
-    (
-      await findByIds(
-        ctx.collections.grants,
-        guarded.map((role) => grantId(ctx.environmentId, user, instance, role)),
-      )
-    ).map((g) => g.id),
+    (await ctx.grants.byIds(guarded.map((role) => grantId(ctx.environmentId, user, instance, role)))).map((g) => g.id),
   );
   const candidates: GrantDoc[] = guarded
     .filter((role) => !stored.has(grantId(ctx.environmentId, user, instance, role)))

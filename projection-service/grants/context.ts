@@ -1,6 +1,7 @@
 import type { Collection } from '../../shared/docstore/port';
 import type { AssignmentDoc } from '../../shared/read-models/read-models';
-import type { Finder, GrantCollections } from '../../shared/read-models/grants/collections';
+import type { Finder } from '../../shared/read-models/grants/fact-finders';
+import type { GrantStore } from '../../shared/read-stores/grants/port';
 import type { EdgeDoc, GrantDoc } from '../../shared/read-models/grants/model';
 import type { RuleIndex } from '../../shared/read-models/grants/rule-index';
 import type { GrantStats } from './stats';
@@ -12,7 +13,8 @@ export interface GrantContext {
   /** The event's timestamp: created_at/updated_at of the grants it writes. */
   at: string;
   rules: RuleIndex;
-  collections: GrantCollections;
+  /** The grants' store, on the runner's batch transaction (writes reported to BatchHolders). */
+  grants: GrantStore;
   /** The facts read model's tuples, as edges (the projection runs after it, so they are current). */
   edges: Finder<EdgeDoc>;
   /** The facts read model's instances, only their keys (to walk the instances of a type). */

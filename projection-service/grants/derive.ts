@@ -1,6 +1,6 @@
 import type { GrantContext } from './context';
 import { carriesAlong, grantId, sameEntry, type EdgeDoc, type GrantDoc, type RuleEntry } from '../../shared/read-models/grants/model';
-import { findByIds, insertMissingInChunks, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
+import { insertMissingInChunks, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 import { compareEnds, earlierEnd, withEnd } from '../../shared/read-models/grants/ends';
 import { directlyAssigned, pairKey } from './direct-roles';
 
@@ -104,20 +104,17 @@ async function dropGuarded(ctx: GrantContext, candidates: Map<string, GrantDoc>)
  */
 async function writeMissing(ctx: GrantContext, candidates: Map<string, GrantDoc>): Promise<GrantDoc[]> {
   if (candidates.size === 0) return [];
-  const fresh = await insertMissingInChunks(ctx.collections.grants, [...candidates.values()], ctx.yielder);
+  const fresh = await insertMissingInChunks(ctx.grants, [...candidates.values()], ctx.yielder);
   ctx.stats.grantsWritten += fresh.length;
   if (fresh.length === candidates.size) return fresh;
   const inserted = new Set(fresh.map((g) => g.id));
-  const stored = await findByIds(
-    ctx.collections.grants,
-    [...candidates.keys()].filter((id) => !inserted.has(id)),
-  );
+  const stored = await ctx.grants.byIds([...candidates.keys()].filter((id) => !inserted.has(id)));
   const later = stored.flatMap((existing) => {
     const candidate = candidates.get(existing.id)!;
     return compareEnds(candidate.expires_at, existing.expires_at) > 0 ? [{ ...candidate, created_at: existing.created_at }] : [];
   });
   if (later.length > 0) {
-    await putInChunks(ctx.collections.grants, later, ctx.yielder);
+    await putInChunks(ctx.grants, later, ctx.yielder);
     ctx.stats.grantsWritten += later.length;
   }
   return [...fresh, ...later];

@@ -1,7 +1,7 @@
 import type { ExpiryRun } from '../../shared/read-models/runs';
 import { grantId, typeOf, type GrantDoc } from '../../shared/read-models/grants/model';
 import type { GrantContext } from './context';
-import { chunks, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE } from './paging';
+import { chunks, KEY_CHUNK, pagesByKeys, PAGE_SIZE } from './paging';
 import { subtrees } from './retract';
 
 /**
@@ -27,7 +27,7 @@ export async function runRetraction(ctx: GrantContext, run: ExpiryRun): Promise<
   if (ctx.rules.hasGuarded() || !ctx.rules.sinksImplied) return null;
   const expiring = new Set(run.map((event) => event.data.id));
   const ids = run.map((event) => grantId(ctx.environmentId, event.data.user, event.data.resourceInstance!, event.data.role));
-  const roots = (await findByIds(ctx.collections.grants, [...new Set(ids)])).filter(
+  const roots = (await ctx.grants.byIds([...new Set(ids)])).filter(
     (grant) => grant.reason.kind === 'assignment' && expiring.has(grant.reason.assignment_id),
   );
   if (roots.length === 0) return [];
@@ -77,7 +77,7 @@ async function supportedOutside(ctx: GrantContext, removed: Map<string, GrantDoc
         }
       }
     }
-    if (parents.size > 0 && (await findByIds(ctx.collections.grants, [...parents])).length > 0) return true;
+    if (parents.size > 0 && (await ctx.grants.byIds([...parents])).length > 0) return true;
     await ctx.yielder.maybeYield();
   }
   return false;

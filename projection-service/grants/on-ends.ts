@@ -14,7 +14,7 @@ import { retract } from './retract';
 export async function onAssignmentEndMoved(ctx: GrantContext, e: EnvEventOf<'RoleAssignmentExpirySet'>): Promise<void> {
   const d = e.data;
   if (d.resourceInstance === null || d.resource === null) return;
-  const grant = await ctx.collections.grants.get(grantId(ctx.environmentId, d.user, d.resourceInstance, d.role));
+  const grant = await ctx.grants.get(grantId(ctx.environmentId, d.user, d.resourceInstance, d.role));
   if (grant?.reason.kind === 'assignment' && grant.reason.assignment_id === d.id) {
     await retract(ctx, [grant]);
     return;

@@ -2,7 +2,7 @@ import type { EnvEventOf } from '../../shared/events';
 import type { GrantContext } from './context';
 import { deriveClosure, deriveStep } from './derive';
 import { grantId, typeOf, type EdgeDoc, type GrantDoc } from '../../shared/read-models/grants/model';
-import { allPages } from './paging';
+import { holderPages } from './paging';
 import { retract } from './retract';
 import { restoreGuardedOnUnassignment, retractGuardedOnAssignment } from './conditions';
 import { compareEnds, withEnd, type End } from '../../shared/read-models/grants/ends';
@@ -43,17 +43,17 @@ export async function offerAssignment(
   };
   const grant = withEnd(bare, end);
   // Usually the grant is new: inserting it is also the check.
-  if ((await ctx.collections.grants.insertMissing([grant])).length === 1) {
+  if ((await ctx.grants.insertMissing([grant])).length === 1) {
     ctx.stats.grantsWritten += 1;
     await deriveClosure(ctx, [grant]);
     return;
   }
-  const existing = (await ctx.collections.grants.get(id))!;
+  const existing = (await ctx.grants.get(id))!;
   if (existing.reason.kind === 'assignment' && existing.reason.assignment_id === d.id) return;
   const later = compareEnds(end, existing.expires_at);
   if (later < 0) return;
   const written = { ...grant, created_at: existing.created_at };
-  await ctx.collections.grants.put(written);
+  await ctx.grants.put([written]);
   ctx.stats.grantsWritten += 1;
   if (later > 0) await deriveClosure(ctx, [written]);
 }
@@ -61,7 +61,7 @@ export async function offerAssignment(
 export async function onRoleUnassigned(ctx: GrantContext, e: EnvEventOf<'RoleUnassigned'>): Promise<void> {
   const d = e.data;
   if (d.resourceInstance === null) return;
-  const grant = await ctx.collections.grants.get(grantId(ctx.environmentId, d.user, d.resourceInstance, d.role));
+  const grant = await ctx.grants.get(grantId(ctx.environmentId, d.user, d.resourceInstance, d.role));
   if (grant?.reason.kind === 'assignment' && grant.reason.assignment_id === d.id) await retract(ctx, [grant]);
   await restoreGuardedOnUnassignment(ctx, d.user, d.resourceInstance, d.tenant);
 }
@@ -97,7 +97,7 @@ export async function offerTuple(
     if (known.length > 0) await deriveClosure(ctx, await deriveStep(ctx, known, { edges: [edge] }));
     return;
   }
-  for await (const holders of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.subject }, 'user')) {
+  for await (const holders of holderPages(ctx.grants, ctx.environmentId, d.subject)) {
     await deriveClosure(ctx, await deriveStep(ctx, holders, { edges: [edge] }));
   }
 }
@@ -107,7 +107,7 @@ export async function onTupleDeleted(ctx: GrantContext, e: EnvEventOf<'Relations
   // No stored grant names a tuple that carries only to sink roles (or none).
   if (!carriesStoredRoles(ctx, d)) return;
   const roots: GrantDoc[] = [];
-  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: d.object }, 'user')) {
+  for await (const page of holderPages(ctx.grants, ctx.environmentId, d.object)) {
     roots.push(...page.filter((g) => g.reason.kind === 'derivation' && g.reason.tuple.id === d.id));
   }
   await retract(ctx, roots);
@@ -131,7 +131,6 @@ const carriesStoredRoles = (ctx: GrantContext, tuple: { subject: string; relatio
 export async function onInstanceDeleted(ctx: GrantContext, e: EnvEventOf<'ResourceInstanceDeleted'>): Promise<void> {
   const ref = `${e.data.resource}:${e.data.key}`;
   const roots: GrantDoc[] = [];
-  for await (const page of allPages(ctx.collections.grants, { environment_id: ctx.environmentId, instance: ref }, 'user'))
-    roots.push(...page);
+  for await (const page of holderPages(ctx.grants, ctx.environmentId, ref)) roots.push(...page);
   await retract(ctx, roots, ref);
 }

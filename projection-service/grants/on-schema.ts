@@ -123,7 +123,7 @@ async function dropDerivedRows(ctx: GrantContext, resource: string, role: string
   const ids: string[] = [];
   for await (const page of grantsOfRole(ctx, resource, role))
     ids.push(...page.filter((g) => g.reason.kind === 'derivation').map((g) => g.id));
-  ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, ids, ctx.yielder);
+  ctx.stats.grantsDeleted += await deleteByIds(ctx.grants, ids, ctx.yielder);
 }
 
 /**

@@ -1,5 +1,7 @@
-import type { Collection, FieldValue, Filter } from '../../shared/docstore/port';
-import type { Finder } from '../../shared/read-models/grants/collections';
+import type { FieldValue, Filter } from '../../shared/docstore/port';
+import type { GrantStore } from '../../shared/read-stores/grants/port';
+import type { GrantDoc } from '../../shared/read-models/grants/model';
+import type { Finder } from '../../shared/read-models/grants/fact-finders';
 import type { Yielder } from '../yielder';
 import { withFields } from '../../shared/objects';
 
@@ -71,50 +73,74 @@ export async function* pagesByKeys<T extends { id: string }>(
   }
 }
 
-/** Every document of a filter, read in keyset pages (for sets that may be large). */
-export async function* allPages<T extends { id: string }>(
-  collection: Collection<T>,
-  filter: Filter,
-  sortField: string,
+/**
+ * The holders of roles on one instance, in pages of about `pageSize` in user order (then role), a
+ * user's grants never split between two pages (the last user of a full page is read whole). Most
+ * instances have few holders: one read, which asks for one more than a page to know.
+ */
+export async function* holderPages(
+  grants: GrantStore,
+  environmentId: string,
+  instance: string,
   pageSize = PAGE_SIZE,
-): AsyncGenerator<T[]> {
-  yield* keysetPages(collection, filter, sortField, pageSize);
+): AsyncGenerator<GrantDoc[]> {
+  let afterUser: string | undefined;
+  for (;;) {
+    const page = await grants.holders(environmentId, instance, { afterUser, limit: pageSize + 1 });
+    if (page.length <= pageSize) {
+      if (page.length > 0) yield page;
+      return;
+    }
+    const last = page[pageSize - 1]!.user;
+    const head = page.filter((g) => g.user < last);
+    yield [...head, ...(await grants.holders(environmentId, instance, { users: [last] }))];
+    afterUser = last;
+  }
 }
 
-/** Documents by id, asked in chunks (engines limit the size of one query). */
-export async function findByIds<T extends { id: string }>(collection: Collection<T>, ids: string[]): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < ids.length; i += KEY_CHUNK) out.push(...(await collection.find({ id: { $in: ids.slice(i, i + KEY_CHUNK) } })));
-  return out;
+/**
+ * The holders of roles on any of `instances`, in pages: KEY_CHUNK instances a read, and an
+ * instance of a chunk whose answer would exceed a page read on its own in holderPages.
+ */
+export async function* holderPagesOf(
+  grants: GrantStore,
+  environmentId: string,
+  instances: string[],
+  pageSize = PAGE_SIZE,
+): AsyncGenerator<GrantDoc[]> {
+  for (const chunk of chunks(instances, KEY_CHUNK)) {
+    const found = await grants.onInstances(environmentId, chunk, pageSize + 1);
+    if (found.length <= pageSize) {
+      if (found.length > 0) yield found;
+      continue;
+    }
+    for (const instance of chunk) yield* holderPages(grants, environmentId, instance, pageSize);
+  }
 }
 
-/** Deletes by id in chunks, yielding between them (a large retraction deletes a lot). */
-export async function deleteByIds<T extends { id: string }>(collection: Collection<T>, ids: string[], yielder: Yielder): Promise<number> {
+/** Deletes grants by id in chunks, yielding between them (a large retraction deletes a lot); returns how many were stored. */
+export async function deleteByIds(grants: GrantStore, ids: string[], yielder: Yielder): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < ids.length; i += WRITE_CHUNK) {
-    deleted += await collection.deleteMany({ id: { $in: ids.slice(i, i + WRITE_CHUNK) } });
+    deleted += await grants.delete(ids.slice(i, i + WRITE_CHUNK));
     await yielder.maybeYield();
   }
   return deleted;
 }
 
-/** Writes documents in chunks, yielding between them. */
-export async function putInChunks<T extends { id: string }>(collection: Collection<T>, docs: T[], yielder: Yielder): Promise<void> {
+/** Writes grants in chunks, yielding between them. */
+export async function putInChunks(grants: GrantStore, docs: GrantDoc[], yielder: Yielder): Promise<void> {
   for (let i = 0; i < docs.length; i += WRITE_CHUNK) {
-    await collection.putMany(docs.slice(i, i + WRITE_CHUNK));
+    await grants.put(docs.slice(i, i + WRITE_CHUNK));
     await yielder.maybeYield();
   }
 }
 
-/** Inserts the documents whose id is not stored yet, in chunks, yielding between them; returns the inserted ones. */
-export async function insertMissingInChunks<T extends { id: string }>(
-  collection: Collection<T>,
-  docs: T[],
-  yielder: Yielder,
-): Promise<T[]> {
-  const inserted: T[] = [];
+/** Inserts the grants whose id is not stored yet, in chunks, yielding between them; returns the inserted ones. */
+export async function insertMissingInChunks(grants: GrantStore, docs: GrantDoc[], yielder: Yielder): Promise<GrantDoc[]> {
+  const inserted: GrantDoc[] = [];
   for (let i = 0; i < docs.length; i += WRITE_CHUNK) {
-    inserted.push(...(await collection.insertMissing(docs.slice(i, i + WRITE_CHUNK))));
+    inserted.push(...(await grants.insertMissing(docs.slice(i, i + WRITE_CHUNK))));
     await yielder.maybeYield();
   }
   return inserted;

@@ -1,5 +1,5 @@
 import type { Filter, FindOptions } from '../../shared/docstore/port';
-import type { Finder } from '../../shared/read-models/grants/collections';
+import type { Finder } from '../../shared/read-models/grants/fact-finders';
 import { keysetPages } from './paging';
 
 interface Doc {

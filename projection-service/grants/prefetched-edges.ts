@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../shared/events';
 import { BatchPrefetch } from './batch-prefetch';
-import type { Finder } from '../../shared/read-models/grants/collections';
+import type { Finder } from '../../shared/read-models/grants/fact-finders';
 import type { EdgeDoc } from '../../shared/read-models/grants/model';
 
 /**

@@ -2,7 +2,8 @@ import type { EnvEvent, EventHandlers, RecordedEvent } from '../../shared/events
 import { dispatch, eventTypes, handledTypes, streamCategory } from '../../shared/events';
 import type { Projection } from '../../shared/read-models/projection';
 import type { ReadModels } from '../../shared/read-models/read-models';
-import { GrantCollections, instanceKeys, tupleEdges } from '../../shared/read-models/grants/collections';
+import { instanceKeys, tupleEdges } from '../../shared/read-models/grants/fact-finders';
+import { readStoresOf } from '../../shared/read-stores/port';
 import type { GrantContext } from './context';
 import { onAssignmentEndMoved, onTupleEndMoved } from './on-ends';
 import { onInstanceDeleted, onRoleAssigned, onRoleUnassigned, onTupleCreated, onTupleDeleted } from './on-facts';
@@ -119,13 +120,14 @@ export interface GrantsProjectionOptions {
  * (grants by deterministic id, the rule index, the facts' tuples).
  */
 export function grantsProjection(rm: ReadModels, options: GrantsProjectionOptions = {}): Projection<EnvEvent> {
-  const collections = new GrantCollections(rm.store);
+  // The grants' store on the runner's writer view: its writes commit with the batch (docs/read-stores.md).
+  const grants = readStoresOf(rm.store).grants;
   const edges = tupleEdges(rm.tuples);
   const instances = instanceKeys(rm.instances);
-  const ruleBook = new RuleBook(collections);
+  const ruleBook = new RuleBook(grants);
   const stats = options.stats ?? new GrantStats();
   const yielder = new Yielder(options.sliceMs);
-  const holders = new BatchHolders(collections.grants);
+  const holders = new BatchHolders(grants);
   const prefetched = new PrefetchedEdges(edges);
   /** Whether applying the last event may have changed a check's answer (changedAnswers). */
   let answersMayHaveChanged = false;
@@ -139,7 +141,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
       at: event.metadata.timestamp,
       rules: await ruleBook.of(environmentId),
       // Writes go through the recorder, which drops the holders it had read of an instance written.
-      collections: { grants: holders.recording(environmentId, () => (answersMayHaveChanged = true)), rules: collections.rules },
+      grants: holders.recording(environmentId, () => (answersMayHaveChanged = true)),
       edges,
       instanceKeys: instances,
       assignments: rm.assignments,
@@ -153,7 +155,8 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
   return {
     name: 'derived-grants',
     // 2: a grant keeps the support whose chain ends last, and that chain's first end (docs/expiring-access.md).
-    version: 2,
+    // 3: the grants and their rules in their own store (shared/read-stores/grants/), rebuilt from the log.
+    version: 3,
     handles,
     async prepare(batch) {
       await holders.prepare(batch);
@@ -190,7 +193,7 @@ export function grantsProjection(rm: ReadModels, options: GrantsProjectionOption
       const removed = taken?.removed ?? (await runRetraction(ctx, run));
       if (removed === null) throw new Error(`the run of expiries at ${first.position}–${last.position} cannot be applied at once`);
       // Dependants first: a retry after a partial delete (an engine without transactions) still finds what is left from its roots.
-      ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, removed.map((g) => g.id).reverse(), yielder);
+      ctx.stats.grantsDeleted += await deleteByIds(ctx.grants, removed.map((g) => g.id).reverse(), yielder);
       stats.events += run.length;
     },
     async apply(event) {

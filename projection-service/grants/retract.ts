@@ -1,16 +1,16 @@
-import type { FieldValue } from '../../shared/docstore/port';
 import type { GrantContext } from './context';
 import { deriveClosure } from './derive';
 import {
   carriesAlong,
   grantId,
+  idRange,
   typeGrantIds,
   typeOf,
   type GrantDoc,
   type GrantReason,
   type RuleEntry,
 } from '../../shared/read-models/grants/model';
-import { chunks, deleteByIds, findByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
+import { chunks, deleteByIds, KEY_CHUNK, pagesByKeys, PAGE_SIZE, putInChunks } from './paging';
 import { pairKey } from './direct-roles';
 import { compareEnds, earlierEnd, withEnd } from '../../shared/read-models/grants/ends';
 
@@ -35,7 +35,7 @@ import { compareEnds, earlierEnd, withEnd } from '../../shared/read-models/grant
 export async function retract(ctx: GrantContext, roots: GrantDoc[], tuplesDroppedFrom?: string): Promise<void> {
   if (roots.length === 0) return;
   const removed = await subtrees(ctx, roots, tuplesDroppedFrom);
-  ctx.stats.grantsDeleted += await deleteByIds(ctx.collections.grants, [...removed.keys()], ctx.yielder);
+  ctx.stats.grantsDeleted += await deleteByIds(ctx.grants, [...removed.keys()], ctx.yielder);
   for (const [id, grant] of removed) ctx.previous.set(id, grant);
 
   await deriveClosure(ctx, await restore(ctx, [...removed.values()]));
@@ -60,7 +60,7 @@ export async function restore(ctx: GrantContext, grants: GrantDoc[]): Promise<Gr
     });
     if (docs.length > 0) {
       // Written at once, so later chunks can use them as supports.
-      await putInChunks(ctx.collections.grants, docs, ctx.yielder);
+      await putInChunks(ctx.grants, docs, ctx.yielder);
       ctx.stats.grantsWritten += docs.length;
       restored.push(...docs);
     }
@@ -131,7 +131,7 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
       }
     }
     if (supports.size === 0) continue;
-    const found = await findByIds(ctx.collections.grants, [...supports.keys()]);
+    const found = await ctx.grants.byIds([...supports.keys()]);
     const children = found.filter((g) => g.from_grant !== null && supports.get(g.id)!.has(g.from_grant));
     if (children.length > 0) yield children;
     await ctx.yielder.maybeYield();
@@ -142,23 +142,20 @@ async function* dependants(ctx: GrantContext, grants: GrantDoc[], tuplesDroppedF
  * The dependants of `grant` without the tuples that carried them (they were
  * dropped): grants of the same user, of a role some rule derives from
  * `grant`'s role, on instances of that rule's type, whose support is `grant`.
- * Each such type is a range of the id index (typeGrantIds), read in pages; it
- * holds every grant of the user on the type, so this is kept for the rare
- * case that needs it.
+ * Each such type is a range of the id index (typeGrantIds), read in pages
+ * (GrantStore.userRange) and kept where the support is `grant`; it holds every
+ * grant of the user on the type, so this is kept for the rare case that needs it.
  */
 async function* dependantsByUser(ctx: GrantContext, grant: GrantDoc): AsyncGenerator<GrantDoc[]> {
   const types = unique(ctx.rules.storedOutgoing(grant.resource, grant.role).map((entry) => entry.resource));
   for (const type of types) {
-    const range = typeGrantIds(ctx.environmentId, grant.user, type);
-    let after: FieldValue = range.$gt!;
+    const range = idRange(typeGrantIds(ctx.environmentId, grant.user, type));
     for (;;) {
-      const page = await ctx.collections.grants.find(
-        { id: { $gt: after, $lt: range.$lt! }, from_grant: grant.id },
-        { sortBy: 'id', limit: PAGE_SIZE, byId: true },
-      );
-      if (page.length > 0) yield page;
+      const page = await ctx.grants.userRange(range, {}, { limit: PAGE_SIZE });
+      const children = page.filter((g) => g.from_grant === grant.id);
+      if (children.length > 0) yield children;
       if (page.length < PAGE_SIZE) break;
-      after = page[page.length - 1]!.id;
+      range.after = page[page.length - 1]!.id;
     }
   }
 }
@@ -230,7 +227,7 @@ async function otherSupports(ctx: GrantContext, chunk: GrantDoc[]): Promise<Map<
       }
     }
     if (options.length === 0) continue;
-    const present = new Map((await findByIds(ctx.collections.grants, unique(options.map((o) => o.parent)))).map((g) => [g.id, g]));
+    const present = new Map((await ctx.grants.byIds(unique(options.map((o) => o.parent)))).map((g) => [g.id, g]));
     for (const option of options) {
       const parent = present.get(option.parent);
       if (parent) offer(option.grant.id, { reason: option.reason, end: earlierEnd(parent.expires_at, option.edgeEnd) });
@@ -253,10 +250,10 @@ const HELD_ROWS = 100;
  * folders now shows that none is left.
  *
  * Per distinct (user, parent type) of `grants`, the user's grants on that type are a range of the
- * id index (typeGrantIds). One read of the range's (HELD_ROWS + 1)-th id, the index alone, tells
- * whether the user holds more than HELD_ROWS of them: then every role there counts as possibly
- * held. Otherwise one read per role asks for the first grant with that role, SQLite stepping
- * through at most HELD_ROWS rows and returning one. (It used to return up to 101 of the user's
+ * id index (typeGrantIds). One count of the range, stopped at HELD_ROWS + 1 rows
+ * (GrantStore.countUserRange), tells whether the user holds more than HELD_ROWS of them: then
+ * every role there counts as possibly held. Otherwise one read per role asks for the first grant
+ * with that role, the engine stepping through at most HELD_ROWS rows and returning one. (It used to return up to 101 of the user's
  * grants on the type, every role, per (user, type), which made a rebuild much slower where an
  * account's admins hold many folders; one row per role without the bound was a little faster, but
  * unbounded: docs/bench-history/design-choices.md.) Past HELD_LOOKUPS (user, type, role) lookups every
@@ -277,15 +274,14 @@ async function heldParentRoles(ctx: GrantContext, grants: GrantDoc[]): Promise<(
   if (lookups > HELD_LOOKUPS) return () => true;
   const heldRoles = new Map<string, Set<string>>();
   for (const [key, { user, type, roles }] of pairs) {
-    const ids = typeGrantIds(ctx.environmentId, user, type);
-    const [past] = await ctx.collections.grants.find({ id: ids }, { sortBy: 'id', skip: HELD_ROWS, limit: 1, byId: true, fields: ['id'] });
-    if (past) {
+    const ids = idRange(typeGrantIds(ctx.environmentId, user, type));
+    if ((await ctx.grants.countUserRange(ids, {}, HELD_ROWS + 1)) > HELD_ROWS) {
       heldRoles.set(key, roles);
       continue;
     }
     const held = new Set<string>();
     for (const role of roles) {
-      const rows = await ctx.collections.grants.find({ id: ids, role }, { limit: 1, byId: true, fields: ['role'] });
+      const rows = await ctx.grants.userRange(ids, { roles: [role] }, { limit: 1 });
       if (rows.length > 0) held.add(role);
     }
     heldRoles.set(key, held);

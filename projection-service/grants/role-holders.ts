@@ -1,6 +1,6 @@
 import type { GrantContext } from './context';
 import type { GrantDoc } from '../../shared/read-models/grants/model';
-import { keysetPages, pagesByKeys, PAGE_SIZE } from './paging';
+import { holderPagesOf, keysetPages, PAGE_SIZE } from './paging';
 
 /**
  * Every grant of `role` on instances of `resource`, in pages: the instances of
@@ -17,7 +17,7 @@ export async function* grantsOfRole(ctx: GrantContext, resource: string, role: s
   const env = ctx.environmentId;
   for await (const instances of keysetPages(ctx.instanceKeys, { environment_id: env, resource }, 'key', PAGE_SIZE)) {
     const refs = instances.map((i) => `${resource}:${i.key}`);
-    for await (const grants of pagesByKeys(ctx.collections.grants, { environment_id: env }, 'instance', refs, 'user', PAGE_SIZE)) {
+    for await (const grants of holderPagesOf(ctx.grants, env, refs)) {
       const ofRole = grants.filter((g) => g.role === role && g.resource === resource);
       if (ofRole.length > 0) yield ofRole;
     }

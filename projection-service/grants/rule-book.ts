@@ -1,4 +1,4 @@
-import type { GrantCollections } from '../../shared/read-models/grants/collections';
+import type { GrantStore } from '../../shared/read-stores/grants/port';
 import { RuleIndex } from '../../shared/read-models/grants/rule-index';
 
 /**
@@ -10,7 +10,7 @@ export class RuleBook {
   private readonly cache = new Map<string, RuleIndex>();
   private lastPosition = 0;
 
-  constructor(private readonly collections: GrantCollections) {}
+  constructor(private readonly grants: GrantStore) {}
 
   /** Call before applying each event. */
   observe(position: number): void {
@@ -26,7 +26,7 @@ export class RuleBook {
   async of(environmentId: string): Promise<RuleIndex> {
     const cached = this.cache.get(environmentId);
     if (cached) return cached;
-    const index = RuleIndex.of(await this.collections.rules.get(environmentId));
+    const index = RuleIndex.of(await this.grants.rules(environmentId));
     this.cache.set(environmentId, index);
     return index;
   }
@@ -34,7 +34,7 @@ export class RuleBook {
   /** Stores the index if it changed since it was loaded or last stored. */
   async saveIfChanged(environmentId: string, index: RuleIndex): Promise<void> {
     if (!index.changed) return;
-    await this.collections.rules.put(index.toDoc(environmentId));
+    await this.grants.putRules(index.toDoc(environmentId));
     index.changed = false;
   }
 

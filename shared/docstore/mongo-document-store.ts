@@ -2,6 +2,7 @@ import { MongoClient, MongoServerError, type Db, type Document, type Collection 
 import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, FieldValue, Filter, FindOptions } from './port';
 import type { ReadStores } from '../read-stores/port';
 import { MongoTaskStore } from '../read-stores/tasks/mongo';
+import { MongoGrantStore } from '../read-stores/grants/mongo';
 
 /** How a read-model document is stored: `_id` = its id, each declared field at the top level, the whole document as JSON. */
 interface StoredDoc {
@@ -79,7 +80,7 @@ export class MongoDocumentStore implements DocumentStore {
 
   /** The domain stores on this database (no transactions here: the writer view is the store itself). */
   stores(): ReadStores {
-    return (this.readStores ??= { tasks: new MongoTaskStore(this.db) });
+    return (this.readStores ??= { tasks: new MongoTaskStore(this.db), grants: new MongoGrantStore(this.db, this.bulkChunk) });
   }
 
   async transaction<R>(work: () => Promise<R>): Promise<R> {

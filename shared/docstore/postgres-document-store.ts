@@ -6,6 +6,7 @@ import { PostgresCollection, type StatementRunner } from './postgres-collection'
 import { checkpointsTable, defineSchema, defineTable, defineUnderLock, emptyAllTables, tableName } from './postgres-tables';
 import type { ReadStores } from '../read-stores/port';
 import { PostgresTaskStore, postgresTasksSchema, postgresTasksTableExists } from '../read-stores/tasks/postgres';
+import { PostgresGrantStore, postgresGrantsSchema, postgresGrantsTablesExist } from '../read-stores/grants/postgres';
 import { TableGrowth } from './postgres-statistics';
 import { WriteBuffer, type HeldWrites } from './postgres-write-buffer';
 
@@ -73,6 +74,7 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
       await defineSchema(sql, options.schema);
       // The domain stores' tables (shared/read-stores/): made when missing, under the DDL lock.
       if (!(await postgresTasksTableExists(sql, options.schema))) await defineUnderLock(sql, postgresTasksSchema(options.schema));
+      if (!(await postgresGrantsTablesExist(sql, options.schema))) await defineUnderLock(sql, postgresGrantsSchema(options.schema));
     } catch (error) {
       await sql.end({ timeout: 0 });
       throw translateStoreError(error, STORE);
@@ -139,7 +141,7 @@ export class PostgresDocumentStore implements DocumentStore, StatementRunner {
 
   /** The domain stores on the pool: committed state, writes once no batch transaction is open. */
   stores(): ReadStores {
-    return (this.readStores ??= { tasks: new PostgresTaskStore(this) });
+    return (this.readStores ??= { tasks: new PostgresTaskStore(this), grants: new PostgresGrantStore(this) });
   }
 
   /**
@@ -217,7 +219,7 @@ class PostgresWriterView implements DocumentStore, StatementRunner {
 
   /** The domain stores on the batch transaction's connection while one is open (their statements go at once, not held). */
   stores(): ReadStores {
-    return (this.readStores ??= { tasks: new PostgresTaskStore(this) });
+    return (this.readStores ??= { tasks: new PostgresTaskStore(this), grants: new PostgresGrantStore(this) });
   }
 
   get schema(): string {

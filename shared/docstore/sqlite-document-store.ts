@@ -3,6 +3,7 @@ import type { CheckpointSaveResult, Collection, CollectionSpec, DocumentStore, F
 import { WalCheckpointer } from './sqlite-wal-checkpointer';
 import type { ReadStores } from '../read-stores/port';
 import { SQLITE_TASKS_SCHEMA, SqliteTaskStore } from '../read-stores/tasks/sqlite';
+import { SQLITE_GRANTS_SCHEMA, SqliteGrantStore } from '../read-stores/grants/sqlite';
 
 /**
  * Read models on SQLite. Each collection is a table `rm_<name>` with one column
@@ -71,6 +72,7 @@ export class SqliteDocumentStore implements DocumentStore {
     writer.exec('CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID');
     // The domain stores' tables, made here, before any batch transaction could take their DDL in (and roll it back).
     writer.exec(SQLITE_TASKS_SCHEMA);
+    writer.exec(SQLITE_GRANTS_SCHEMA);
     this.reader = open(path);
     // Checkpoints off the event loop (see WalCheckpointer); SQLite's automatic ones only as a fallback.
     this.walCheckpointer = WalCheckpointer.start(path, () => writer.pragma('wal_autocheckpoint = 1000'));
@@ -100,7 +102,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** The domain stores on this store's connections: committed state, writes once no batch transaction is open. */
   stores(): ReadStores {
-    return (this.readStores ??= { tasks: new SqliteTaskStore(this) });
+    return (this.readStores ??= { tasks: new SqliteTaskStore(this), grants: new SqliteGrantStore(this) });
   }
 
   writeConnection(): Database.Database {
@@ -271,7 +273,7 @@ class SqliteWriterView implements DocumentStore {
 
   /** The domain stores on the writing connection: inside the batch transaction while one is open. */
   stores(): ReadStores {
-    return (this.readStores ??= { tasks: new SqliteTaskStore(this) });
+    return (this.readStores ??= { tasks: new SqliteTaskStore(this), grants: new SqliteGrantStore(this) });
   }
 
   statement(sql: string): Database.Statement {

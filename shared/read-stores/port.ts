@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../docstore/port';
+import type { GrantStore } from './grants/port';
 import type { TaskStore } from './tasks/port';
 
 /**
@@ -9,10 +10,11 @@ import type { TaskStore } from './tasks/port';
  */
 export interface ReadStores {
   readonly tasks: TaskStore;
+  readonly grants: GrantStore;
 }
 
 /** The domain stores of `store` (see DocumentStore.stores); refused for a view that has none. */
 export function readStoresOf(store: DocumentStore): ReadStores {
-  if (!store.stores) throw new Error('this read-model view has no domain stores (a view as of a position keeps no tasks)');
+  if (!store.stores) throw new Error('this read-model view has no domain stores (a view as of a position keeps no tasks nor grants)');
   return store.stores();
 }

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GrantCollections, tupleEdges } from '../../shared/read-models/grants/collections';
+import { tupleEdges } from '../../shared/read-models/grants/fact-finders';
+import { readStoresOf } from '../../shared/read-stores/port';
 import { EffectiveGrants } from '../../command-service/grant-queries/effective-grants';
 import { ReadModels } from '../../shared/read-models/read-models';
 import { startTestServer, type TestServer } from '../support/embedded-server';
@@ -56,9 +57,11 @@ describe('consistency of checks with writes', () => {
     await s.untuple('folder:f', 'parent', 'folder:g');
     // Every grant, stored or implied (EffectiveGrants), of the environments that have stored ones.
     const grantsOf = async (t: TestServer) => {
-      const collections = new GrantCollections(t.service.documentStore);
-      const effective = new EffectiveGrants(collections, tupleEdges(new ReadModels(t.service.documentStore).tuples));
-      const environments = [...new Set((await collections.grants.find({})).map((g) => g.environment_id))].sort();
+      const grants = readStoresOf(t.service.documentStore).grants;
+      const effective = new EffectiveGrants(grants, tupleEdges(new ReadModels(t.service.documentStore).tuples));
+      const ids = (await new ReadModels(t.service.documentStore).environments.find({})).map((e) => e.id);
+      const stored = await Promise.all(ids.map(async (id) => ((await grants.ofEnvironment(id)).length > 0 ? [id] : [])));
+      const environments = stored.flat().sort();
       const all = [];
       for (const environment_id of environments) all.push(...(await effective.find({ environment_id }, { sortBy: 'id' })));
       return all;

@@ -1,4 +1,5 @@
-import { GrantCollections } from '../../shared/read-models/grants/collections';
+import { idRange, userGrantIds } from '../../shared/read-models/grants/model';
+import { readStoresOf } from '../../shared/read-stores/port';
 import { startTestServer, type TestServer } from '../support/embedded-server';
 import { Scenario } from './support/scenario';
 
@@ -47,7 +48,11 @@ describe('fan-out of a derived role over a large folder', () => {
   }
 
   it('makes every file editable when editor is granted on the folder, and none when it is taken away', async () => {
-    const grants = new GrantCollections(server.service.documentStore).grants;
+    const store = readStoresOf(server.service.documentStore).grants;
+    const environmentId = (await s.api.get('/v2/projects/default/envs/fanout')).body.id as string;
+    const grants = {
+      count: async ({ user }: { user: string }) => (await store.userRange(idRange(userGrantIds(environmentId, user, null)))).length,
+    };
     expect(await editable('alice')).toBe(0);
     await s.assign('alice', 'editor', 'folder:big');
     expect(await editable('alice')).toBe(FILES);

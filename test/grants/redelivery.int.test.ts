@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { coreProjections } from '../../app/feature';
-import { GrantCollections, tupleEdges } from '../../shared/read-models/grants/collections';
+import { tupleEdges } from '../../shared/read-models/grants/fact-finders';
+import { readStoresOf } from '../../shared/read-stores/port';
 import { EffectiveGrants } from '../../command-service/grant-queries/effective-grants';
 import { grantsProjection } from '../../projection-service/grants/projection';
 import { applyToProjections, type Projection } from '../../shared/read-models/projection';
@@ -23,7 +24,7 @@ async function replay(dir: string, name: string, events: RecordedEvent[], delive
       for (const index of deliveries(i)) await applyToProjections(projections, events[index]!);
     });
   }
-  const grants = await new EffectiveGrants(new GrantCollections(store), tupleEdges(rm.tuples)).find(
+  const grants = await new EffectiveGrants(readStoresOf(store).grants, tupleEdges(rm.tuples)).find(
     { environment_id: ENV },
     { sortBy: 'id' },
   );

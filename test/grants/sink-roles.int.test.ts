@@ -89,9 +89,9 @@ describe('grants of sink roles', () => {
   it('deletes the rows of sink roles that a read model written before sink roles were implied holds, at its next event', async () => {
     // As a service upgraded in place: the projection stops, the new one starts on the same read models.
     await h.read.runner.stop();
-    const { grants, rules } = h.read.grants;
-    const doc = (await rules.get(ENV))!;
-    await rules.put({ ...doc, sinks_implied: false });
+    const grants = h.read.grants;
+    const doc = (await grants.rules(ENV))!;
+    await grants.putRules({ ...doc, sinks_implied: false });
     const parent = grantId(ENV, 'alice', 'folder:f', 'editor');
     const stale: GrantDoc = {
       id: grantId(ENV, 'carol', 'file:d1', 'editor'),
@@ -111,7 +111,7 @@ describe('grants of sink roles', () => {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     };
-    await grants.put(stale);
+    await grants.put([stale]);
     const upgraded = new ReadSide(h.read.store, h.events);
     await upgraded.runner.start();
     await h.must(cmd.tenant('other'));
@@ -119,7 +119,7 @@ describe('grants of sink roles', () => {
     await h.settle(upgraded);
     await upgraded.runner.stop();
     expect(await grants.get(stale.id)).toBeNull();
-    expect((await rules.get(ENV))!.sinks_implied).toBe(true);
+    expect((await grants.rules(ENV))!.sinks_implied).toBe(true);
     expect(keys(await h.read.storedGrants())).toEqual([
       'alice|folder:f|editor|assignment',
       'bob|file:d2|editor|assignment',

@@ -124,6 +124,11 @@ export function instanceGrantIds(environmentId: string, user: string, instance: 
   return { $gt: `${prefix}:${instance}#`, $lt: `${prefix}:${instance}$` };
 }
 
+/** A range of grant ids as the grant store reads it (GrantStore.userRange): both bounds exclusive. */
+export function idRange(range: Range): { after: string; before: string } {
+  return { after: String(range.$gt), before: String(range.$lt) };
+}
+
 /** The instance part of a grant id: after the hash (base64url, no `:`), before the role (keys hold no `#`). */
 export function instanceOfGrantId(id: string): string {
   return id.slice(id.indexOf(':') + 1, id.lastIndexOf('#'));

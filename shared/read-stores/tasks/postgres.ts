@@ -1,3 +1,4 @@
+import type { PostgresStatements } from '../statements';
 import type { PostgresPool } from '../../eventstore/postgres-connection';
 import type { EnvironmentDoc } from '../../read-models/read-models';
 import type { TaskError } from '../../events/task-events';
@@ -48,15 +49,6 @@ export function postgresTasksSchema(schema: string): string[] {
 export async function postgresTasksTableExists(sql: PostgresPool, schema: string): Promise<boolean> {
   const [row] = await sql<[{ made: boolean }]>`SELECT to_regclass(${`"${schema}".rm_tasks`}) IS NOT NULL AS made`;
   return row?.made === true;
-}
-
-/**
- * What the store runs its statements through: a PostgresDocumentStore (the pool; writes once no
- * batch transaction is open) or its writer view (the batch transaction's connection while one is open).
- */
-export interface PostgresStatements {
-  readonly schema: string;
-  run(sql: string, parameters: unknown[], write?: boolean): Promise<unknown[][]>;
 }
 
 /** The tasks' read store on PostgreSQL: SQL on `<schema>.rm_tasks`, each statement prepared once per connection. */

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteStatements } from '../statements';
 import type { EnvironmentDoc } from '../../read-models/read-models';
 import type { TaskError } from '../../events/task-events';
 import type { TaskCounts, TaskDoc, TaskStore } from './port';
@@ -39,16 +39,6 @@ CREATE TABLE IF NOT EXISTS rm_tasks (
 CREATE INDEX IF NOT EXISTS rm_tasks__processing ON rm_tasks (status) WHERE status = 'processing';
 DROP TABLE IF EXISTS rm_background_tasks;
 `;
-
-/**
- * What the store runs its statements through: a SqliteDocumentStore (reads on its reading
- * connection, writes once no batch transaction is open) or its writer view (both on the writing
- * connection, inside the runner's batch transaction when one is open).
- */
-export interface SqliteStatements {
-  statement(sql: string, write?: boolean): Database.Statement;
-  writing<R>(write: () => R): Promise<R>;
-}
 
 const SELECT = `SELECT ${TASK_COLUMNS.join(', ')} FROM rm_tasks`;
 

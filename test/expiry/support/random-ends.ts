@@ -2,7 +2,7 @@ import { EffectiveGrants } from '../../../command-service/grant-queries/effectiv
 import { GrantQueries } from '../../../command-service/grant-queries/grant-queries';
 import type { EnvCommand } from '../../../shared/domain/env/commands';
 import { assignmentEndKey, tupleEndKey, type EnvState } from '../../../shared/domain/env/state';
-import { tupleEdges } from '../../../shared/read-models/grants/collections';
+import { tupleEdges } from '../../../shared/read-models/grants/fact-finders';
 import { inForceAt } from '../../../shared/read-models/in-force';
 import type { DocumentStore } from '../../../shared/docstore/port';
 import { ENV, GrantsHarness } from '../../grants/support/harness';

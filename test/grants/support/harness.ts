@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { coreProjections } from '../../../app/feature';
-import { GrantCollections, tupleEdges } from '../../../shared/read-models/grants/collections';
+import { tupleEdges } from '../../../shared/read-models/grants/fact-finders';
+import { readStoresOf } from '../../../shared/read-stores/port';
+import type { GrantStore } from '../../../shared/read-stores/grants/port';
 import { EffectiveGrants } from '../../../command-service/grant-queries/effective-grants';
 import type { GrantDoc } from '../../../shared/read-models/grants/model';
 import { grantsProjection } from '../../../projection-service/grants/projection';
@@ -31,7 +33,8 @@ const logger = pino({ level: 'silent' });
 export class ReadSide {
   readonly rm: ReadModels;
   readonly store: DocumentStore;
-  readonly grants: GrantCollections;
+  /** The grants' store, committed state (the projection writes through the writer view's). */
+  readonly grants: GrantStore;
   readonly queries: GrantQueries;
   readonly stats = new GrantStats();
   readonly runner: ProjectionRunner;
@@ -40,7 +43,7 @@ export class ReadSide {
   constructor(store: DocumentStore, events: SqliteEventStore, extra: (rm: ReadModels) => Projection[] = () => []) {
     this.store = store;
     this.rm = new ReadModels(store);
-    this.grants = new GrantCollections(store);
+    this.grants = readStoresOf(store).grants;
     this.queries = GrantQueries.overStored(this.rm, this.grants);
     // The projections read and write through the store's writer view, as in the service.
     const projected = ReadModels.writer(store);
@@ -62,7 +65,7 @@ export class ReadSide {
 
   /** Every grant row the projection stored, sorted by id. */
   async storedGrants(): Promise<GrantDoc[]> {
-    return await this.grants.grants.find({ environment_id: ENV }, { sortBy: 'id' });
+    return await this.grants.ofEnvironment(ENV);
   }
 }
 
