@@ -125,7 +125,7 @@ describe('ends past one command', () => {
     const [first] = replicas;
     expect((await first!.execute(stream, { type: 'ExpireDue', now: NOW }, metadata)).events).toEqual([]);
     const later = await first!.execute(stream, { type: 'ExpireDue', now: AFTER }, metadata);
-    expect(later.events.map((e) => [e.type, (e.data).id])).toEqual([['RoleAssignmentExpired', 'a-1']]);
+    expect(later.events.map((e) => [e.type, e.data.id])).toEqual([['RoleAssignmentExpired', 'a-1']]);
     // A replica started afresh folds the same log (no snapshot) and finds nothing due.
     const fresh = new CommandPipeline(store, envDecider, logger);
     expect((await fresh.execute(stream, { type: 'ExpireDue', now: AFTER }, metadata)).events).toEqual([]);
