@@ -9,28 +9,29 @@
  * per command. Here the ends are sorted once, on the first `due`, and kept sorted from then on:
  * an end set later joins a pending list merged in at the next `due`, and an entry replaced or
  * deleted is left where it lies and skipped (each entry is an object of its own, and only the one
- * the map holds now is in force), so a command costs the ends it takes and the ones left behind
- * since the last, not the environment's.
+ * the index holds now for its key is in force), so a command costs the ends it takes and the ones
+ * left behind since the last, not the environment's.
+ *
+ * The ends themselves stay a plain Map (`map`), which a snapshot holds as it always did and a
+ * loaded one is wrapped in as it is: the index costs nothing until the first `due`.
  */
 export class Ends implements Map<string, string> {
-  private readonly entries_ = new Map<string, EndEntry>();
-  /** Given to the next key that is not there: the map's order, which ties at one instant follow. */
-  private nextOrder = 0;
-  /** Every end in force, by end then order, among entries no longer in force; null until the first `due`. */
-  private sorted: EndEntry[] | null = null;
-  /** `sorted` before this index holds no entry in force. */
-  private head = 0;
-  /** Entries set since `sorted` was: merged in at the next `due`. */
-  private pending: EndEntry[] = [];
-  /** Entries of `sorted` or `pending` no longer in force (a bound on what is left there to skip). */
-  private stale = 0;
+  /** The ends: what the state holds, and a snapshot stores. */
+  private readonly map: Map<string, string>;
+  /** Null until the first `due`. */
+  private index: EndsIndex | null = null;
 
-  constructor(ends?: Iterable<readonly [string, string]>) {
-    if (ends) for (const [key, end] of ends) this.set(key, end);
+  constructor(ends: Map<string, string> = new Map()) {
+    this.map = ends;
+  }
+
+  /** The ends as a plain Map (a snapshot's; not to be written to). */
+  asMap(): ReadonlyMap<string, string> {
+    return this.map;
   }
 
   get size(): number {
-    return this.entries_.size;
+    return this.map.size;
   }
 
   get [Symbol.toStringTag](): string {
@@ -38,39 +39,30 @@ export class Ends implements Map<string, string> {
   }
 
   has(key: string): boolean {
-    return this.entries_.has(key);
+    return this.map.has(key);
   }
 
   get(key: string): string | undefined {
-    return this.entries_.get(key)?.end;
+    return this.map.get(key);
   }
 
   set(key: string, end: string): this {
-    const prior = this.entries_.get(key);
-    if (prior?.end === end) return this;
-    // A key already there keeps its place in the map's order, as a Map's set does.
-    const entry: EndEntry = { key, end, order: prior ? prior.order : this.nextOrder++ };
-    this.entries_.set(key, entry);
-    if (this.sorted !== null) {
-      if (prior) this.stale += 1;
-      this.pending.push(entry);
-      this.dropIndexIfMostlyStale();
-    }
+    const prior = this.map.get(key);
+    if (prior === end) return this;
+    this.map.set(key, end);
+    if (this.index && !this.index.set(key, end, this.map.size)) this.index = null;
     return this;
   }
 
   delete(key: string): boolean {
-    if (!this.entries_.delete(key)) return false;
-    if (this.sorted !== null) {
-      this.stale += 1;
-      this.dropIndexIfMostlyStale();
-    }
+    if (!this.map.delete(key)) return false;
+    if (this.index && !this.index.delete(key, this.map.size)) this.index = null;
     return true;
   }
 
   clear(): void {
-    this.entries_.clear();
-    this.dropIndex();
+    this.map.clear();
+    this.index = null;
   }
 
   /**
@@ -79,14 +71,77 @@ export class Ends implements Map<string, string> {
    */
   due(now: string, limit: number): Array<[key: string, end: string]> {
     if (limit <= 0) return [];
-    const sorted = this.index();
+    this.index ??= new EndsIndex(this.map);
+    return this.index.due(now, limit);
+  }
+
+  forEach(callback: (value: string, key: string, map: Map<string, string>) => void, thisArg?: unknown): void {
+    for (const [key, end] of this.map) callback.call(thisArg, end, key, this);
+  }
+
+  entries(): MapIterator<[string, string]> {
+    return this.map.entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.map.keys();
+  }
+
+  values(): MapIterator<string> {
+    return this.map.values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.map.entries();
+  }
+}
+
+/** The ends sorted by end, then by the map's order, kept so as the map changes. */
+class EndsIndex {
+  /** The entry in force for each key (its end and its place in the map's order). */
+  private readonly current = new Map<string, EndEntry>();
+  /** Given to the next key that is not there: the map's order, which ties at one instant follow. */
+  private nextOrder = 0;
+  /** Every entry in force, by end then order, among entries no longer in force. */
+  private sorted: EndEntry[];
+  /** `sorted` before this index holds no entry in force. */
+  private head = 0;
+  /** Entries set since `sorted` was merged: merged in at the next `due`. */
+  private pending: EndEntry[] = [];
+  /** Entries of `sorted` or `pending` no longer in force (a bound on what is left there to skip). */
+  private stale = 0;
+
+  constructor(map: ReadonlyMap<string, string>) {
+    for (const [key, end] of map) this.current.set(key, { key, end, order: this.nextOrder++ });
+    this.sorted = [...this.current.values()].sort(byEnd);
+  }
+
+  /** `key` now ends at `end`; false when the index is more out of force than in it, and should go. */
+  set(key: string, end: string, size: number): boolean {
+    const prior = this.current.get(key);
+    // A key already there keeps its place in the map's order, as a Map's set does.
+    const entry: EndEntry = { key, end, order: prior ? prior.order : this.nextOrder++ };
+    this.current.set(key, entry);
+    if (prior) this.stale += 1;
+    this.pending.push(entry);
+    return this.stale <= size + SLACK;
+  }
+
+  /** `key` has no end any more; false as for `set`. */
+  delete(key: string, size: number): boolean {
+    this.current.delete(key);
+    this.stale += 1;
+    return this.stale <= size + SLACK;
+  }
+
+  due(now: string, limit: number): Array<[key: string, end: string]> {
+    const sorted = this.merged();
     const taken: Array<[string, string]> = [];
-    let i = this.head;
-    for (; i < sorted.length && taken.length < limit; i++) {
+    for (let i = this.head; i < sorted.length && taken.length < limit; i++) {
       const entry = sorted[i]!;
       // Sorted by end: none after it is due either, in force or not.
       if (entry.end > now) break;
-      if (this.entries_.get(entry.key) !== entry) {
+      if (this.current.get(entry.key) !== entry) {
         if (i === this.head) {
           this.head += 1;
           this.stale -= 1;
@@ -98,18 +153,10 @@ export class Ends implements Map<string, string> {
     return taken;
   }
 
-  /** `sorted`, built when there is none and with the pending entries merged in. */
-  private index(): EndEntry[] {
-    if (this.sorted === null) {
-      this.sorted = [...this.entries_.values()].sort(byEnd);
-      this.head = 0;
-      this.pending = [];
-      this.stale = 0;
-      return this.sorted;
-    }
+  /** `sorted` with the pending entries merged in, and what is out of force left out on the way. */
+  private merged(): EndEntry[] {
     if (this.pending.length === 0) return this.sorted;
-    // Merged, and what is out of force left out on the way.
-    const inForce = (entry: EndEntry) => this.entries_.get(entry.key) === entry;
+    const inForce = (entry: EndEntry) => this.current.get(entry.key) === entry;
     const added = this.pending.filter(inForce).sort(byEnd);
     const kept = this.sorted;
     const merged: EndEntry[] = [];
@@ -125,39 +172,10 @@ export class Ends implements Map<string, string> {
     this.stale = 0;
     return merged;
   }
-
-  /** When more entries are out of force than in it, the index goes; the next `due` sorts what is in force again. */
-  private dropIndexIfMostlyStale(): void {
-    if (this.stale > this.entries_.size + 1_000) this.dropIndex();
-  }
-
-  private dropIndex(): void {
-    this.sorted = null;
-    this.head = 0;
-    this.pending = [];
-    this.stale = 0;
-  }
-
-  forEach(callback: (value: string, key: string, map: Map<string, string>) => void, thisArg?: unknown): void {
-    for (const [key, entry] of this.entries_) callback.call(thisArg, entry.end, key, this);
-  }
-
-  *entries(): MapIterator<[string, string]> {
-    for (const [key, entry] of this.entries_) yield [key, entry.end];
-  }
-
-  keys(): MapIterator<string> {
-    return this.entries_.keys();
-  }
-
-  *values(): MapIterator<string> {
-    for (const entry of this.entries_.values()) yield entry.end;
-  }
-
-  [Symbol.iterator](): MapIterator<[string, string]> {
-    return this.entries();
-  }
 }
+
+/** Entries out of force an index may hold beyond as many as are in force, before it is dropped (and sorted again when next asked). */
+const SLACK = 1_000;
 
 /** An end as set: replaced by a new entry when the end moves, so an entry left in the index tells whether it is still the one in force. */
 interface EndEntry {

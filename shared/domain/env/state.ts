@@ -175,8 +175,8 @@ export function envStateData(state: EnvState): EnvStateData {
   const { assignments, tuples, ...rest } = state;
   return {
     ...rest,
-    // A plain Map, as snapshots always held it (the index is rebuilt when one is loaded).
-    ends: new Map(state.ends),
+    // A plain Map, as snapshots always held it (the index is built again when one is loaded and asked).
+    ends: state.ends instanceof Ends ? (state.ends.asMap() as Map<string, string>) : state.ends,
     assignmentIds: assignments.ids,
     assignmentIdSlab: slabData(assignments.idStore),
     tupleIds: tuples.ids,
