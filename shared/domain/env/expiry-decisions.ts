@@ -1,5 +1,6 @@
 import type { EnvEvent } from '../../events';
 import type { EnvCommand } from './commands';
+import { Ends } from './ends';
 import type { EnvState } from './state';
 
 type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
@@ -17,7 +18,8 @@ export const MAX_EXPIRIES_PER_COMMAND = 1_000;
  */
 export function expireDue(c: Cmd<'ExpireDue'>, s: EnvState): EnvEvent[] {
   const events: EnvEvent[] = [];
-  for (const [key, expiresAt] of earliestDue(s.ends, c.now, MAX_EXPIRIES_PER_COMMAND)) {
+  const due = s.ends instanceof Ends ? s.ends.due(c.now, MAX_EXPIRIES_PER_COMMAND) : earliestDue(s.ends, c.now, MAX_EXPIRIES_PER_COMMAND);
+  for (const [key, expiresAt] of due) {
     const factKey = key.slice(2);
     if (key.startsWith('a|')) {
       const assignment = s.assignments.get(factKey);
@@ -35,6 +37,8 @@ type End = [key: string, end: string];
 /**
  * The `limit` earliest ends at or before `now`, in order of their ends; ends at one instant in the
  * order the state holds them (the order their facts got them), so the choice is the same each time.
+ * A state of its own answers this from its index (Ends.due, the same choice); this scan of every
+ * end is for any other map of ends, and is the reference the index is tested against.
  * An instant may hold more ends than a command appends (each command then takes the next `limit`):
  * they are chosen in one pass with a bounded heap whose root is the latest kept, rather than by
  * sorting every end due on each command. An end no earlier than the root is passed over with one

@@ -2,6 +2,7 @@ import { canonicalId } from '../../ids';
 import type { AssertionDefinition, DerivationRule, EnvEventOf } from '../../events';
 import { emptyAbacState, type AbacState } from './abac-state';
 import { emptyEnvDetails, type EnvDetails } from './details';
+import { Ends } from './ends';
 import { emptyUserInviteStates, type UserInviteStates } from './invite-state';
 import {
   AssignmentSet,
@@ -77,7 +78,9 @@ export interface EnvState {
   tuples: TupleSet;
   /**
    * The ends of the assignments and tuples that have one (endKey(...) → `expiresAt`, an ISO
-   * instant): few facts have one, so they are kept apart instead of beside every fact's id.
+   * instant): few facts have one, so they are kept apart instead of beside every fact's id. An
+   * `Ends` in a state of its own (it finds the ends due without reading them all, ends.ts); a
+   * scratch state's is a view of it.
    */
   ends: Map<string, string>;
   /** id → map key, for schema objects, tenants, users and instances (ids are UUIDs, unique across kinds). */
@@ -172,6 +175,8 @@ export function envStateData(state: EnvState): EnvStateData {
   const { assignments, tuples, ...rest } = state;
   return {
     ...rest,
+    // A plain Map, as snapshots always held it (the index is built again when one is loaded and asked).
+    ends: state.ends instanceof Ends ? (state.ends.asMap() as Map<string, string>) : state.ends,
     assignmentIds: assignments.ids,
     assignmentIdSlab: slabData(assignments.idStore),
     tupleIds: tuples.ids,
@@ -189,7 +194,7 @@ export function envStateOf(data: EnvStateData): EnvState {
     proxyConfigs: rest.proxyConfigs ?? new Map<string, ProxyConfigState>(),
     invites: rest.invites ?? emptyUserInviteStates(),
     assertions: rest.assertions ?? new Map<string, AssertionDefinition>(),
-    ends: rest.ends ?? new Map<string, string>(),
+    ends: new Ends(rest.ends),
     assignments: new AssignmentSet(assignmentIds, new IdSlab(assignmentIdSlab)),
     tuples: new TupleSet(tupleIds, new IdSlab(tupleIdSlab), tupleTenants, (ref) => instances.get(ref)?.tenant),
   };
