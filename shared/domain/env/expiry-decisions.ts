@@ -9,6 +9,14 @@ type Cmd<T extends EnvCommand['type']> = Extract<EnvCommand, { type: T }>;
 export const MAX_EXPIRIES_PER_COMMAND = 1_000;
 
 /**
+ * Most bytes of event data (as JSON, UTF-8) one command's expiries hold: the rest wait for the next
+ * command. Well inside the smallest append an event store takes (EventStoreDB's default maximum is
+ * 1 MiB, metadata included), which a thousand expiries of facts with long keys would pass: an
+ * append refused for its size would be retried for ever, and the expiries never appended.
+ */
+export const MAX_EXPIRY_BYTES_PER_COMMAND = 512 * 1024;
+
+/**
  * The expiries due at `now` (docs/expiring-access.md): a RoleAssignmentExpired or
  * RelationshipTupleExpired for each assignment and tuple whose end is at or before it, in the order
  * of their ends, each saying its own end (when it took effect, however late this runs). Decided
@@ -19,17 +27,27 @@ export const MAX_EXPIRIES_PER_COMMAND = 1_000;
 export function expireDue(c: Cmd<'ExpireDue'>, s: EnvState): EnvEvent[] {
   const events: EnvEvent[] = [];
   const due = s.ends instanceof Ends ? s.ends.due(c.now, MAX_EXPIRIES_PER_COMMAND) : earliestDue(s.ends, c.now, MAX_EXPIRIES_PER_COMMAND);
+  let bytes = 0;
   for (const [key, expiresAt] of due) {
-    const factKey = key.slice(2);
-    if (key.startsWith('a|')) {
-      const assignment = s.assignments.get(factKey);
-      if (assignment) events.push({ type: 'RoleAssignmentExpired', data: { ...assignment, expiresAt } });
-    } else {
-      const tuple = s.tuples.get(factKey);
-      if (tuple) events.push({ type: 'RelationshipTupleExpired', data: { ...tuple, expiresAt } });
-    }
+    const event = expiryOf(key, expiresAt, s);
+    if (!event) continue;
+    bytes += Buffer.byteLength(JSON.stringify(event.data));
+    // The first always goes: one expiry is far below any store's limit.
+    if (bytes > MAX_EXPIRY_BYTES_PER_COMMAND && events.length > 0) break;
+    events.push(event);
   }
   return events;
+}
+
+/** The expiry of the fact an end's key names, or null when the fact is gone. */
+function expiryOf(key: string, expiresAt: string, s: EnvState): EnvEvent | null {
+  const factKey = key.slice(2);
+  if (key.startsWith('a|')) {
+    const assignment = s.assignments.get(factKey);
+    return assignment ? { type: 'RoleAssignmentExpired', data: { ...assignment, expiresAt } } : null;
+  }
+  const tuple = s.tuples.get(factKey);
+  return tuple ? { type: 'RelationshipTupleExpired', data: { ...tuple, expiresAt } } : null;
 }
 
 type End = [key: string, end: string];

@@ -2,7 +2,7 @@ import { DuplicateEntityError } from '../../errors';
 import type { EnvEvent } from '../../events';
 import { deciderSpecification } from '../../testing/decider-specification';
 import { envDecider } from './decider';
-import { earliestDue } from './expiry-decisions';
+import { earliestDue, MAX_EXPIRIES_PER_COMMAND, MAX_EXPIRY_BYTES_PER_COMMAND } from './expiry-decisions';
 
 const spec = deciderSpecification(envDecider);
 
@@ -104,6 +104,30 @@ describe('ends of assignments and tuples in the environment decider', () => {
       .given(assigned)
       .when({ type: 'ExpireDue', now: '2030-01-01T00:00:02.000Z' })
       .thenContains([{ type: 'RoleAssignmentExpired' }]);
+  });
+
+  it("keeps a command's expiries under its byte budget when the facts' keys are long, and the next commands take the rest in order", () => {
+    // A command's worth of assignments whose user and instance keys are at their longest: together
+    // far more than the budget (about 1.7 MB as JSON), each end one millisecond after the last.
+    const long = (prefix: string, i: number) => `${prefix}${String(i).padStart(4, '0')}`.padEnd(256, 'x');
+    const ends = Array.from({ length: MAX_EXPIRIES_PER_COMMAND }, (_, i) => new Date(Date.UTC(2030, 0, 1) + i).toISOString());
+    const assigned: EnvEvent[] = ends.map((expiresAt, i) => ({
+      type: 'RoleAssigned',
+      data: { ...assignment, id: `as${i}`, user: long('u', i), resourceInstance: `folder:${long('f', i)}`, expiresAt },
+    }));
+    const evolve = (state: ReturnType<typeof envDecider.initialState>, e: EnvEvent) => envDecider.evolve(state, e);
+    let state = [...schema, ...assigned].reduce(evolve, envDecider.initialState());
+    const expired: string[] = [];
+    for (let command = 0; command < 10; command++) {
+      const events = envDecider.decide({ type: 'ExpireDue', now: '2031-01-01T00:00:00.000Z' }, state);
+      if (events.length === 0) break;
+      const bytes = events.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e.data)), 0);
+      expect(bytes).toBeLessThanOrEqual(MAX_EXPIRY_BYTES_PER_COMMAND);
+      expect(events.length).toBeLessThan(MAX_EXPIRIES_PER_COMMAND);
+      for (const e of events) expired.push(e.type === 'RoleAssignmentExpired' ? e.data.id : '?');
+      state = events.reduce(evolve, state);
+    }
+    expect(expired).toEqual(assigned.map((e) => e.data.id));
   });
 });
 
