@@ -1,17 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BenchContext } from '../lib/context';
 import { cpuSecondsOf } from '../lib/child';
 import { medianBy, runLoad, type LoadRun } from '../lib/load';
 import type { ScenarioResult } from '../lib/results';
 import { environmentKey, startService, type RunningService } from '../lib/service';
 import { callsPerRequest, startCountedService, tracingOffRow } from './tracing-off';
-
-const SCHEMA = '/v2/schema/default/production';
-const FACTS = '/v2/facts/default/production';
-const TENANT = 'acme';
-/** Distinct checks each load rotates through. */
-const CHECKS = 4_000;
+import { loadTracingWorld, startSink, tracingCheckBodies, TRACING_CHECKS, TRACING_FACTS, TRACING_TENANT } from '../lib/tracing-world';
 
 /** The three ways a service runs here: the same build, told by the OTEL_* variables only. */
 const MODES = [
@@ -60,25 +53,19 @@ export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'
     ctx.log(`tracing: ${size.toLocaleString('en-US')} users and documents in each of ${MODES.length} services (off, 1%, 100%)`);
     for (const [id, service] of services) {
       const api = await environmentKey(service.admin);
-      await loadData(api, size);
+      await loadTracingWorld(api, size);
       keys.set(id, api.headers);
     }
-    const check = (k: number) =>
-      JSON.stringify({
-        user: `u${(3 * k) % size}`,
-        action: 'read',
-        resource: { type: 'document', key: `d${(7 * k) % size}`, tenant: TENANT },
-      });
-    const checkBodies = Array.from({ length: CHECKS }, (_, k) => check(k));
+    const checkBodies = tracingCheckBodies(size);
     let created = 0;
     const bodies = {
       check: () => {
         let k = 0;
-        return () => checkBodies[k++ % CHECKS]!;
+        return () => checkBodies[k++ % TRACING_CHECKS]!;
       },
-      create: () => () => JSON.stringify({ key: `w${created++}`, resource: 'document', tenant: TENANT }),
+      create: () => () => JSON.stringify({ key: `w${created++}`, resource: 'document', tenant: TRACING_TENANT }),
     };
-    const paths = { check: '/allowed', create: `${FACTS}/resource_instances` };
+    const paths = { check: '/allowed', create: `${TRACING_FACTS}/resource_instances` };
     /** One load on one mode's service: its throughput and the service's CPU per answered request. */
     const load = async (kind: Kind, shape: Shape, id: ModeId, seconds: number): Promise<Measured> => {
       const service = services.get(id)!;
@@ -100,7 +87,7 @@ export async function tracingScenarios(ctx: Pick<BenchContext, 'options' | 'log'
       const counted = await startCountedService({ env: { HTTP_WORKERS: '1' }, nodeOptions: ctx.options.serverNodeOptions });
       try {
         const api = await environmentKey(counted.service.admin);
-        await loadData(api, size);
+        await loadTracingWorld(api, size);
         const out: ScenarioResult[] = [];
         for (const kind of ['check', 'create'] as const) {
           ctx.log(`tracing: ${kind}s at ${STEADY_RATE[kind]} req/s with tracing off, trace points counted`);
@@ -219,49 +206,4 @@ function rows(kind: Kind, shape: Shape, runs: Record<ModeId, Measured[]>): Scena
       details: { off: runs.off, on: runs[id] },
     };
   });
-}
-
-interface Sink {
-  url: string;
-  exports: number;
-  bytes: number;
-  close(): Promise<void>;
-}
-
-/** An OTLP/HTTP receiver that reads what it is sent and keeps nothing: what the services pay to export, without a backend's CPU. */
-async function startSink(): Promise<Sink> {
-  const sink = { exports: 0, bytes: 0 };
-  const server = http.createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => (sink.bytes += chunk.length));
-    req.on('end', () => {
-      sink.exports++;
-      // An empty ExportTraceServiceResponse: everything accepted.
-      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(sink, {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  });
-}
-
-/** A document type with a tenant role that reads it, `size` users (every other one holding the role) and `size` documents. */
-async function loadData(api: Awaited<ReturnType<typeof environmentKey>>, size: number): Promise<void> {
-  await api.ok('POST', `${SCHEMA}/resources`, { key: 'document', name: 'Document', actions: { read: {} } });
-  await api.ok('POST', `${SCHEMA}/roles`, { key: 'reader', name: 'Reader', permissions: ['document:read'] });
-  await api.ok('POST', `${FACTS}/tenants`, { key: TENANT, name: 'Acme' });
-  for (let from = 0; from < size; from += 1000) {
-    const range = Array.from({ length: Math.min(1000, size - from) }, (_, k) => from + k);
-    await api.ok('POST', `${FACTS}/bulk/users`, { operations: range.map((i) => ({ key: `u${i}` })) });
-    await api.ok('PUT', `${FACTS}/bulk/resource_instances`, {
-      operations: range.map((i) => ({ key: `d${i}`, resource: 'document', tenant: TENANT })),
-    });
-    await api.ok(
-      'POST',
-      `${FACTS}/role_assignments/bulk`,
-      range.filter((i) => i % 2 === 0).map((i) => ({ user: `u${i}`, role: 'reader', tenant: TENANT })),
-    );
-  }
 }
