@@ -24,7 +24,7 @@ Used by scripts/fuzz-api.sh with the venv's Python: `python run_schemathesis.py 
       different tenants (or another tenant than named), an assignment naming a tenant its instance
       is not in; a set rule naming a set of the other kind or of another resource type, a parent
       set of another kind or one that would make a cycle, an attribute that conditions compare, a
-      change to a user invite once it is approved (or approving it again), a proxy config's new
+      change to a user invite once it is approved (or approving it again) or to its key, a proxy config's new
       secret that does not fit its stored mechanism (or the reverse). The message says which rule;
       a 400 with any other message still fails. Likewise a copy's `as_of` position past the end of
       the log: 422 on `as_of` alone (the copy tests pin 422), as no schema knows how far the log
@@ -88,8 +88,10 @@ STATE_RULES = [
     re.compile(r"^Attribute '.*' of '.*' cannot be (deleted|given type '.*'): condition set\(s\) .* compare it$", re.S),
     # shared/domain/env/proxy-config-decisions.ts: an update's secret (or mechanism) against the stored mechanism (or secret).
     re.compile(r"^a (Bearer|Basic|Headers) secret .* \(auth_mechanism '.*', with the stored config's secret or mechanism\)$", re.S),
-    # shared/domain/env/invite-decisions.ts: an approved invite no longer changes.
+    # shared/domain/env/invite-decisions.ts: an approved invite no longer changes, and a PATCH's key
+    # must be the stored invite's own (keys do not change; docs/permit-compat.md, "User invites").
     re.compile(r"^User invite '.*' was approved: it no longer changes$", re.S),
+    re.compile(r"^An invite's key does not change: this invite's is '.*', not '.*'$", re.S),
     re.compile(r"^User invite '.*' was approved already$", re.S),
     # command-service/routes/api-keys.ts: the fuzzing key is the organisation's only admin key.
     re.compile(r"^The organization's last admin API key cannot be deleted; create another first$", re.S),
